@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient, ping } from 'minecraft-protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFakeJar } from '../test-support/fake-jar.ts';
+import { createAgent, type Agent } from './agent.ts';
+import { loadAgentConfig } from './config.ts';
+import { until } from '../../../test-support/until.ts';
+
+let agent: Agent;
+let dataDir: string;
+let base: string;
+const token = randomBytes(24).toString('hex');
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-agent-'));
+  agent = await createAgent(
+    loadAgentConfig({
+      AGENT_TOKEN: token,
+      AGENT_PORT: '0',
+      DATA_DIR: dataDir,
+      API_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'silent',
+      STOP_TIMEOUT_SECONDS: '20',
+    }),
+  );
+  base = `http://127.0.0.1:${(agent.http.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await agent.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function call(method: string, url: string, body?: unknown, auth = token) {
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as { status: string; result?: unknown; message?: string } };
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const stateOf = (id: string) => agent.servers.get(id)?.state;
+const consoleOf = (id: string) => agent.servers.get(id)?.console.lines().join('\n') ?? '';
+
+async function install(serverId: string) {
+  const port = await freePort();
+  const res = await call('PUT', `/v1/servers/${serverId}`, {
+    serverId,
+    software: 'flying-squid',
+    version: '1.21.4',
+    port,
+    memoryMb: 512,
+    diskMb: 1024,
+    maxPlayers: 5,
+    motd: `Agent test ${serverId}`,
+  });
+  expect(res.body.status).toBe('SUCCESS');
+  return port;
+}
+
+describe('agent HTTP API', () => {
+  it('refuses calls without the node token', async () => {
+    expect((await call('GET', '/v1/servers', undefined, 'wrong')).status).toBe(401);
+    expect((await call('GET', '/v1/servers', undefined, '')).status).toBe(401);
+  });
+
+  it('refuses a bad spec and unknown servers', async () => {
+    expect((await call('PUT', '/v1/servers/x1', { serverId: 'x1', software: 'nope' })).body.status).toBe('INVALID_INPUT');
+    expect((await call('PUT', '/v1/servers/..%2F..', { serverId: '../..' })).body.status).toBe('INVALID_INPUT');
+    expect((await call('POST', '/v1/servers/unknown/power', { action: 'start' })).status).toBe(404);
+  });
+});
+
+describe('built-in runtime (real flying-squid servers)', () => {
+  it('starts, answers a ping with its MOTD, runs a command, and stops gracefully saving the world and players', async () => {
+    const port = await install('life1');
+    expect((await call('POST', '/v1/servers/life1/power', { action: 'start' })).body.status).toBe('SUCCESS');
+    await until(
+      () => stateOf('life1'),
+      (s) => s === 'online',
+    );
+    const status = (await ping({ host: '127.0.0.1', port })) as { description: { text: string }; players: { max: number } };
+    expect(status.description.text).toBe('Agent test life1');
+    expect(status.players.max).toBe(5);
+
+    // A real client joins so there is player data to save.
+    const client = createClient({ host: '127.0.0.1', port, username: 'Saver', auth: 'offline', version: '1.21.4' });
+    await until(
+      () => consoleOf('life1'),
+      (c) => c.includes('Saver (127.0.0.1) connected'),
+    );
+    await until(
+      () => agent.servers.get('life1')?.['players' as never] as unknown as string[],
+      (p) => Array.isArray(p) && p.includes('Saver'),
+    );
+
+    expect((await call('POST', '/v1/servers/life1/command', { command: 'say hello from the console' })).body.status).toBe('SUCCESS');
+    await until(
+      () => consoleOf('life1'),
+      (c) => c.includes('[Server] hello from the console'),
+    );
+
+    expect((await call('POST', '/v1/servers/life1/power', { action: 'stop' })).body.status).toBe('SUCCESS');
+    await until(
+      () => stateOf('life1'),
+      (s) => s === 'offline',
+    );
+    client.end('test over');
+    const world = path.join(dataDir, 'servers/life1/world');
+    expect(existsSync(path.join(world, 'level.dat'))).toBe(true);
+    expect(readdirSync(path.join(world, 'region')).some((f) => f.endsWith('.mca'))).toBe(true);
+    expect(readdirSync(path.join(world, 'playerdata')).some((f) => f.endsWith('.dat'))).toBe(true);
+    expect(consoleOf('life1')).toContain('The server stopped.');
+    expect((await call('POST', '/v1/servers/life1/command', { command: 'list' })).body.status).toBe('INVALID_STATE');
+  });
+
+  it('refuses power actions whose state precondition fails', async () => {
+    await install('pre1');
+    const stop = await call('POST', '/v1/servers/pre1/power', { action: 'stop' });
+    expect(stop.status).toBe(409);
+    expect(stop.body).toEqual({ status: 'INVALID_STATE', message: 'The server is offline.' });
+    expect((await call('POST', '/v1/servers/pre1/power', { action: 'restart' })).body.status).toBe('INVALID_STATE');
+    // Kill always passes.
+    expect((await call('POST', '/v1/servers/pre1/power', { action: 'kill' })).body.status).toBe('SUCCESS');
+    expect(stateOf('pre1')).toBe('offline');
+  });
+
+  it('detects a crash, restarts once, and does not restart a crash loop', async () => {
+    await install('crash1');
+    await call('POST', '/v1/servers/crash1/power', { action: 'start' });
+    await until(
+      () => stateOf('crash1'),
+      (s) => s === 'online',
+    );
+    const pidOf = () => (agent.servers.get('crash1') as unknown as { proc: { pid: number } | null }).proc?.pid;
+    const first = pidOf() as number;
+    process.kill(first, 'SIGKILL');
+    await until(
+      () => consoleOf('crash1'),
+      (c) => c.includes('The server crashed (signal SIGKILL)'),
+    );
+    await until(
+      () => ({ state: stateOf('crash1'), pid: pidOf() }),
+      (v) => v.state === 'online' && v.pid !== first,
+    );
+    process.kill(pidOf() as number, 'SIGKILL');
+    await until(
+      () => consoleOf('crash1'),
+      (c) => c.includes('It crashed twice within a minute'),
+    );
+    expect(stateOf('crash1')).toBe('offline');
+  });
+
+  it('deletes a server and its files', async () => {
+    await install('del1');
+    expect(existsSync(path.join(dataDir, 'servers/del1/server.properties'))).toBe(true);
+    expect((await call('DELETE', '/v1/servers/del1')).body.status).toBe('SUCCESS');
+    expect(existsSync(path.join(dataDir, 'servers/del1'))).toBe(false);
+    expect(agent.servers.has('del1')).toBe(false);
+  });
+});
+
+describe('java-jar runtime (a jar the test compiles)', () => {
+  it('refuses software missing from the node cache with a clear message', async () => {
+    const port = await freePort();
+    const res = await call('PUT', '/v1/servers/nojar', {
+      serverId: 'nojar',
+      software: 'vanilla',
+      version: '1.20.4',
+      port,
+      memoryMb: 256,
+      diskMb: 1024,
+      maxPlayers: 5,
+      motd: 'x',
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toBe('vanilla 1.20.4 is not available on this node yet.');
+  });
+
+  it('installs from the software cache, detects readiness, runs commands and stops', async () => {
+    buildFakeJar(path.join(dataDir, 'software/paper/1.21.4.jar'));
+    const port = await freePort();
+    const res = await call('PUT', '/v1/servers/jar1', {
+      serverId: 'jar1',
+      software: 'paper',
+      version: '1.21.4',
+      port,
+      memoryMb: 256,
+      diskMb: 1024,
+      maxPlayers: 5,
+      motd: 'Jar',
+    });
+    expect(res.body.status).toBe('SUCCESS');
+    expect(existsSync(path.join(dataDir, 'servers/jar1/server.jar'))).toBe(true);
+    expect(readFileSync(path.join(dataDir, 'servers/jar1/server.properties'), 'utf8')).toContain(`server-port=${port}`);
+    await call('POST', '/v1/servers/jar1/power', { action: 'start' });
+    await until(
+      () => stateOf('jar1'),
+      (s) => s === 'online',
+    );
+    await call('POST', '/v1/servers/jar1/command', { command: 'say hi from java' });
+    await until(
+      () => consoleOf('jar1'),
+      (c) => c.includes('[Server] hi from java'),
+    );
+    await call('POST', '/v1/servers/jar1/power', { action: 'stop' });
+    await until(
+      () => stateOf('jar1'),
+      (s) => s === 'offline',
+    );
+    expect(consoleOf('jar1')).toContain('Stopping server');
+  });
+});

@@ -1,0 +1,207 @@
+import { timingSafeEqual } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  AGENT_NAMESPACE,
+  AGENT_PROTOCOL_VERSION,
+  agentCommandRequest,
+  agentServerSpec,
+  findSoftware,
+  powerAction,
+  serverIdParams,
+  type AgentToApiEvents,
+  type ServerState,
+} from '@spawnpoint/contracts';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { io, type Socket } from 'socket.io-client';
+import { z } from 'zod';
+import type { AgentConfig } from './config.ts';
+import { InvalidStateError, ManagedServer, type ServerEvents } from './managed-server.ts';
+import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
+import { javaJarRuntime } from './runtimes/java-jar.ts';
+import type { Runtime } from './runtimes/types.ts';
+import { SandboxError } from './sandbox.ts';
+import { fileRoutes, sendSandboxError } from './server-files.ts';
+import { localStorage, s3Storage } from './storage.ts';
+
+export interface Agent {
+  http: FastifyInstance;
+  servers: Map<string, ManagedServer>;
+  close(): Promise<void>;
+}
+
+// Console lines waiting for the API while its socket is slow or away; the oldest go first.
+const OUTBOX_MAX_LINES = 5000;
+const CONSOLE_FLUSH_MS = 16;
+const MESSAGE_BYTES = 24 * 1024;
+
+function tokenMatches(expected: string, header: string | undefined): boolean {
+  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
+  const want = Buffer.from(expected);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+function fail(reply: FastifyReply, status: number, code: string, message: string) {
+  return reply.status(status).send({ status: code, message });
+}
+
+/** The node daemon: an authenticated HTTP API for actions and one socket to the API for events. */
+export async function createAgent(config: AgentConfig): Promise<Agent> {
+  const runtimes: Record<string, Runtime> = {
+    'flying-squid': flyingSquidRuntime,
+    'java-jar': javaJarRuntime(config.softwareDir),
+  };
+  const servers = new Map<string, ManagedServer>();
+  const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
+    auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
+    reconnectionDelay: 500,
+    reconnectionDelayMax: 5000,
+    transports: ['websocket'],
+  });
+
+  const outbox = new Map<string, string[]>();
+  let flushTimer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    flushTimer = null;
+    if (!socket.connected) return;
+    // Each message stays under the API's 32 KiB socket message limit.
+    for (const [serverId, lines] of outbox) {
+      let batch: string[] = [];
+      let bytes = 0;
+      for (const line of lines) {
+        if (bytes + line.length > MESSAGE_BYTES && batch.length) {
+          socket.emit('agent:console', { serverId, lines: batch });
+          batch = [];
+          bytes = 0;
+        }
+        batch.push(line);
+        bytes += line.length + 8;
+      }
+      if (batch.length) socket.emit('agent:console', { serverId, lines: batch });
+    }
+    outbox.clear();
+  };
+
+  const events: ServerEvents = {
+    state: (serverId, state) => socket.connected && socket.emit('agent:state', { serverId, state }),
+    lines: (serverId, lines) => {
+      const queue = outbox.get(serverId) ?? [];
+      queue.push(...lines);
+      if (queue.length > OUTBOX_MAX_LINES) queue.splice(0, queue.length - OUTBOX_MAX_LINES);
+      outbox.set(serverId, queue);
+      flushTimer ??= setTimeout(flush, CONSOLE_FLUSH_MS);
+    },
+    stats: (serverId, stats) => socket.connected && socket.emit('agent:stats', { serverId, ...stats }),
+  };
+
+  const statuses = () => [...servers.values()].map((s) => ({ serverId: s.spec.serverId, state: s.state as ServerState }));
+  socket.on('connect', () => {
+    socket.emit('agent:hello', { protocol: AGENT_PROTOCOL_VERSION, nodeId: config.AGENT_NODE_ID, servers: statuses() });
+  });
+
+  const http = Fastify({ logger: { level: config.LOG_LEVEL }, bodyLimit: 64 * 1024 });
+  http.addHook('onRequest', async (request, reply) => {
+    if (!tokenMatches(config.AGENT_TOKEN, request.headers.authorization)) return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
+  });
+  http.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    if (error instanceof SandboxError) return sendSandboxError(reply, error);
+    if (error instanceof z.ZodError) return fail(reply, 400, 'INVALID_INPUT', error.issues[0]?.message ?? 'Invalid input.');
+    if (error instanceof InvalidStateError) return fail(reply, 409, 'INVALID_STATE', error.message);
+    if (error.statusCode && error.statusCode < 500) return fail(reply, 400, 'INVALID_INPUT', 'Invalid input.');
+    http.log.error({ err: error }, 'agent error');
+    return fail(reply, 500, 'INTERNAL_ERROR', 'The node could not do that.');
+  });
+
+  const known = (id: string) => {
+    const server = servers.get(id);
+    if (!server) throw new SandboxError('NOT_FOUND', 'This server is not on this node.');
+    return server;
+  };
+
+  const storage = config.S3_URL ? s3Storage(config.S3_URL) : localStorage(config.storageDir);
+  await storage.cleanup();
+  fileRoutes(http, {
+    servers,
+    storage,
+    emitBackup: (event) => socket.connected && socket.emit('agent:backup', event),
+  });
+
+  http.get('/v1/servers', async () => ({ status: 'SUCCESS', result: statuses() }));
+
+  // Install or update a server's spec; idempotent. The API sends the whole spec before every start.
+  http.put('/v1/servers/:serverId', async (request) => {
+    const { serverId } = serverIdParams.parse(request.params);
+    const spec = agentServerSpec.parse(request.body);
+    if (spec.serverId !== serverId)
+      throw new z.ZodError([{ code: 'custom', path: ['serverId'], message: 'Mismatched server id.', input: spec.serverId }]);
+    const runtimeId = findSoftware(spec.software)?.runtime ?? 'flying-squid';
+    const runtime = runtimes[runtimeId] as Runtime;
+    let server = servers.get(serverId);
+    if (server) server.spec = spec;
+    else {
+      server = new ManagedServer(
+        spec,
+        path.join(config.serversDir, serverId),
+        runtime,
+        config.GAME_BIND_HOST,
+        config.STOP_TIMEOUT_SECONDS * 1000,
+        events,
+      );
+      servers.set(serverId, server);
+    }
+    await server.install().catch((err: unknown) => {
+      if (err instanceof SandboxError) throw err;
+      throw new InvalidStateError(err instanceof Error ? err.message : String(err));
+    });
+    return { status: 'SUCCESS', result: { serverId, state: server.state } };
+  });
+
+  http.post('/v1/servers/:serverId/power', async (request) => {
+    const { serverId } = serverIdParams.parse(request.params);
+    const { action } = z.object({ action: powerAction }).parse(request.body);
+    const server = known(serverId);
+    // Answer once the action is accepted; progress arrives as state events.
+    const done = server.power(action);
+    await Promise.race([done, new Promise((r) => setTimeout(r, 100))]);
+    done.catch(() => undefined);
+    return { status: 'SUCCESS', result: { serverId, state: server.state } };
+  });
+
+  http.post('/v1/servers/:serverId/command', async (request) => {
+    const { serverId } = serverIdParams.parse(request.params);
+    const { command } = agentCommandRequest.parse(request.body);
+    known(serverId).command(command);
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.get('/v1/servers/:serverId/console', async (request) => {
+    const { serverId } = serverIdParams.parse(request.params);
+    return { status: 'SUCCESS', result: { lines: servers.get(serverId)?.console.lines() ?? [] } };
+  });
+
+  http.delete('/v1/servers/:serverId', async (request) => {
+    const { serverId } = serverIdParams.parse(request.params);
+    const server = servers.get(serverId);
+    if (server) {
+      await server.power('kill');
+      await server.closeSandbox();
+      servers.delete(serverId);
+    }
+    await storage.removePrefix(`backups/${serverId}`);
+    await rm(path.join(config.serversDir, serverId), { recursive: true, force: true });
+    return { status: 'SUCCESS', result: null };
+  });
+
+  await http.listen({ port: config.AGENT_PORT, host: config.AGENT_HOST });
+
+  return {
+    http,
+    servers,
+    async close() {
+      await Promise.all([...servers.values()].map((s) => s.shutdown()));
+      flush();
+      socket.close();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const portRange = z
+  .string()
+  .regex(/^\d+-\d+$/, 'must look like 25600-25699')
+  .transform((v) => v.split('-').map(Number) as [number, number]);
+
+/** Every environment variable the agent reads (see the README's configuration table). */
+const envSchema = z.object({
+  AGENT_NODE_ID: z.string().min(1).max(64).default('local'),
+  AGENT_TOKEN: z.string().min(32, 'must be at least 32 characters'),
+  AGENT_HOST: z.string().default('127.0.0.1'),
+  AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(3101),
+  API_URL: z.url().default('http://127.0.0.1:3000'),
+  DATA_DIR: z.string().default('./data'),
+  /** Address game servers listen on. */
+  GAME_BIND_HOST: z.string().default('0.0.0.0'),
+  GAME_PORT_RANGE: portRange.default([25600, 25699]),
+  /** S3-compatible bucket for backups: s3://KEY:SECRET@host:port/bucket?region=…&tls=false. */
+  S3_URL: z
+    .string()
+    .regex(/^s3:\/\/[^:@/]+:[^@/]+@[^/]+\/[^/?]+/, 'must look like s3://KEY:SECRET@host:port/bucket')
+    .optional(),
+  STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type AgentConfig = z.infer<typeof envSchema> & { serversDir: string; softwareDir: string; storageDir: string };
+
+export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentConfig {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid agent configuration:\n${lines.join('\n')}`);
+  }
+  const dataDir = path.resolve(parsed.data.DATA_DIR);
+  return {
+    ...parsed.data,
+    serversDir: path.join(dataDir, 'servers'),
+    softwareDir: path.join(dataDir, 'software'),
+    storageDir: path.join(dataDir, 'storage'),
+  };
+}

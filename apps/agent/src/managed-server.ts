@@ -1,0 +1,344 @@
+import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
+import minecraftProtocol from 'minecraft-protocol';
+import pidusage from 'pidusage';
+import { ConsoleBuffer } from './console-buffer.ts';
+import { Sandbox, SandboxError } from './sandbox.ts';
+import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
+
+export interface ServerEvents {
+  state(serverId: string, state: ServerState): void;
+  lines(serverId: string, lines: string[]): void;
+  stats(serverId: string, stats: ServerStats): void;
+}
+
+export class InvalidStateError extends Error {}
+
+const CRASH_LOOP_MS = 60_000;
+const STATS_EVERY_MS = 2000;
+const DISK_EVERY_MS = 30_000;
+// Output guard (as Wings does, with more room): beyond this many lines per 100 ms the rest is dropped
+// with one notice, so a runaway server cannot flood the node or the browsers.
+const LINES_PER_WINDOW = 5000;
+
+/**
+ * One game server on this node. Every power action goes through `power()`, which runs them one at a time
+ * and checks the state first; kill always passes.
+ */
+export class ManagedServer {
+  state: ServerState = 'offline';
+  readonly console: ConsoleBuffer;
+  private proc: RuntimeProcess | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private expectingExit = false;
+  private lastCrash = 0;
+  private players: string[] = [];
+  private statsTimer: NodeJS.Timeout | null = null;
+  private disk = 0;
+  private lastDisk = 0;
+  private windowStart = 0;
+  private windowLines = 0;
+  private windowDropped = 0;
+  private exited: Promise<void> = Promise.resolve();
+  private openSandbox: Promise<Sandbox> | null = null;
+  private backupRunning = false;
+  private stateBeforeBackup: ServerState | null = null;
+
+  constructor(
+    public spec: AgentServerSpec,
+    readonly dir: string,
+    private runtime: Runtime,
+    private bindHost: string,
+    private stopTimeoutMs: number,
+    private events: ServerEvents,
+  ) {
+    this.console = new ConsoleBuffer((lines) => this.events.lines(spec.serverId, lines));
+  }
+
+  async install(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await this.runtime.install(this.dir, this.spec);
+  }
+
+  /** The server folder's sandbox, opened once and reused; its quota is the plan's disk. */
+  sandbox(): Promise<Sandbox> {
+    this.openSandbox ??= mkdir(this.dir, { recursive: true }).then(() => Sandbox.open(this.dir, this.spec.diskMb * 1024 * 1024));
+    this.openSandbox.catch(() => (this.openSandbox = null));
+    return this.openSandbox;
+  }
+
+  async closeSandbox(): Promise<void> {
+    const open = this.openSandbox;
+    this.openSandbox = null;
+    if (open) await (await open).close().catch(() => undefined);
+  }
+
+  /** One backup at a time; a running server saves first and keeps running. */
+  async beforeBackup(): Promise<void> {
+    if (this.backupRunning) throw new InvalidStateError('A backup of this server is already running.');
+    if (this.state === 'restoring') throw new InvalidStateError('The server is being restored.');
+    this.backupRunning = true;
+    if (this.state === 'offline') {
+      this.stateBeforeBackup = 'offline';
+      this.setState('backing_up');
+    } else if (this.state === 'online' && this.proc) {
+      const saved = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10_000);
+        const check = setInterval(() => {
+          if (
+            this.console
+              .lines()
+              .slice(-20)
+              .some((l) => /Saved the game|Saved the world/i.test(l))
+          ) {
+            clearInterval(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        }, 100);
+        setTimeout(() => clearInterval(check), 10_000);
+      });
+      this.proc.send('save-all');
+      await saved;
+    }
+  }
+
+  afterBackup(): void {
+    this.backupRunning = false;
+    if (this.stateBeforeBackup && this.state === 'backing_up') this.setState(this.stateBeforeBackup);
+    this.stateBeforeBackup = null;
+  }
+
+  /**
+   * Restores into a staging folder filled by `fill`, then swaps it with the server folder. The server must
+   * be offline (the API stops it first and starts it again after).
+   */
+  async restoreFrom(fill: (staging: Sandbox) => Promise<void>): Promise<void> {
+    if (this.state !== 'offline' || this.backupRunning)
+      throw new InvalidStateError(`The server is ${this.state}; stop it before restoring.`);
+    this.setState('restoring');
+    const stamp = Date.now().toString(36);
+    const staging = `${this.dir}.restore-${stamp}`;
+    const old = `${this.dir}.old-${stamp}`;
+    try {
+      const sandbox = await Sandbox.open(staging, this.spec.diskMb * 1024 * 1024);
+      try {
+        await fill(sandbox);
+      } finally {
+        await sandbox.close();
+      }
+      await this.closeSandbox();
+      await rename(this.dir, old);
+      await rename(staging, this.dir);
+      await rm(old, { recursive: true, force: true });
+      this.console.notice('The server folder was restored from a backup.');
+    } catch (err) {
+      await rm(staging, { recursive: true, force: true });
+      throw err;
+    } finally {
+      this.setState('offline');
+    }
+  }
+
+  power(action: PowerAction): Promise<void> {
+    // Kill skips the queue so it can end a start or stop that hangs.
+    if (action === 'kill') return this.kill();
+    const run = this.queue.then(() => this.run(action));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  command(command: string): void {
+    if (!this.proc || (this.state !== 'online' && this.state !== 'starting')) throw new InvalidStateError('The server is not running.');
+    this.console.write(`\x1b[36m> ${command}\x1b[0m\n`);
+    this.proc.send(command);
+  }
+
+  private async run(action: Exclude<PowerAction, 'kill'>): Promise<void> {
+    if (action === 'start') {
+      if (this.state !== 'offline') throw new InvalidStateError(`The server is ${this.state}.`);
+      await this.start();
+    } else if (action === 'stop') {
+      if (this.state !== 'online' && this.state !== 'starting') throw new InvalidStateError(`The server is ${this.state}.`);
+      await this.stop();
+    } else {
+      if (this.state !== 'online') throw new InvalidStateError(`The server is ${this.state}.`);
+      await this.stop();
+      await this.start();
+    }
+  }
+
+  private async start(): Promise<void> {
+    const sandbox = await this.sandbox();
+    if ((await sandbox.measure()) > sandbox.quotaBytes) {
+      throw new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached. Delete files or upgrade before starting it.');
+    }
+    this.setState('starting');
+    this.console.notice(`Starting ${this.spec.software} ${this.spec.version} on port ${this.spec.port}…`);
+    try {
+      await this.install();
+    } catch (err) {
+      this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
+      this.setState('offline');
+      return;
+    }
+    this.expectingExit = false;
+    const proc = this.runtime.start(this.dir, this.spec, this.bindHost);
+    this.proc = proc;
+    let resolveExit: () => void = () => undefined;
+    this.exited = new Promise((r) => (resolveExit = r));
+    proc.onOutput((chunk) => this.output(chunk));
+    proc.onReady(() => {
+      if (this.proc === proc && this.state === 'starting') this.setState('online');
+    });
+    proc.onPlayers((names) => {
+      this.players = names;
+    });
+    proc.onExit((code, signal) => {
+      resolveExit();
+      if (this.proc !== proc) return;
+      this.proc = null;
+      this.players = [];
+      this.stopStats();
+      if (this.expectingExit) {
+        this.console.notice('The server stopped.');
+        this.setState('offline');
+        return;
+      }
+      this.console.notice(`The server crashed (${signal ? `signal ${signal}` : `exit code ${code}`}).`);
+      const now = Date.now();
+      const loop = now - this.lastCrash < CRASH_LOOP_MS;
+      this.lastCrash = now;
+      this.setState('offline');
+      if (loop) {
+        this.console.notice(
+          'It crashed twice within a minute, so it is not restarted automatically. Check the console, then start it again.',
+        );
+      } else {
+        this.console.notice('Restarting it automatically…');
+        void this.power('start').catch(() => undefined);
+      }
+    });
+    this.startStats();
+  }
+
+  private async stop(): Promise<void> {
+    const proc = this.proc;
+    if (!proc) {
+      this.setState('offline');
+      return;
+    }
+    this.setState('stopping');
+    this.expectingExit = true;
+    this.console.notice('Stopping the server…');
+    proc.send(this.runtime.stopCommand);
+    const timer = setTimeout(() => {
+      this.console.notice(`The server did not stop within ${Math.round(this.stopTimeoutMs / 1000)} s, so it was killed.`);
+      proc.kill('SIGKILL');
+    }, this.stopTimeoutMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private async kill(): Promise<void> {
+    const proc = this.proc;
+    if (!proc) {
+      if (this.state === 'starting' || this.state === 'stopping') this.setState('offline');
+      return;
+    }
+    this.expectingExit = true;
+    this.console.notice('Killing the server process.');
+    proc.kill('SIGKILL');
+    await this.exited;
+  }
+
+  private output(chunk: Buffer): void {
+    const now = Date.now();
+    if (now - this.windowStart >= 100) {
+      if (this.windowDropped) this.console.notice(`${this.windowDropped} console lines were skipped because the server printed too fast.`);
+      this.windowStart = now;
+      this.windowLines = 0;
+      this.windowDropped = 0;
+    }
+    const text = chunk.toString('utf8');
+    const count = text.split('\n').length - 1;
+    const room = LINES_PER_WINDOW - this.windowLines;
+    if (count <= room) {
+      this.windowLines += count;
+      this.console.write(text);
+      return;
+    }
+    // Keep what fits, drop the rest of this window.
+    const kept = room > 0 ? text.split('\n').slice(0, room).join('\n') + '\n' : '';
+    this.windowLines = LINES_PER_WINDOW;
+    this.windowDropped += count - Math.max(room, 0);
+    if (kept) this.console.write(kept);
+  }
+
+  private setState(state: ServerState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.events.state(this.spec.serverId, state);
+  }
+
+  private startStats(): void {
+    this.stopStats();
+    this.statsTimer = setInterval(() => void this.sample(), STATS_EVERY_MS);
+  }
+
+  private stopStats(): void {
+    if (this.statsTimer) clearInterval(this.statsTimer);
+    this.statsTimer = null;
+  }
+
+  private async sample(): Promise<void> {
+    const pid = this.proc?.pid;
+    if (!pid) return;
+    let cpu = 0;
+    let memory = 0;
+    try {
+      const usage = await pidusage(pid);
+      cpu = Math.round(usage.cpu * 10) / 10;
+      memory = usage.memory;
+    } catch {
+      return;
+    }
+    if (Date.now() - this.lastDisk > DISK_EVERY_MS) {
+      this.lastDisk = Date.now();
+      this.disk = await folderSize(this.dir).catch(() => this.disk);
+    }
+    let players = { online: this.players.length, max: this.spec.maxPlayers, list: this.players };
+    if (this.state === 'online' && this.spec.software !== 'flying-squid') {
+      players = await pingPlayers(this.spec.port, this.spec.maxPlayers).catch(() => players);
+    }
+    this.events.stats(this.spec.serverId, { cpu, memory, disk: this.disk, players });
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.proc) await this.power('stop').catch(() => this.kill());
+  }
+}
+
+async function pingPlayers(port: number, max: number) {
+  const response = (await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 2000 })) as {
+    players?: { online?: number; max?: number; sample?: { name: string }[] };
+  };
+  return {
+    online: response.players?.online ?? 0,
+    max: response.players?.max ?? max,
+    list: (response.players?.sample ?? []).map((p) => p.name),
+  };
+}
+
+/** Bytes used by a folder, without following symlinks. */
+export async function folderSize(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await folderSize(full);
+    else total += (await lstat(full)).size;
+  }
+  return total;
+}

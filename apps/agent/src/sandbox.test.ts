@@ -1,0 +1,278 @@
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  renameSync,
+  chmodSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import tar from 'tar-stream';
+
+type TarHeader = { name: string; type: 'file' | 'symlink' | 'link' | 'directory'; size?: number; linkname?: string };
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { extractArchive } from './archives.ts';
+import { Sandbox } from './sandbox.ts';
+
+/**
+ * The escape suite: each test attacks the sandbox the way published panel advisories did, and checks
+ * that it is refused with nothing changed outside the server folder.
+ */
+let base: string;
+let root: string;
+let outside: string;
+let sandbox: Sandbox;
+const MB = 1024 * 1024;
+
+beforeEach(async () => {
+  base = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-sandbox-'));
+  root = path.join(base, 'data');
+  outside = path.join(base, 'data_secret');
+  mkdirSync(root);
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, 'secret.txt'), 'TOP SECRET');
+  chmodSync(path.join(outside, 'secret.txt'), 0o600);
+  sandbox = await Sandbox.open(root, 10 * MB);
+});
+afterEach(async () => {
+  await sandbox.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+const body = (text: string) => Readable.from([Buffer.from(text)]);
+const read = async (p: string) => {
+  const { stream } = await sandbox.readStream(p);
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+const outsideUntouched = () => {
+  expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
+  expect(statSync(path.join(outside, 'secret.txt')).mode & 0o777).toBe(0o600);
+  expect(existsSync(path.join(base, 'evil.txt'))).toBe(false);
+  expect(existsSync(path.join(outside, 'evil.txt'))).toBe(false);
+  expect(existsSync(path.join(outside, 'pwned.txt'))).toBe(false);
+};
+
+async function tarGz(entries: TarHeader[], contents: Record<string, string> = {}): Promise<Buffer> {
+  const pack = tar.pack();
+  for (const header of entries) {
+    if (header.type === 'file') pack.entry(header, contents[header.name] ?? '');
+    else pack.entry(header);
+  }
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of pack.pipe(createGzip())) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function zipWith(file: string, script: string) {
+  execFileSync('python3', [
+    '-c',
+    `import zipfile,sys\nz=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED)\n${script}\nz.close()`,
+    file,
+  ]);
+}
+
+describe('path traversal', () => {
+  it('refuses ../ in every position', async () => {
+    for (const p of ['../data_secret/secret.txt', 'a/../../data_secret/secret.txt', '/..', '..', 'world/../../x']) {
+      await expect(sandbox.readStream(p), p).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(sandbox.writeFrom(`${p}/evil.txt`, body('x'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    outsideUntouched();
+  });
+
+  it('takes encoded and absolute paths literally, inside the root', async () => {
+    await expect(sandbox.readStream('%2e%2e/data_secret/secret.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(sandbox.readStream('/etc/passwd')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // A prefix test without the separator would take data_secret for data.
+    await expect(sandbox.readStream('/data_secret/secret.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await sandbox.writeFrom('/etc/passwd-note.txt', body('inside'), { overwrite: true }).catch(() => undefined);
+    expect(existsSync('/etc/passwd-note.txt')).toBe(false);
+  });
+
+  it('refuses NUL and control characters', async () => {
+    await expect(sandbox.readStream('a\0b')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.mkdir('a\nb')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('symlinks the tenant created', () => {
+  beforeEach(() => {
+    symlinkSync('/etc', path.join(root, 'etc-link'));
+    symlinkSync(outside, path.join(root, 'secret-dir'));
+    symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'secret-file'));
+  });
+
+  it('does not write through a symlink', async () => {
+    await expect(sandbox.writeFrom('secret-dir/evil.txt', body('x'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.writeFrom('secret-file', body('overwritten'), { overwrite: true })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(sandbox.writeFrom('etc-link/spawnpoint-test', body('x'), { overwrite: true })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(sandbox.mkdir('secret-dir/newdir')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    outsideUntouched();
+    expect(existsSync('/etc/spawnpoint-test')).toBe(false);
+  });
+
+  it('does not read through a symlink', async () => {
+    await expect(read('secret-file')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(read('secret-dir/secret.txt')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(read('etc-link/hostname')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.list('secret-dir')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const listing = await sandbox.list('/');
+    expect(listing.find((e) => e.name === 'secret-dir')?.type).toBe('symlink');
+  });
+
+  it('deletes the link, never its target, and never through it', async () => {
+    await expect(sandbox.remove('secret-dir/secret.txt')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await sandbox.remove('secret-dir');
+    await sandbox.remove('secret-file');
+    expect(existsSync(path.join(root, 'secret-dir'))).toBe(false);
+    outsideUntouched();
+  });
+
+  it('deletes a folder holding a link without following it', async () => {
+    mkdirSync(path.join(root, 'world'));
+    symlinkSync(outside, path.join(root, 'world', 'escape'));
+    await sandbox.remove('world');
+    expect(existsSync(path.join(root, 'world'))).toBe(false);
+    outsideUntouched();
+  });
+
+  it('does not chmod through a symlink', async () => {
+    await expect(sandbox.chmod('secret-file', 0o777)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.chmod('secret-dir', 0o777)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.chmod('secret-dir/secret.txt', 0o777)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    outsideUntouched();
+  });
+
+  it('does not rename or move through a symlink', async () => {
+    writeFileSync(path.join(root, 'mine.txt'), 'mine');
+    await expect(sandbox.rename('mine.txt', 'secret-dir/evil.txt')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.rename('secret-dir/secret.txt', 'stolen.txt')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    outsideUntouched();
+  });
+
+  it('never reads outside while a symlink is swapped in during concurrent reads', async () => {
+    mkdirSync(path.join(root, 'real'));
+    writeFileSync(path.join(root, 'real', 'secret.txt'), 'inside');
+    let running = true;
+    const swapper = (async () => {
+      let flip = false;
+      while (running) {
+        flip = !flip;
+        const target = path.join(root, 'swap');
+        rmSync(target, { recursive: true, force: true });
+        if (flip) symlinkSync(outside, target);
+        else {
+          mkdirSync(path.join(root, 'swap.tmp'), { recursive: true });
+          writeFileSync(path.join(root, 'swap.tmp', 'secret.txt'), 'inside');
+          renameSync(path.join(root, 'swap.tmp'), target);
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const seen = new Set<string>();
+    for (let i = 0; i < 300; i++) seen.add(await read('swap/secret.txt').catch((err: { code?: string }) => err.code ?? 'error'));
+    running = false;
+    await swapper;
+    expect(seen.has('TOP SECRET')).toBe(false);
+  });
+});
+
+describe('special files', () => {
+  it('refuses a FIFO without hanging', async () => {
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    await expect(read('pipe')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.writeFrom('pipe', body('x'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(sandbox.chmod('pipe', 0o777)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('archives', () => {
+  it('refuses tar-slip entries and leaves nothing outside', async () => {
+    for (const name of ['../evil.txt', '../../evil.txt', 'ok/../../evil.txt', '/tmp/evil.txt']) {
+      writeFileSync(path.join(root, 'slip.tar.gz'), await tarGz([{ name, type: 'file', size: 4 }], { [name]: 'evil' }));
+      await expect(extractArchive(sandbox, 'slip.tar.gz', '/'), name).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    outsideUntouched();
+    expect(existsSync('/tmp/evil.txt')).toBe(false);
+  });
+
+  it('refuses zip-slip entries', async () => {
+    zipWith(path.join(root, 'slip.zip'), "z.writestr('../evil.txt','evil')\nz.writestr('../data_secret/evil.txt','evil')");
+    await expect(extractArchive(sandbox, 'slip.zip', '/')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    outsideUntouched();
+  });
+
+  it('never creates links: a symlink entry and then a file through it stay inside', async () => {
+    const archive = await tarGz(
+      [
+        { name: 'link', type: 'symlink', linkname: outside },
+        { name: 'link/pwned.txt', type: 'file', size: 5 },
+        { name: 'hard', type: 'link', linkname: '../data_secret/secret.txt' },
+      ],
+      { 'link/pwned.txt': 'pwned' },
+    );
+    writeFileSync(path.join(root, 'links.tar.gz'), archive);
+    const result = await extractArchive(sandbox, 'links.tar.gz', '/');
+    expect(result.skipped).toBe(2);
+    expect(readFileSync(path.join(root, 'link', 'pwned.txt'), 'utf8')).toBe('pwned');
+    expect(statSync(path.join(root, 'link')).isDirectory()).toBe(true);
+    outsideUntouched();
+  });
+
+  it('stops a zip bomb at the free disk space, counting real bytes', async () => {
+    zipWith(path.join(root, 'bomb.zip'), "z.writestr('zeros.bin', b'\\0' * (64*1024*1024))");
+    expect(statSync(path.join(root, 'bomb.zip')).size).toBeLessThan(200_000);
+    await expect(extractArchive(sandbox, 'bomb.zip', '/')).rejects.toMatchObject({ code: 'DISK_LIMIT' });
+    expect(existsSync(path.join(root, 'zeros.bin'))).toBe(false);
+    expect(await sandbox.measure()).toBeLessThan(10 * MB);
+  });
+
+  it('stops at the entry limit', async () => {
+    const entries = Array.from({ length: 30 }, (_, i) => ({ name: `f${i}.txt`, type: 'file' as const, size: 1 }));
+    writeFileSync(path.join(root, 'many.tar.gz'), await tarGz(entries, Object.fromEntries(entries.map((e) => [e.name, 'x']))));
+    await expect(extractArchive(sandbox, 'many.tar.gz', '/', { maxEntries: 10, maxBytes: MB })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+  });
+
+  it('extracts a normal archive into a folder', async () => {
+    zipWith(path.join(root, 'plugins.zip'), "z.writestr('plugins/a.txt','A')\nz.writestr('plugins/sub/b.txt','B')");
+    const result = await extractArchive(sandbox, 'plugins.zip', 'unpacked');
+    expect(result.files).toBe(2);
+    expect(readFileSync(path.join(root, 'unpacked/plugins/sub/b.txt'), 'utf8')).toBe('B');
+  });
+});
+
+describe('disk quota', () => {
+  it('refuses a write that would pass the quota and keeps nothing of it', async () => {
+    const big = Readable.from(
+      (function* () {
+        for (let i = 0; i < 12; i++) yield Buffer.alloc(MB, 1);
+      })(),
+    );
+    await expect(sandbox.writeFrom('big.bin', big, { overwrite: true })).rejects.toMatchObject({ code: 'DISK_LIMIT' });
+    expect(existsSync(path.join(root, 'big.bin'))).toBe(false);
+    expect((await sandbox.list('/')).filter((e) => e.name.endsWith('.uploading'))).toEqual([]);
+  });
+
+  it('counts an overwrite as the difference', async () => {
+    await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(6 * MB)]), { overwrite: true });
+    await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(7 * MB)]), { overwrite: true });
+    expect(sandbox.used).toBe(7 * MB);
+  });
+});

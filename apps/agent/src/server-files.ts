@@ -1,0 +1,264 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { PassThrough, Readable, Transform } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import {
+  archiveRequest,
+  chmodRequest,
+  deleteFilesRequest,
+  extractRequest,
+  mkdirRequest,
+  pathQuery,
+  renameRequest,
+  searchQuery,
+  serverIdParams,
+  type AgentBackupEvent,
+} from '@spawnpoint/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { extractArchive, extractTarStream, packTarGz, sandboxSink } from './archives.ts';
+import type { ManagedServer } from './managed-server.ts';
+import { parseProperties, propertyValue, updateProperties } from './properties.ts';
+import type { Sandbox } from './sandbox.ts';
+import { SandboxError } from './sandbox.ts';
+import type { BackupStorage } from './storage.ts';
+
+const backupParams = z.object({
+  serverId: serverIdParams.shape.serverId,
+  backupId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+});
+const propertiesUpdate = z.object({
+  values: z.record(
+    z
+      .string()
+      .regex(/^[a-z0-9.-]+$/)
+      .max(64),
+    z.string().max(256),
+  ),
+});
+
+export interface FileDeps {
+  servers: Map<string, ManagedServer>;
+  storage: BackupStorage;
+  emitBackup: (event: AgentBackupEvent) => void;
+}
+
+export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
+  const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'INVALID_INPUT' ? 400 : 409;
+  return reply.status(status).send({ status: err.code, message: err.message });
+}
+
+export const backupKey = (serverId: string, backupId: string) => `backups/${serverId}/${backupId}.tar.gz`;
+
+/** Where the local storage keeps a backup (tests look at it). */
+export function backupFile(storageDir: string, serverId: string, backupId: string): string {
+  return path.join(storageDir, ...backupKey(serverId, backupId).split('/'));
+}
+
+/** File, properties and backup endpoints of the agent, every path through the server's sandbox. */
+export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
+  const server = async (params: unknown): Promise<{ managed: ManagedServer; sandbox: Sandbox }> => {
+    const { serverId } = serverIdParams.parse(params);
+    const managed = deps.servers.get(serverId);
+    if (!managed) throw new SandboxError('NOT_FOUND', 'This server is not on this node.');
+    return { managed, sandbox: await managed.sandbox() };
+  };
+
+  http.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
+  http.get('/v1/servers/:serverId/files/list', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { path: dir } = pathQuery.parse(request.query);
+    return { status: 'SUCCESS', result: await sandbox.list(dir) };
+  });
+
+  http.get('/v1/servers/:serverId/files/search', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { q } = searchQuery.parse(request.query);
+    return { status: 'SUCCESS', result: await sandbox.search(q) };
+  });
+
+  http.get('/v1/servers/:serverId/files/usage', async (request) => {
+    const { sandbox } = await server(request.params);
+    return { status: 'SUCCESS', result: { used: await sandbox.measure(), quota: sandbox.quotaBytes } };
+  });
+
+  // A file as it is, or a folder as a tar.gz made on the fly.
+  http.get('/v1/servers/:serverId/files/download', async (request, reply) => {
+    const { sandbox } = await server(request.params);
+    const { path: target } = pathQuery.parse(request.query);
+    const entry = await sandbox.stat(target);
+    if (entry.type === 'file') {
+      const { stream, size } = await sandbox.readStream(target);
+      return reply.header('content-length', size).type('application/octet-stream').send(stream);
+    }
+    if (entry.type !== 'directory') throw new SandboxError('INVALID_INPUT', 'Only files and folders can be downloaded.');
+    const out = new PassThrough();
+    packTarGz(sandbox, [target], out).catch((err: unknown) => out.destroy(err as Error));
+    return reply.type('application/gzip').send(out);
+  });
+
+  http.put('/v1/servers/:serverId/files/write', async (request, reply) => {
+    try {
+      const { sandbox } = await server(request.params);
+      const query = z
+        .object({ path: z.string().min(1).max(4096), overwrite: z.enum(['true', 'false']).default('true') })
+        .parse(request.query);
+      const body = request.body as AsyncIterable<Buffer>;
+      const written = await sandbox.writeFrom(query.path, body, { overwrite: query.overwrite === 'true' });
+      return { status: 'SUCCESS', result: { bytes: written } };
+    } catch (err) {
+      // The rest of the body was not read: this connection cannot carry another request.
+      reply.header('connection', 'close');
+      throw err;
+    }
+  });
+
+  http.post('/v1/servers/:serverId/files/mkdir', async (request) => {
+    const { sandbox } = await server(request.params);
+    await sandbox.mkdir(mkdirRequest.parse(request.body).path);
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.post('/v1/servers/:serverId/files/rename', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { from, to } = renameRequest.parse(request.body);
+    await sandbox.rename(from, to);
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.post('/v1/servers/:serverId/files/delete', async (request) => {
+    const { sandbox } = await server(request.params);
+    for (const target of deleteFilesRequest.parse(request.body).paths) await sandbox.remove(target);
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.post('/v1/servers/:serverId/files/chmod', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { path: target, mode } = chmodRequest.parse(request.body);
+    await sandbox.chmod(target, mode);
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.post('/v1/servers/:serverId/files/archive', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { paths, destination } = archiveRequest.parse(request.body);
+    if (!destination.endsWith('.tar.gz')) throw new SandboxError('INVALID_INPUT', 'The archive name must end in .tar.gz.');
+    const sink = sandboxSink(sandbox, destination);
+    await Promise.all([packTarGz(sandbox, paths, sink.stream, 6), sink.done]);
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.post('/v1/servers/:serverId/files/extract', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { path: archive, destination } = extractRequest.parse(request.body);
+    return { status: 'SUCCESS', result: await extractArchive(sandbox, archive, destination) };
+  });
+
+  http.get('/v1/servers/:serverId/properties', async (request) => {
+    const { sandbox } = await server(request.params);
+    const text = await readText(sandbox, 'server.properties').catch(() => '');
+    return { status: 'SUCCESS', result: Object.fromEntries(parseProperties(text)) };
+  });
+
+  http.put('/v1/servers/:serverId/properties', async (request) => {
+    const { sandbox } = await server(request.params);
+    const { values } = propertiesUpdate.parse(request.body);
+    const current = await readText(sandbox, 'server.properties').catch(() => '');
+    const next = updateProperties(current, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, propertyValue(v)])));
+    await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
+    return { status: 'SUCCESS', result: Object.fromEntries(parseProperties(next)) };
+  });
+
+  // --- backups ---
+
+  http.post('/v1/servers/:serverId/backups/:backupId', async (request) => {
+    const { serverId, backupId } = backupParams.parse(request.params);
+    const { managed, sandbox } = await server({ serverId });
+    const key = backupKey(serverId, backupId);
+    if (await deps.storage.exists(key)) throw new SandboxError('INVALID_STATE', 'This backup already exists.');
+    // Answer at once; progress and the result arrive as agent:backup events.
+    void runBackup(managed, sandbox, deps.storage, key, (event) => deps.emitBackup({ serverId, backupId, ...event }));
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.get('/v1/servers/:serverId/backups/:backupId', async (request, reply) => {
+    const { serverId, backupId } = backupParams.parse(request.params);
+    const found = await deps.storage.get(backupKey(serverId, backupId));
+    if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
+    return reply.header('content-length', found.size).type('application/gzip').send(found.stream);
+  });
+
+  http.delete('/v1/servers/:serverId/backups/:backupId', async (request) => {
+    const { serverId, backupId } = backupParams.parse(request.params);
+    await deps.storage.remove(backupKey(serverId, backupId));
+    return { status: 'SUCCESS', result: null };
+  });
+
+  http.post('/v1/servers/:serverId/backups/:backupId/restore', async (request) => {
+    const { serverId, backupId } = backupParams.parse(request.params);
+    const { managed } = await server({ serverId });
+    const found = await deps.storage.get(backupKey(serverId, backupId));
+    if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
+    await managed
+      .restoreFrom(async (staging) => {
+        await extractTarStream(staging, found.stream.pipe(createGunzip()), [], { maxEntries: 1_000_000, maxBytes: staging.quotaBytes });
+      })
+      .finally(() => found.stream.destroy());
+    return { status: 'SUCCESS', result: null };
+  });
+}
+
+async function readText(sandbox: Sandbox, file: string): Promise<string> {
+  const { stream } = await sandbox.readStream(file);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * tar.gz (level 1) of the whole server folder streamed into storage and hashed on the way; the storage
+ * makes the key visible only once complete (local: `.partial` then rename; S3: multipart completion).
+ */
+async function runBackup(
+  managed: ManagedServer,
+  sandbox: Sandbox,
+  storage: BackupStorage,
+  key: string,
+  report: (event: Omit<AgentBackupEvent, 'serverId' | 'backupId'>) => void,
+): Promise<void> {
+  const totalBytes = await sandbox.measure();
+  let bytes = 0;
+  let lastReport = 0;
+  const hash = createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  try {
+    await managed.beforeBackup();
+    const writing = storage.put(key, tap);
+    report({ phase: 'running', bytes: 0, totalBytes });
+    await packTarGz(sandbox, ['/'], tap, 1, (n) => {
+      bytes += n;
+      if (Date.now() - lastReport > 250) {
+        lastReport = Date.now();
+        report({ phase: 'running', bytes, totalBytes });
+      }
+    });
+    await writing;
+    report({ phase: 'complete', bytes: totalBytes, totalBytes, size, sha256: hash.digest('hex') });
+  } catch (err) {
+    tap.destroy();
+    report({ phase: 'failed', bytes, totalBytes, error: err instanceof Error ? err.message : String(err) });
+  } finally {
+    managed.afterBackup();
+  }
+}

@@ -1,0 +1,151 @@
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import fastifyRateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { SessionStore } from './auth/sessions.ts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase, type Database } from './db/index.ts';
+import { installCsrfCheck } from './http/csrf.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { createLimiter } from './http/rate-limits.ts';
+import { installSecurityHeaders } from './http/security-headers.ts';
+import { fileMailer, smtpMailer, type Mailer } from './mail/mailer.ts';
+import { createRealtime, handleBrowserSockets, type Realtime } from './realtime.ts';
+import { NodeRegistry } from './nodes.ts';
+import { ServerHub } from './server-hub.ts';
+import { ServerDirectory } from './servers/directory.ts';
+import { PowerDispatcher } from './servers/power.ts';
+import { serverRoutes } from './routes/servers.ts';
+import { accountRoutes } from './routes/account.ts';
+import { operatorRoutes } from './routes/operator.ts';
+import { fileRoutes } from './routes/files.ts';
+import { backupRoutes } from './routes/backups.ts';
+import { publicSiteRoutes } from './routes/public-site.ts';
+import fastifyMultipart from '@fastify/multipart';
+import { specOf } from './servers/power.ts';
+import { servers as serverTable } from './db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { authRoutes } from './routes/auth.ts';
+import { miscRoutes } from './routes/misc.ts';
+import { userRoutes } from './routes/user.ts';
+import { installWeb } from './web.ts';
+
+export interface BuildOptions {
+  config: Config;
+  /** An already-open database (tests pass a cloned template); opened from config otherwise. */
+  database?: Database;
+  mailer?: Mailer;
+}
+
+export interface App {
+  app: FastifyInstance;
+  io: Realtime;
+  ctx: AppContext;
+  /** Waits for work started after answering (mails). */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const BODY_LIMIT = 64 * 1024;
+// How soon a session ended elsewhere (another replica, the operator command) ends here too.
+const SESSION_SWEEP_MS = 15_000;
+
+export async function buildApp(options: BuildOptions): Promise<App> {
+  const { config } = options;
+  const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.dataDir }));
+  const app = Fastify({
+    logger: { level: config.LOG_LEVEL },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.TRUST_PROXY,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  const log = app.log;
+  const mailer =
+    options.mailer ??
+    (config.SMTP_URL
+      ? smtpMailer(config.SMTP_URL, config.MAIL_FROM, log)
+      : fileMailer(path.join(config.dataDir, 'mail'), config.MAIL_FROM, log));
+  installErrorHandling(app);
+  await app.register(fastifyCookie);
+  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifyMultipart, { limits: { files: 1, fields: 5, fileSize: 1024 ** 4 } });
+
+  const allowedOrigins = [new URL(config.publicUrl).origin];
+  installCsrfCheck(app, allowedOrigins);
+  installSecurityHeaders(app, config);
+
+  const io = createRealtime(app.server, allowedOrigins);
+  const nodes = new NodeRegistry(config.AGENTS, log);
+  const hub = new ServerHub(io, nodes);
+  nodes.attach(io, hub);
+  const directory = new ServerDirectory(database.db, hub, nodes, config);
+  await directory.load();
+  const power = new PowerDispatcher(nodes, hub);
+  // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.
+  hub.onHello = (nodeId) => {
+    void (async () => {
+      const rows = await database.db.select().from(serverTable).where(eq(serverTable.nodeId, nodeId));
+      for (const row of rows)
+        await nodes.install(nodeId, specOf(row)).catch((err: unknown) => log.warn({ err, serverId: row.id }, 'reinstall failed'));
+    })();
+  };
+
+  const pending = new Set<Promise<unknown>>();
+  const ctx: AppContext = {
+    config,
+    database,
+    sessions: new SessionStore(database.db, config.SESSION_TTL_DAYS),
+    mailer,
+    limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
+    log,
+    game: { nodes, hub, directory, power },
+    background(task) {
+      const run = task().catch((err: unknown) => log.error({ err }, 'background task failed'));
+      pending.add(run);
+      void run.finally(() => pending.delete(run));
+    },
+  };
+
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/v1/')) await ctx.limit('apiPerIp', request);
+  });
+
+  authRoutes(app, ctx);
+  userRoutes(app, ctx);
+  miscRoutes(app, ctx);
+  serverRoutes(app, ctx);
+  accountRoutes(app, ctx);
+  operatorRoutes(app, ctx, config.operatorToken);
+  fileRoutes(app, ctx);
+  backupRoutes(app, ctx);
+  publicSiteRoutes(app, ctx);
+  await installWeb(app, config);
+
+  handleBrowserSockets(io, ctx);
+
+  const sweeper = setInterval(
+    () => void ctx.sessions.sweep().catch((err: unknown) => log.error({ err }, 'session sweep failed')),
+    SESSION_SWEEP_MS,
+  );
+  sweeper.unref();
+
+  async function drain() {
+    while (pending.size) await Promise.all([...pending]);
+  }
+
+  return {
+    app,
+    io,
+    ctx,
+    drain,
+    async close() {
+      clearInterval(sweeper);
+      await io.close();
+      await app.close();
+      await drain();
+      mailer.close();
+      if (!options.database) await database.close();
+    },
+  };
+}

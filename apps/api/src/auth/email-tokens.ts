@@ -1,0 +1,44 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../db/index.ts';
+import { emailTokens } from '../db/schema.ts';
+import { newId, randomToken, sha256 } from './tokens.ts';
+
+export type EmailTokenPurpose = 'verify_email' | 'password_reset';
+
+export const emailTokenTtlMs: Record<EmailTokenPurpose, number> = {
+  verify_email: 24 * 60 * 60_000,
+  password_reset: 60 * 60_000,
+};
+
+/** Issues a single-use token; only its hash is stored. */
+export async function issueEmailToken(db: Db, userId: string, purpose: EmailTokenPurpose): Promise<string> {
+  const token = randomToken();
+  await db.insert(emailTokens).values({
+    id: newId(),
+    userId,
+    purpose,
+    tokenHash: sha256(token),
+    expiresAt: new Date(Date.now() + emailTokenTtlMs[purpose]),
+  });
+  return token;
+}
+
+/**
+ * Marks the token used and returns its user id, or null when it is unknown, used, expired or of another
+ * purpose. The conditional update makes two concurrent uses yield one winner.
+ */
+export async function consumeEmailToken(db: Db, token: string, purpose: EmailTokenPurpose): Promise<string | null> {
+  const rows = await db
+    .update(emailTokens)
+    .set({ usedAt: new Date() })
+    .where(
+      and(
+        eq(emailTokens.tokenHash, sha256(token)),
+        eq(emailTokens.purpose, purpose),
+        isNull(emailTokens.usedAt),
+        gt(emailTokens.expiresAt, new Date()),
+      ),
+    )
+    .returning({ userId: emailTokens.userId });
+  return rows[0]?.userId ?? null;
+}

@@ -1,0 +1,41 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 256 bits of randomness, url-safe. */
+export function randomToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function newId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/**
+ * Short-lived signed tokens for one purpose (the socket `auth` event). Stateless so any API replica can
+ * check them; bound to a session so revoking the session revokes the token.
+ */
+export function signPurposeToken(secret: string, purpose: string, sessionId: string, ttlMs: number): string {
+  const payload = Buffer.from(JSON.stringify({ p: purpose, s: sessionId, e: Date.now() + ttlMs })).toString('base64url');
+  const mac = createHmac('sha256', secret).update(payload).digest('base64url');
+  return `${payload}.${mac}`;
+}
+
+export function readPurposeToken(secret: string, purpose: string, token: string): string | null {
+  const [payload, mac] = token.split('.');
+  if (!payload || !mac) return null;
+  const expected = createHmac('sha256', secret).update(payload).digest();
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  try {
+    const data: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (typeof data !== 'object' || data === null) return null;
+    const { p, s, e } = data as Record<string, unknown>;
+    if (p !== purpose || typeof s !== 'string' || typeof e !== 'number' || e < Date.now()) return null;
+    return s;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** One game-server node: where its agent listens, the token both sides share, and its game ports. */
+const agentNodeConfig = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+  url: z.url(),
+  token: z.string().min(32),
+  publicHost: z.string().min(1),
+  capacity: z.number().int().min(1).default(50),
+  portRange: z
+    .string()
+    .regex(/^\d+-\d+$/)
+    .default('25600-25699'),
+});
+export type AgentNodeConfig = z.infer<typeof agentNodeConfig>;
+
+/** Every environment variable the API reads. The README's configuration table mirrors this. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Spawnpoint <no-reply@spawnpoint.localhost>'),
+  APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  SUPPORT_URL: z.url().default('https://help.spawnpoint.gg'),
+  ROUTE_RULES: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return {} as Record<string, string>;
+      try {
+        return z.record(z.string().startsWith('/'), z.string().min(1)).parse(JSON.parse(value));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of "/path": "target" pairs' });
+        return z.NEVER;
+      }
+    }),
+  WEB_DIST: z.string().optional(),
+  AGENTS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return [] as AgentNodeConfig[];
+      try {
+        return z.array(agentNodeConfig).parse(JSON.parse(value));
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a JSON array of nodes (${err instanceof Error ? err.message.slice(0, 200) : 'invalid'})`,
+        });
+        return z.NEVER;
+      }
+    }),
+  PLAY_DOMAIN: z.string().min(1).default('play.spawnpoint.localhost'),
+  ANALYTICS_KEY: z.string().optional(),
+  CHAT_WIDGET_ID: z.string().optional(),
+  TAG_MANAGER_ID: z.string().optional(),
+  ADS_CLIENT: z.string().optional(),
+  GIVEAWAY_DEADLINE: z.iso.datetime({ offset: true }).default('2027-01-31T23:59:59Z'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  CURRENCY: z.string().length(3).default('USD'),
+  /** Multiplies every rate limit; only for load tests and benchmarks. */
+  RATE_LIMIT_FACTOR: z.coerce.number().min(1).default(1),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  publicUrl: string;
+  dataDir: string;
+  webDist: string;
+  appSecret: string;
+  operatorToken: string;
+  production: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  const dataDir = path.resolve(overrides.dataDir ?? env.DATA_DIR);
+  const config: Config = {
+    ...env,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ''),
+    dataDir,
+    webDist: path.resolve(env.WEB_DIST ?? path.join(import.meta.dirname, '../../web/build/client')),
+    appSecret: env.APP_SECRET ?? '',
+    operatorToken: env.OPERATOR_TOKEN ?? '',
+    production: env.NODE_ENV === 'production',
+    ...overrides,
+  };
+  if (!config.appSecret) config.appSecret = readOrCreateSecret(dataDir, 'app-secret');
+  if (!config.operatorToken) config.operatorToken = readOrCreateSecret(dataDir, 'operator-token');
+  return config;
+}
+
+/** Embedded mode keeps a generated secret in DATA_DIR so sessions survive restarts. */
+function readOrCreateSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

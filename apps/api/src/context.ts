@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE, SESSION_COOKIE_SECURE } from '@spawnpoint/contracts';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { SessionInfo, SessionStore } from './auth/sessions.ts';
+import type { Limiter } from './http/rate-limits.ts';
+import { ApiError } from './http/errors.ts';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { NodeRegistry } from './nodes.ts';
+import type { ServerHub } from './server-hub.ts';
+import type { ServerDirectory } from './servers/directory.ts';
+import type { PowerDispatcher } from './servers/power.ts';
+
+/** What every route module gets: the real services, no globals. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  sessions: SessionStore;
+  mailer: Mailer;
+  limit: Limiter;
+  log: Logger;
+  game: { nodes: NodeRegistry; hub: ServerHub; directory: ServerDirectory; power: PowerDispatcher };
+  /** Work started after answering (mail); tests await it through `drain()`. */
+  background(task: () => Promise<unknown>): void;
+}
+
+export function sessionCookieName(config: Config): string {
+  return config.production ? SESSION_COOKIE_SECURE : SESSION_COOKIE;
+}
+
+export function setSessionCookie(ctx: AppContext, reply: FastifyReply, token: string): void {
+  reply.setCookie(sessionCookieName(ctx.config), token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.production,
+    path: '/',
+    maxAge: ctx.config.SESSION_TTL_DAYS * 86_400,
+  });
+}
+
+export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
+  reply.clearCookie(sessionCookieName(ctx.config), { path: '/', secure: ctx.config.production, httpOnly: true, sameSite: 'lax' });
+}
+
+export async function optionalSession(ctx: AppContext, request: FastifyRequest): Promise<SessionInfo | null> {
+  const token = request.cookies[sessionCookieName(ctx.config)];
+  return ctx.sessions.resolve(token);
+}
+
+/** NOT_AUTHENTICATED without a valid session; ACCOUNT_LOCKED on every call of a locked account. */
+export async function requireSession(ctx: AppContext, request: FastifyRequest): Promise<SessionInfo> {
+  const session = await optionalSession(ctx, request);
+  if (!session) throw new ApiError('NOT_AUTHENTICATED');
+  if (session.user.lockedAt) throw new ApiError('ACCOUNT_LOCKED');
+  return session;
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.join(import.meta.dirname, 'migrations');
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; PGlite in `dataDir` when absent. */
+  url?: string | undefined;
+  dataDir?: string;
+  /** A migrated PGlite data directory dump to start from (tests clone a template this way). */
+  pgliteTemplate?: Blob;
+  /** PGlite in memory (tests). */
+  inMemory?: boolean;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    await migratePg(drizzlePg(pool), { migrationsFolder });
+    return {
+      db,
+      kind: 'postgres',
+      ping: async () => {
+        await pool.query('select 1');
+      },
+      close: () => pool.end(),
+    };
+  }
+  let client: PGlite;
+  if (options.pgliteTemplate) {
+    client = await PGlite.create({ loadDataDir: options.pgliteTemplate });
+  } else if (options.inMemory || !options.dataDir) {
+    client = await PGlite.create();
+  } else {
+    const dir = path.join(options.dataDir, 'db');
+    mkdirSync(dir, { recursive: true });
+    client = await PGlite.create(dir);
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  await migratePglite(drizzlePglite(client), { migrationsFolder });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await client.query('select 1');
+    },
+    close: () => client.close(),
+  };
+}

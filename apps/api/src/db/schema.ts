@@ -1,0 +1,180 @@
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    emailAddress: text('email_address').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    lockedAt: timestamp('locked_at', { withTimezone: true }),
+    /** Mirrors two_factor.enabled_at so the cached session row answers userData without a join. */
+    twoFactorEnabledAt: timestamp('two_factor_enabled_at', { withTimezone: true }),
+    referral: text('referral'),
+    /** This user's own code for the affiliate programme (made on first request). */
+    referralCode: text('referral_code'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('users_email_address_key').on(t.emailAddress), uniqueIndex('users_referral_code_key').on(t.referralCode)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_key').on(t.tokenHash), index('sessions_user_id_idx').on(t.userId)],
+);
+
+/** Single-use, hashed, expiring tokens sent by email. */
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['verify_email', 'password_reset'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('email_tokens_token_hash_key').on(t.tokenHash), index('email_tokens_user_id_idx').on(t.userId)],
+);
+
+export const feedback = pgTable('feedback', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').references(() => users.id, { onDelete: 'set null' }),
+  message: text('message').notNull(),
+  route: text('route').notNull(),
+  userAgent: text('user_agent'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const servers = pgTable(
+  'servers',
+  {
+    id: text('id').primaryKey(),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    software: text('software').notNull(),
+    version: text('version').notNull(),
+    nodeId: text('node_id').notNull(),
+    port: integer('port').notNull(),
+    memoryMb: integer('memory_mb').notNull(),
+    maxPlayers: integer('max_players').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('servers_name_key').on(t.name),
+    uniqueIndex('servers_node_port_key').on(t.nodeId, t.port),
+    index('servers_owner_id_idx').on(t.ownerId),
+  ],
+);
+
+/** Two-factor state of an account; the secret is encrypted at rest (AES-256-GCM). */
+export const twoFactor = pgTable('two_factor', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secretEncrypted: text('secret_encrypted').notNull(),
+  enabledAt: timestamp('enabled_at', { withTimezone: true }),
+  /** The last 30-second step accepted; a code of that step or earlier is never accepted again. */
+  lastStep: integer('last_step').notNull().default(0),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('recovery_codes_user_id_idx').on(t.userId)],
+);
+
+export const accountEvents = pgTable(
+  'account_events',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('account_events_user_id_idx').on(t.userId, t.createdAt)],
+);
+
+/** Pending change of address: confirmed through a link sent to the new address. */
+export const emailChanges = pgTable('email_changes', {
+  id: text('id').primaryKey(),
+  userId: text('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  newEmailAddress: text('new_email_address').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+});
+
+/** Backups; only `complete` ones are ever listed. `pending` rows left by a crash are removed at start. */
+export const backups = pgTable(
+  'backups',
+  {
+    id: text('id').primaryKey(),
+    serverId: text('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'complete'] }).notNull(),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull().default(0),
+    sha256: text('sha256').notNull().default(''),
+    locked: boolean('locked').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('backups_server_id_idx').on(t.serverId, t.createdAt)],
+);
+
+export const giveaways = pgTable('giveaways', {
+  slug: text('slug').primaryKey(),
+  title: text('title').notNull(),
+  deadline: timestamp('deadline', { withTimezone: true }).notNull(),
+  winnersCount: integer('winners_count').notNull(),
+  /** Recorded at the draw so anyone can recompute the winners. */
+  seed: text('seed'),
+  drawnAt: timestamp('drawn_at', { withTimezone: true }),
+});
+
+export const giveawayEntries = pgTable(
+  'giveaway_entries',
+  {
+    id: text('id').primaryKey(),
+    slug: text('slug')
+      .notNull()
+      .references(() => giveaways.slug, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    winner: boolean('winner').notNull().default(false),
+  },
+  (t) => [uniqueIndex('giveaway_entries_slug_user_key').on(t.slug, t.userId)],
+);

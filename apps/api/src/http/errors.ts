@@ -1,0 +1,61 @@
+import { errorCatalogue, type ErrorCode } from '@spawnpoint/contracts';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ZodError, type z } from 'zod';
+
+/** A failure answered with the catalogue's status and message. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly fields?: Record<string, string>,
+    message?: string,
+  ) {
+    super(message ?? errorCatalogue[code].message);
+  }
+}
+
+export function fieldsOf(error: ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.join('.') : '_';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}
+
+/** Parses a request part with a contracts schema; bad input becomes INVALID_INPUT with field messages. */
+export function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) throw new ApiError('INVALID_INPUT', fieldsOf(result.error));
+  return result.data;
+}
+
+export function failureBody(code: ErrorCode, fields?: Record<string, string>, message?: string) {
+  return {
+    status: code,
+    message: message ?? errorCatalogue[code].message,
+    ...(fields && Object.keys(fields).length ? { fields } : {}),
+  };
+}
+
+/** The one place that turns any thrown error into the envelope. Internals never leave the process. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError | ZodError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.status(errorCatalogue[error.code].status).send(failureBody(error.code, error.fields, error.message));
+    }
+    if (error instanceof ZodError) {
+      return reply.status(400).send(failureBody('INVALID_INPUT', fieldsOf(error)));
+    }
+    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+    if (status === 429) return reply.status(429).send(failureBody('RATE_LIMIT'));
+    if (status === 413) return reply.status(413).send(failureBody('INVALID_INPUT', { _: 'The request body is too large.' }));
+    if (status === 415) return reply.status(415).send(failureBody('INVALID_INPUT', { _: 'The request body must be JSON.' }));
+    if (status >= 400 && status < 500) return reply.status(400).send(failureBody('INVALID_INPUT'));
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(failureBody('INTERNAL_ERROR'));
+  });
+}
+
+export function ok<T>(result: T) {
+  return { status: 'SUCCESS' as const, result };
+}

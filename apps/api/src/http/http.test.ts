@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, uniqueIp } from '../test/build-test-app.ts';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t.cleanup();
+});
+
+describe('bad input never gets a 5xx', () => {
+  it('malformed JSON is INVALID_INPUT', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"emailAddress": ',
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ status: 'INVALID_INPUT', message: 'The information you entered is invalid.' });
+  });
+
+  it('a body over 64 KiB is refused', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/feedback/submit',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ message: 'x'.repeat(70_000), route: '/' }),
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().status).toBe('INVALID_INPUT');
+  });
+
+  it('wrong JSON types are INVALID_INPUT with field messages', async () => {
+    for (const payload of [[], 'text', 42, null, { emailAddress: ['a'], password: { x: 1 } }]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+        remoteAddress: uniqueIp(),
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().status).toBe('INVALID_INPUT');
+    }
+  });
+
+  it('unknown API paths are NOT_FOUND in the envelope', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/no/such/thing', remoteAddress: uniqueIp() });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ status: 'NOT_FOUND', message: 'The requested resource was not found.' });
+    const post = await t.app.inject({ method: 'POST', url: '/v1/nothing', payload: {}, remoteAddress: uniqueIp() });
+    expect(post.json().status).toBe('NOT_FOUND');
+  });
+});
+
+describe('CSRF rule', () => {
+  const login = { emailAddress: 'someone@example.com', password: 'whatever password' };
+
+  it('refuses a state change from another origin', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      headers: { origin: 'https://evil.example' },
+      payload: login,
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().status).toBe('NO_PERMISSION');
+  });
+
+  it('refuses a cross-site request without Origin', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/logout',
+      headers: { 'sec-fetch-site': 'cross-site' },
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('refuses form-encoded and text bodies', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        headers: { 'content-type': type, origin: 'http://localhost:3000' },
+        payload: 'emailAddress=a@b.c&password=x',
+        remoteAddress: uniqueIp(),
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().status).toBe('INVALID_INPUT');
+    }
+  });
+
+  it('accepts our own origin', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      headers: { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin' },
+      payload: login,
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.json().status).toBe('INVALID_CREDENTIALS');
+  });
+});
+
+describe('headers', () => {
+  it('sends the baseline security headers', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/localization', remoteAddress: uniqueIp() });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+  });
+});

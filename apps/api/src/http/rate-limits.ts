@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.ts';
+
+export interface LimitRule {
+  max: number;
+  /** Window in milliseconds. */
+  window: number;
+}
+
+/** Named limits (ARCHITECTURE §4). Per IP and, where an account is named, per account too. */
+export const limitRules = {
+  loginPerIp: { max: 30, window: 60_000 },
+  loginPerAccountAndIp: { max: 10, window: 10 * 60_000 },
+  registerPerIp: { max: 10, window: 60 * 60_000 },
+  recoveryPerIp: { max: 10, window: 10 * 60_000 },
+  recoveryPerAccount: { max: 3, window: 10 * 60_000 },
+  verifyPerIp: { max: 20, window: 10 * 60_000 },
+  resendVerificationPerAccount: { max: 3, window: 10 * 60_000 },
+  feedbackPerIp: { max: 10, window: 10 * 60_000 },
+  twoFactorPerAccount: { max: 10, window: 5 * 60_000 },
+  passwordCheckPerAccount: { max: 10, window: 10 * 60_000 },
+  emailChangePerAccount: { max: 3, window: 60 * 60_000 },
+  backupsPerServer: { max: 3, window: 10 * 60_000 },
+  apiPerIp: { max: 720, window: 60_000 },
+} as const satisfies Record<string, LimitRule>;
+
+export type LimitName = keyof typeof limitRules;
+
+// The key of the call in progress; createRateLimit reads it through keyGenerator.
+const callKeys = new WeakMap<FastifyRequest, string>();
+
+export type Limiter = (name: LimitName, request: FastifyRequest, key?: string) => Promise<void>;
+
+/** Builds `limit(name, request, key)`, which throws RATE_LIMIT once the named budget is spent. */
+export function createLimiter(app: FastifyInstance, factor: number): Limiter {
+  const checks = new Map<LimitName, ReturnType<FastifyInstance['createRateLimit']>>();
+  for (const [name, rule] of Object.entries(limitRules) as [LimitName, LimitRule][]) {
+    checks.set(
+      name,
+      app.createRateLimit({
+        max: Math.ceil(rule.max * factor),
+        timeWindow: rule.window,
+        keyGenerator: (req: FastifyRequest) => `${name}:${callKeys.get(req) ?? req.ip}`,
+      }),
+    );
+  }
+  return async (name, request, key) => {
+    const check = checks.get(name);
+    if (!check) return;
+    callKeys.set(request, key ?? request.ip);
+    const result = await check(request);
+    if (!result.isAllowed && result.isExceeded) throw new ApiError('RATE_LIMIT');
+  };
+}

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Headers on every answer. HTML pages get their own policy from `pageCsp`. */
+export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
+    if (config.production) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+  });
+}
+
+/**
+ * The policy of one HTML page: scripts only from our origin plus the exact inline scripts of that page
+ * (by hash); styles from our origin and inline (React and the toast library set style attributes).
+ */
+export function pageCsp(
+  html: string,
+  extra: { script: readonly string[]; connect: readonly string[] } = { script: [], connect: [] },
+): string {
+  const hashes = new Set<string>();
+  for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+    const body = match[1] ?? '';
+    if (body.length) hashes.add(`'sha256-${createHash('sha256').update(body, 'utf8').digest('base64')}'`);
+  }
+  const connect = ["'self'", ...extra.connect].join(' ');
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${[...extra.script, ...hashes].join(' ')}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    `img-src 'self' data: ${extra.script.join(' ')}`.trim(),
+    "font-src 'self' data:",
+    `connect-src ${connect}`,
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}

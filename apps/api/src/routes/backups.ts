@@ -1,0 +1,171 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { FREE_BACKUP_LIMIT, backupIdParams, backupLockRequest, serverIdParams, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { newId } from '../auth/tokens.ts';
+import { requireSession, type AppContext } from '../context.ts';
+import { backups, servers } from '../db/schema.ts';
+import { ApiError, ok, parse } from '../http/errors.ts';
+import type { ServerRow } from '../servers/server-creator.ts';
+
+type BackupRow = typeof backups.$inferSelect;
+
+const present = (row: BackupRow) => ({
+  backupId: row.id,
+  createdAt: row.createdAt.toISOString(),
+  size: row.sizeBytes,
+  sha256: row.sha256,
+  locked: row.locked,
+});
+
+/** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
+export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { db } = ctx.database;
+  const { directory, nodes, hub, power } = ctx.game;
+  const jobs = new Set<string>();
+
+  // A crash can leave a pending row; it was never listed and its partial file is gone with the agent's.
+  void db
+    .delete(backups)
+    .where(eq(backups.status, 'pending'))
+    .catch((err: unknown) => ctx.log.error({ err }, 'pending backup cleanup failed'));
+
+  hub.onBackup = (event: AgentBackupEvent) => {
+    if (event.phase === 'running') return;
+    jobs.delete(event.serverId);
+    if (event.phase === 'complete') {
+      void db
+        .update(backups)
+        .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
+        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)))
+        .catch((err: unknown) => ctx.log.error({ err }, 'backup completion failed'));
+    } else {
+      void db
+        .delete(backups)
+        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)))
+        .catch(() => undefined);
+    }
+  };
+
+  const authorize = async (request: Parameters<typeof requireSession>[1], permission: 'backups.create' | 'backups.restore') => {
+    const session = await requireSession(ctx, request);
+    const { serverId } = parse(serverIdParams, request.params);
+    return directory.authorize(session.user.id, serverId, permission);
+  };
+
+  /** The backup named in the path, only if it belongs to the server in the path. */
+  const backupOf = async (server: ServerRow, backupId: string) => {
+    const [row] = await db
+      .select()
+      .from(backups)
+      .where(and(eq(backups.id, backupId), eq(backups.serverId, server.id), eq(backups.status, 'complete')))
+      .limit(1);
+    if (!row) throw new ApiError('NOT_FOUND');
+    return row;
+  };
+
+  app.get('/v1/server/:serverId/backups', async (request) => {
+    const server = await authorize(request, 'backups.create');
+    const rows = await db
+      .select()
+      .from(backups)
+      .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')))
+      .orderBy(desc(backups.createdAt));
+    return ok({ backups: rows.map(present), limit: FREE_BACKUP_LIMIT, running: jobs.has(server.id) });
+  });
+
+  app.post('/v1/server/:serverId/backups', async (request) => {
+    const server = await authorize(request, 'backups.create');
+    if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
+    const state = hub.stateOf(server.id);
+    if (state !== 'offline' && state !== 'online')
+      throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
+    await ctx.limit('backupsPerServer', request, server.id);
+    jobs.add(server.id);
+    try {
+      const backupId = newId();
+      // backupCreator: rotate and record in one transaction, so two requests cannot both pass the count.
+      await db.transaction(async (tx) => {
+        await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+        const existing = await tx.select().from(backups).where(eq(backups.serverId, server.id)).orderBy(asc(backups.createdAt));
+        if (existing.length >= FREE_BACKUP_LIMIT) {
+          const oldest = existing.find((b) => !b.locked && b.status === 'complete');
+          if (!oldest)
+            throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
+          await tx.delete(backups).where(eq(backups.id, oldest.id));
+          ctx.background(() => nodes.json(server.nodeId, 'DELETE', `/v1/servers/${server.id}/backups/${oldest.id}`));
+        }
+        await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
+      });
+      await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${backupId}`);
+      return ok({ backupId });
+    } catch (err) {
+      jobs.delete(server.id);
+      throw err;
+    }
+  });
+
+  app.get('/v1/server/:serverId/backups/:backupId/download', async (request, reply) => {
+    const server = await authorize(request, 'backups.create');
+    const { backupId } = parse(backupIdParams, request.params);
+    const row = await backupOf(server, backupId);
+    const response = await nodes.stream(server.nodeId, 'GET', `/v1/servers/${server.id}/backups/${row.id}`);
+    const length = response.headers.get('content-length');
+    if (length) reply.header('content-length', length);
+    reply.header(
+      'content-disposition',
+      `attachment; filename="${server.name}-${row.createdAt.toISOString().slice(0, 19).replace(/:/g, '-')}.tar.gz"`,
+    );
+    return reply.type('application/gzip').send(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>));
+  });
+
+  app.post('/v1/server/:serverId/backups/:backupId/lock', async (request) => {
+    const server = await authorize(request, 'backups.create');
+    const { backupId } = parse(backupIdParams, request.params);
+    const row = await backupOf(server, backupId);
+    const { locked } = parse(backupLockRequest, request.body);
+    await db.update(backups).set({ locked }).where(eq(backups.id, row.id));
+    return ok(present({ ...row, locked }));
+  });
+
+  app.delete('/v1/server/:serverId/backups/:backupId', async (request) => {
+    const server = await authorize(request, 'backups.create');
+    const { backupId } = parse(backupIdParams, request.params);
+    const row = await backupOf(server, backupId);
+    await nodes.json(server.nodeId, 'DELETE', `/v1/servers/${server.id}/backups/${row.id}`);
+    await db.delete(backups).where(eq(backups.id, row.id));
+    return ok(null);
+  });
+
+  // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running.
+  app.post('/v1/server/:serverId/backups/:backupId/restore', async (request) => {
+    const server = await authorize(request, 'backups.restore');
+    const { backupId } = parse(backupIdParams, request.params);
+    const row = await backupOf(server, backupId);
+    if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
+    const wasRunning = hub.stateOf(server.id) === 'online';
+    if (hub.stateOf(server.id) !== 'offline' && !wasRunning)
+      throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${hub.stateOf(server.id)}.`);
+    jobs.add(server.id);
+    try {
+      if (wasRunning) {
+        await power.run(server, 'stop');
+        await waitFor(() => hub.stateOf(server.id) === 'offline', 60_000);
+      }
+      await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${row.id}/restore`);
+    } finally {
+      jobs.delete(server.id);
+    }
+    if (wasRunning) await power.run(server, 'start').catch(() => undefined);
+    return ok({ restored: row.id, started: wasRunning });
+  });
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time.');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,158 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import {
+  EDITABLE_MAX_BYTES,
+  archiveRequest,
+  deleteFilesRequest,
+  extractRequest,
+  fileListResult,
+  fileSearchResult,
+  mkdirRequest,
+  pathQuery,
+  renameRequest,
+  searchQuery,
+  serverIdParams,
+  serverProperties,
+  writeFileRequest,
+} from '@spawnpoint/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { requireSession, type AppContext } from '../context.ts';
+import { ApiError, ok, parse } from '../http/errors.ts';
+
+const q = (value: string) => encodeURIComponent(value);
+
+/** Passes an agent's streamed answer on, never holding it in memory. */
+function relay(reply: FastifyReply, response: Response, filename: string) {
+  const length = response.headers.get('content-length');
+  if (length) reply.header('content-length', length);
+  reply.header('content-disposition', `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`);
+  reply.type(response.headers.get('content-type') ?? 'application/octet-stream');
+  return reply.send(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>));
+}
+
+/** Files and server.properties of a server: every route checks its permission, then asks the agent. */
+export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { directory, nodes } = ctx.game;
+
+  const authorize = async (
+    request: Parameters<typeof requireSession>[1],
+    permission: 'files.read' | 'files.write' | 'properties.update',
+  ) => {
+    const session = await requireSession(ctx, request);
+    const { serverId } = parse(serverIdParams, request.params);
+    return directory.authorize(session.user.id, serverId, permission);
+  };
+  const base = (serverId: string) => `/v1/servers/${serverId}`;
+
+  app.get('/v1/server/:serverId/files/list', async (request) => {
+    const server = await authorize(request, 'files.read');
+    const { path } = parse(pathQuery, request.query);
+    return ok(fileListResult.parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/list?path=${q(path)}`)));
+  });
+
+  app.get('/v1/server/:serverId/files/search', async (request) => {
+    const server = await authorize(request, 'files.read');
+    const { q: query } = parse(searchQuery, request.query);
+    return ok(fileSearchResult.parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/search?q=${q(query)}`)));
+  });
+
+  app.get('/v1/server/:serverId/files/usage', async (request) => {
+    const server = await authorize(request, 'files.read');
+    return ok(
+      z.object({ used: z.number(), quota: z.number() }).parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`)),
+    );
+  });
+
+  app.get('/v1/server/:serverId/files/download', async (request, reply) => {
+    const server = await authorize(request, 'files.read');
+    const { path } = parse(pathQuery, request.query);
+    const response = await nodes.stream(server.nodeId, 'GET', `${base(server.id)}/files/download?path=${q(path)}`);
+    const name = path.split('/').filter(Boolean).pop() ?? server.name;
+    const isArchive = (response.headers.get('content-type') ?? '').includes('gzip') && !name.endsWith('.gz');
+    return relay(reply, response, isArchive ? `${name}.tar.gz` : name);
+  });
+
+  // Text for the editor: refused beyond the size cap and for binary files, with a message saying why.
+  app.get('/v1/server/:serverId/files/content', async (request) => {
+    const server = await authorize(request, 'files.read');
+    const { path } = parse(pathQuery, request.query);
+    const response = await nodes.stream(server.nodeId, 'GET', `${base(server.id)}/files/download?path=${q(path)}`);
+    const length = Number(response.headers.get('content-length') ?? 'NaN');
+    if (!(length <= EDITABLE_MAX_BYTES) || !(response.headers.get('content-type') ?? '').includes('octet-stream')) {
+      await response.body?.cancel();
+      throw new ApiError(
+        'INVALID_INPUT',
+        undefined,
+        `Only text files up to ${EDITABLE_MAX_BYTES / 1024 / 1024} MB open in the editor. Download this one instead.`,
+      );
+    }
+    const bytes = Buffer.from(await response.arrayBuffer());
+    if (bytes.includes(0)) throw new ApiError('INVALID_INPUT', undefined, 'This is not a text file. Download it instead.');
+    return ok({ path, content: bytes.toString('utf8') });
+  });
+
+  app.put('/v1/server/:serverId/files/content', { bodyLimit: EDITABLE_MAX_BYTES * 2 + 64 * 1024 }, async (request) => {
+    const server = await authorize(request, 'files.write');
+    const body = parse(writeFileRequest, request.body);
+    const bytes = Buffer.from(body.content, 'utf8');
+    if (bytes.length > EDITABLE_MAX_BYTES)
+      throw new ApiError('INVALID_INPUT', { content: 'The file is too large to save from the editor.' });
+    await nodes.stream(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(body.path)}&overwrite=true`, Readable.from([bytes]));
+    return ok(null);
+  });
+
+  // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
+  app.post('/v1/server/:serverId/files/upload', async (request) => {
+    const server = await authorize(request, 'files.write');
+    const { path } = parse(z.object({ path: z.string().min(1).max(4096) }), request.query);
+    const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } });
+    if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
+    await nodes.stream(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=true`, file.file);
+    return ok(null);
+  });
+
+  const simple = (route: string, schema: z.ZodType) => {
+    app.post(`/v1/server/:serverId/files/${route}`, async (request) => {
+      const server = await authorize(request, 'files.write');
+      const body = parse(schema, request.body);
+      return ok(await nodes.json(server.nodeId, 'POST', `${base(server.id)}/files/${route}`, body));
+    });
+  };
+  simple('mkdir', mkdirRequest);
+  simple('rename', renameRequest);
+  simple('delete', deleteFilesRequest);
+  simple('archive', archiveRequest);
+  simple('extract', extractRequest);
+
+  // server.properties through the typed form; values the form does not offer are kept as they are.
+  app.get('/v1/server/:serverId/properties', async (request) => {
+    const server = await authorize(request, 'files.read');
+    const raw = z.record(z.string(), z.string()).parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/properties`));
+    return ok(typedProperties(raw));
+  });
+
+  app.put('/v1/server/:serverId/properties', async (request) => {
+    const server = await authorize(request, 'properties.update');
+    const values = parse(serverProperties, request.body);
+    const asText = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
+    const raw = z
+      .record(z.string(), z.string())
+      .parse(await nodes.json(server.nodeId, 'PUT', `${base(server.id)}/properties`, { values: asText }));
+    return ok(typedProperties(raw));
+  });
+}
+
+function typedProperties(raw: Record<string, string>) {
+  const num = (v: string | undefined, d: number) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : d);
+  const pick = <T extends string>(v: string | undefined, allowed: readonly T[], d: T): T => (allowed.includes(v as T) ? (v as T) : d);
+  return {
+    motd: raw.motd ?? '',
+    'max-players': Math.min(10, Math.max(1, num(raw['max-players'], 10))),
+    gamemode: pick(raw.gamemode, ['survival', 'creative', 'adventure', 'spectator'] as const, 'survival'),
+    difficulty: pick(raw.difficulty, ['peaceful', 'easy', 'normal', 'hard'] as const, 'easy'),
+    'view-distance': Math.min(32, Math.max(2, num(raw['view-distance'], 10))),
+    'level-seed': /^-?\d*$/.test(raw['level-seed'] ?? '') ? (raw['level-seed'] ?? '') : '',
+    'level-type': pick(raw['level-type'], ['default', 'flat'] as const, 'default'),
+  };
+}

@@ -1,0 +1,160 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { plans } from '@spawnpoint/contracts';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { newId } from '../auth/tokens.ts';
+import { optionalSession, requireSession, type AppContext } from '../context.ts';
+import { giveawayEntries, giveaways, users } from '../db/schema.ts';
+import { ApiError, ok, parse } from '../http/errors.ts';
+
+export const GIVEAWAY = { slug: '10-minecraft-accounts', title: '10 Minecraft Java Edition accounts', winnersCount: 10 };
+const referralBody = z.object({ referral: z.string().trim().min(1).max(64) });
+const slugParams = z.object({
+  slug: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9-]+$/),
+});
+
+/**
+ * Fair, reproducible draw: entries ordered by SHA-256(seed + entry id); the first `count` win. The seed
+ * is recorded, so anyone with the entry list can recompute the winners.
+ */
+export function drawWinners(seed: string, entryIds: string[], winners: number): string[] {
+  return [...entryIds]
+    .map((id) => ({ id, key: createHash('sha256').update(`${seed}:${id}`).digest('hex') }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, winners)
+    .map((e) => e.id);
+}
+
+/** Masks an address for the public winners list: s****@example.com. */
+function mask(email: string): string {
+  const [name = '', domain = ''] = email.split('@');
+  return `${name.slice(0, 1)}${'*'.repeat(Math.max(3, name.length - 1))}@${domain}`;
+}
+
+export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { db } = ctx.database;
+
+  void db
+    .insert(giveaways)
+    .values({ ...GIVEAWAY, deadline: new Date(ctx.config.GIVEAWAY_DEADLINE) })
+    .onConflictDoUpdate({
+      target: giveaways.slug,
+      set: { deadline: new Date(ctx.config.GIVEAWAY_DEADLINE) },
+      where: isNull(giveaways.drawnAt),
+    })
+    .catch((err: unknown) => ctx.log.error({ err }, 'giveaway setup failed'));
+
+  app.get('/v1/plans', async () => ok(plans));
+
+  // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
+  app.post('/v1/referral', async (request) => {
+    const session = await requireSession(ctx, request);
+    const { referral } = parse(referralBody, request.body);
+    if (!session.user.referral) {
+      const [referrer] = await db.select({ id: users.id }).from(users).where(eq(users.referralCode, referral)).limit(1);
+      if (referrer && referrer.id !== session.user.id) {
+        await db
+          .update(users)
+          .set({ referral })
+          .where(and(eq(users.id, session.user.id), isNull(users.referral)));
+        ctx.sessions.forgetUser(session.user.id);
+      }
+    }
+    return ok(null);
+  });
+
+  app.get('/v1/user/referral', async (request) => {
+    const session = await requireSession(ctx, request);
+    let code = session.user.referralCode;
+    if (!code) {
+      code = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
+      await db
+        .update(users)
+        .set({ referralCode: code })
+        .where(and(eq(users.id, session.user.id), isNull(users.referralCode)));
+      const [row] = await db.select({ code: users.referralCode }).from(users).where(eq(users.id, session.user.id));
+      code = row?.code ?? code;
+      ctx.sessions.forgetUser(session.user.id);
+    }
+    const [referred] = await db.select({ n: count() }).from(users).where(eq(users.referral, code));
+    return ok({ code, link: `${ctx.config.publicUrl}/?r=${code}`, referredUsers: Number(referred?.n ?? 0) });
+  });
+
+  app.get('/v1/giveaway/:slug', async (request) => {
+    const { slug } = parse(slugParams, request.params);
+    const [giveaway] = await db.select().from(giveaways).where(eq(giveaways.slug, slug)).limit(1);
+    if (!giveaway) throw new ApiError('NOT_FOUND');
+    const [entries] = await db.select({ n: count() }).from(giveawayEntries).where(eq(giveawayEntries.slug, slug));
+    const session = await optionalSession(ctx, request);
+    const [mine] = session
+      ? await db
+          .select({ id: giveawayEntries.id })
+          .from(giveawayEntries)
+          .where(and(eq(giveawayEntries.slug, slug), eq(giveawayEntries.userId, session.user.id)))
+          .limit(1)
+      : [];
+    const winners = giveaway.drawnAt
+      ? (
+          await db
+            .select({ email: users.emailAddress })
+            .from(giveawayEntries)
+            .innerJoin(users, eq(users.id, giveawayEntries.userId))
+            .where(and(eq(giveawayEntries.slug, slug), eq(giveawayEntries.winner, true)))
+            .orderBy(asc(users.emailAddress))
+        ).map((w) => mask(w.email))
+      : [];
+    return ok({
+      slug,
+      title: giveaway.title,
+      deadline: giveaway.deadline.toISOString(),
+      winnersCount: giveaway.winnersCount,
+      entries: Number(entries?.n ?? 0),
+      entered: Boolean(mine),
+      drawn: giveaway.drawnAt !== null,
+      seed: giveaway.seed,
+      winners,
+    });
+  });
+
+  app.post('/v1/giveaway/:slug/enter', async (request) => {
+    const session = await requireSession(ctx, request);
+    const { slug } = parse(slugParams, request.params);
+    const [giveaway] = await db.select().from(giveaways).where(eq(giveaways.slug, slug)).limit(1);
+    if (!giveaway) throw new ApiError('NOT_FOUND');
+    if (!session.user.emailVerifiedAt) throw new ApiError('EMAIL_ADDRESS_REQUIRED');
+    if (giveaway.drawnAt || giveaway.deadline.getTime() <= Date.now())
+      throw new ApiError('INVALID_STATE', undefined, 'This giveaway has closed.');
+    const inserted = await db
+      .insert(giveawayEntries)
+      .values({ id: newId(), slug, userId: session.user.id })
+      .onConflictDoNothing()
+      .returning({ id: giveawayEntries.id });
+    if (!inserted[0]) throw new ApiError('INVALID_STATE', undefined, 'You have already entered this giveaway. Good luck!');
+    return ok(null);
+  });
+}
+
+/** The operator's draw (after the deadline): records the seed and marks the winners. */
+export async function drawGiveaway(ctx: AppContext, slug: string, seed = randomBytes(16).toString('hex')) {
+  const { db } = ctx.database;
+  return db.transaction(async (tx) => {
+    const [giveaway] = await tx.select().from(giveaways).where(eq(giveaways.slug, slug)).for('update');
+    if (!giveaway) throw new ApiError('NOT_FOUND');
+    if (giveaway.drawnAt) throw new ApiError('INVALID_STATE', undefined, 'This giveaway was already drawn.');
+    if (giveaway.deadline.getTime() > Date.now()) throw new ApiError('INVALID_STATE', undefined, 'The giveaway is still open.');
+    const entries = await tx.select({ id: giveawayEntries.id }).from(giveawayEntries).where(eq(giveawayEntries.slug, slug));
+    const winners = drawWinners(
+      seed,
+      entries.map((e) => e.id),
+      giveaway.winnersCount,
+    );
+    for (const id of winners) await tx.update(giveawayEntries).set({ winner: true }).where(eq(giveawayEntries.id, id));
+    await tx.update(giveaways).set({ seed, drawnAt: new Date() }).where(eq(giveaways.slug, slug));
+    return { seed, entries: entries.length, winners: winners.length };
+  });
+}

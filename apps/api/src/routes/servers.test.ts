@@ -1,0 +1,333 @@
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { FREE_SERVER_LIMIT } from '@spawnpoint/contracts';
+import { eq } from 'drizzle-orm';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../db/schema.ts';
+import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
+import { buildTestApp, cookieFrom, mailsTo, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
+import { until } from '../../../../test-support/until.ts';
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+let t: TestApp;
+let agent: AgentProcess;
+let base: string;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  agent = await prepareAgent();
+  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), PLAY_DOMAIN: 'play.example.test' });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  await until(
+    async () => (await get('/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+});
+afterAll(async () => {
+  for (const s of sockets) s.disconnect();
+  await t.cleanup();
+  await agent.stop();
+});
+
+function get(url: string, cookie?: string) {
+  return t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {}, remoteAddress: uniqueIp() });
+}
+function post(url: string, cookie: string, payload: unknown = {}) {
+  return t.app.inject({ method: 'POST', url, headers: { cookie }, payload: payload as Record<string, unknown>, remoteAddress: uniqueIp() });
+}
+
+async function account({ verified = true } = {}) {
+  const email = uniqueEmail('srv');
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/auth/register',
+    payload: { emailAddress: email, password: 'long enough password' },
+    remoteAddress: uniqueIp(),
+  });
+  const userId = res.json().result.userId as string;
+  if (verified) {
+    await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+    t.ctx.sessions.forgetUser(userId);
+  }
+  return { email, userId, cookie: cookieFrom(res.headers['set-cookie']) };
+}
+
+let nameCounter = 0;
+const uniqueName = () => `t${Date.now().toString(36).slice(-6)}${++nameCounter}`;
+
+async function create(cookie: string, body: Record<string, unknown> = {}) {
+  return post('/v1/server/create', cookie, { serverName: uniqueName(), ...body });
+}
+
+describe('creating a server', () => {
+  it('uses the built-in runtime and its newest version by default, and places it on a node', async () => {
+    const { cookie } = await account();
+    const name = uniqueName();
+    const res = await post('/v1/server/create', cookie, { serverName: `  ${name.toUpperCase()} ` });
+    expect(res.statusCode).toBe(200);
+    const server = res.json().result;
+    expect(server).toMatchObject({
+      name,
+      software: 'flying-squid',
+      version: '1.21.4',
+      state: 'offline',
+      host: 'localhost',
+      joinAddress: `${name}.play.example.test`,
+      players: { online: 0, max: 10 },
+    });
+    const [low, high] = agent.nodeConfig.portRange.split('-').map(Number) as [number, number];
+    expect(server.port).toBeGreaterThanOrEqual(low);
+    expect(server.port).toBeLessThanOrEqual(high);
+    expect(new Date(server.createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('refuses names outside the rules with the name message', async () => {
+    const { cookie } = await account();
+    for (const serverName of ['ab', 'a'.repeat(17), 'has space', 'under_score', '-dash', 'dash-', 'ünïcode']) {
+      const res = await post('/v1/server/create', cookie, { serverName });
+      expect(res.statusCode, serverName).toBe(400);
+      expect(res.json().status).toBe('INVALID_INPUT');
+      expect(res.json().fields.serverName).toMatch(/^The server name must be 3 to 16 characters/);
+    }
+  });
+
+  it('refuses restricted names with CONTENT_RESTRICTED', async () => {
+    const { cookie } = await account();
+    for (const serverName of ['admin-world', 'www', 'f4ck-sh1t', 'spawnpoint']) {
+      const res = await post('/v1/server/create', cookie, { serverName });
+      expect(res.json().status, serverName).toBe('CONTENT_RESTRICTED');
+    }
+  });
+
+  it('refuses a name in use by anyone with SERVER_NAME_ALREADY_IN_USE', async () => {
+    const first = await account();
+    const second = await account();
+    const name = uniqueName();
+    expect((await post('/v1/server/create', first.cookie, { serverName: name })).statusCode).toBe(200);
+    const res = await post('/v1/server/create', second.cookie, { serverName: name });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({
+      status: 'SERVER_NAME_ALREADY_IN_USE',
+      message: 'This server name is already in use. Please choose a unique server name.',
+    });
+  });
+
+  it('asks an unverified account to verify and sends the mail', async () => {
+    const { cookie, email } = await account({ verified: false });
+    await t.drain();
+    const before = mailsTo(t.dataDir, email).length;
+    const res = await create(cookie);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().status).toBe('EMAIL_ADDRESS_REQUIRED');
+    await t.drain();
+    expect(mailsTo(t.dataDir, email).length).toBe(before + 1);
+  });
+
+  it('refuses an unknown version of a software', async () => {
+    const { cookie } = await account();
+    const res = await create(cookie, { software: 'flying-squid', version: '1.2.3' });
+    expect(res.json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: { version: 'Built-in (flying-squid) does not offer version 1.2.3.' },
+    });
+  });
+
+  it(`keeps to the limit of ${FREE_SERVER_LIMIT} servers under 50 concurrent creates`, async () => {
+    const { cookie } = await account();
+    const results = await Promise.all(Array.from({ length: 50 }, () => create(cookie)));
+    const statuses = results.map((r) => r.json().status);
+    expect(
+      statuses.filter((s) => s === 'SUCCESS'),
+      JSON.stringify(results.map((r) => r.json()).filter((b) => b.status !== 'SERVER_LIMIT_REACHED')),
+    ).toHaveLength(FREE_SERVER_LIMIT);
+    expect(statuses.filter((s) => s === 'SERVER_LIMIT_REACHED')).toHaveLength(50 - FREE_SERVER_LIMIT);
+    expect((await get('/v1/user/servers', cookie)).json().result).toHaveLength(FREE_SERVER_LIMIT);
+  });
+
+  it('needs a session', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/server/create',
+      payload: { serverName: 'whatever' },
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.json().status).toBe('NOT_AUTHENTICATED');
+  });
+});
+
+describe('name availability', () => {
+  it('answers while the user types', async () => {
+    const { cookie } = await account();
+    const name = uniqueName();
+    expect((await get(`/v1/server/name-available?name=${name}`, cookie)).json().result).toEqual({ name, available: true });
+    await post('/v1/server/create', cookie, { serverName: name });
+    expect((await get(`/v1/server/name-available?name=${name}`, cookie)).json().result).toEqual({
+      name,
+      available: false,
+      reason: 'This name is already in use.',
+    });
+    expect((await get('/v1/server/name-available?name=ab', cookie)).json().result.available).toBe(false);
+    expect((await get('/v1/server/name-available?name=admin', cookie)).json().result.reason).toBe(
+      'This name is not allowed. Please choose another.',
+    );
+  });
+});
+
+describe('reading servers', () => {
+  it("answers NOT_FOUND for another user's server and for unknown ids", async () => {
+    const owner = await account();
+    const stranger = await account();
+    const id = (await create(owner.cookie)).json().result.serverId;
+    for (const url of [`/v1/server/${id}`, '/v1/server/doesnotexist']) {
+      const res = await get(url, stranger.cookie);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().status).toBe('NOT_FOUND');
+    }
+    for (const action of ['start', 'stop', 'kill', 'command']) {
+      expect((await post(`/v1/server/${id}/${action}`, stranger.cookie, { command: 'op stranger' })).json().status).toBe('NOT_FOUND');
+    }
+    expect(
+      (
+        await t.app.inject({ method: 'DELETE', url: `/v1/server/${id}`, headers: { cookie: stranger.cookie }, remoteAddress: uniqueIp() })
+      ).json().status,
+    ).toBe('NOT_FOUND');
+    expect((await get('/v1/user/servers', stranger.cookie)).json().result).toEqual([]);
+  });
+
+  it('refuses malformed ids without a 5xx', async () => {
+    const { cookie } = await account();
+    for (const id of ['..%2F..', '%00', 'a'.repeat(80)]) {
+      const res = await get(`/v1/server/${id}`, cookie);
+      expect(res.statusCode).toBeLessThan(500);
+    }
+  });
+});
+
+describe('power, console and deletion (real agent, real flying-squid)', () => {
+  it('starts, refuses actions the state does not allow, runs commands, streams the console and state, stops', async () => {
+    const { cookie } = await account();
+    const server = (await create(cookie)).json().result;
+    const id = server.serverId as string;
+
+    // A signed-in browser socket sees state changes and, once subscribed, the console.
+    const token = (await get('/v1/user/websocket', cookie)).json().result.token;
+    const socket = connect(base, { transports: ['websocket'], reconnection: false });
+    sockets.push(socket);
+    const states: string[] = [];
+    const lines: string[] = [];
+    socket.on('server:state', (e: { serverId: string; state: string }) => e.serverId === id && states.push(e.state));
+    socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === id && lines.push(...e.lines));
+    await new Promise<void>((resolve) => {
+      socket.once('auth:success', () => resolve());
+      socket.emit('auth', { token });
+    });
+    socket.emit('server:subscribe', { serverId: id });
+
+    expect((await post(`/v1/server/${id}/stop`, cookie)).json().status).toBe('INVALID_STATE');
+    expect((await post(`/v1/server/${id}/restart`, cookie)).statusCode).toBe(409);
+    expect((await post(`/v1/server/${id}/command`, cookie, { command: 'list' })).json().status).toBe('INVALID_STATE');
+    expect((await post(`/v1/server/${id}/explode`, cookie)).json().status).toBe('NOT_FOUND');
+
+    expect((await post(`/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.state,
+      (s) => s === 'online',
+    );
+    expect(states).toContain('starting');
+    expect(states).toContain('online');
+    const startAgain = await post(`/v1/server/${id}/start`, cookie);
+    expect(startAgain.statusCode).toBe(409);
+    expect(startAgain.json()).toEqual({ status: 'INVALID_STATE', message: 'Cannot start the server while it is online.' });
+
+    expect((await post(`/v1/server/${id}/command`, cookie, { command: 'say over http' })).json().status).toBe('SUCCESS');
+    socket.emit('server:command', { serverId: id, command: 'say over the socket' });
+    await until(
+      () => lines.join('\n'),
+      (c) => c.includes('[Server] over http') && c.includes('[Server] over the socket'),
+    );
+    expect((await post(`/v1/server/${id}/command`, cookie, { command: '' })).json().status).toBe('INVALID_INPUT');
+
+    const stats = await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.stats,
+      (s) => s !== null,
+    );
+    expect(stats.memory).toBeGreaterThan(10_000_000);
+    expect(stats.players).toEqual({ online: 0, max: 10, list: [] });
+
+    expect((await post(`/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await get('/v1/user/servers', cookie)).json().result[0]?.state,
+      (s) => s === 'offline',
+    );
+    expect(states).toContain('stopping');
+    await until(
+      () => lines.join('\n'),
+      (c) => c.includes('The server stopped.'),
+    );
+    // Kill is allowed in any state.
+    expect((await post(`/v1/server/${id}/kill`, cookie)).json().status).toBe('SUCCESS');
+  });
+
+  it("does not let one user subscribe to another user's console", async () => {
+    const owner = await account();
+    const stranger = await account();
+    const id = (await create(owner.cookie)).json().result.serverId;
+    const token = (await get('/v1/user/websocket', stranger.cookie)).json().result.token;
+    const socket = connect(base, { transports: ['websocket'], reconnection: false });
+    sockets.push(socket);
+    await new Promise<void>((resolve) => {
+      socket.once('auth:success', () => resolve());
+      socket.emit('auth', { token });
+    });
+    const refused = new Promise<{ status: string }>((resolve) => socket.once('server:error', resolve));
+    socket.emit('server:subscribe', { serverId: id });
+    expect((await refused).status).toBe('NOT_FOUND');
+  });
+
+  it('deletes a server with its files', async () => {
+    const { cookie } = await account();
+    const id = (await create(cookie)).json().result.serverId;
+    const folder = path.join(agent.dataDir, 'servers', id);
+    await until(
+      () => existsSync(path.join(folder, 'server.properties')),
+      (v) => v,
+    );
+    const res = await t.app.inject({ method: 'DELETE', url: `/v1/server/${id}`, headers: { cookie }, remoteAddress: uniqueIp() });
+    expect(res.json()).toEqual({ status: 'SUCCESS', result: null });
+    expect(existsSync(folder)).toBe(false);
+    expect((await get(`/v1/server/${id}`, cookie)).statusCode).toBe(404);
+    expect((await get('/v1/user/servers', cookie)).json().result).toEqual([]);
+  });
+});
+
+describe('without a connected node', () => {
+  it('answers NO_SERVERS_AVAILABLE', async () => {
+    const lonely = await buildTestApp();
+    try {
+      const res = await lonely.app.inject({
+        method: 'POST',
+        url: '/v1/auth/register',
+        payload: { emailAddress: uniqueEmail('lonely'), password: 'long enough password' },
+        remoteAddress: uniqueIp(),
+      });
+      const userId = res.json().result.userId;
+      await lonely.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+      lonely.ctx.sessions.forgetUser(userId);
+      const created = await lonely.app.inject({
+        method: 'POST',
+        url: '/v1/server/create',
+        headers: { cookie: cookieFrom(res.headers['set-cookie']) },
+        payload: { serverName: uniqueName() },
+        remoteAddress: uniqueIp(),
+      });
+      expect(created.statusCode).toBe(503);
+      expect(created.json().status).toBe('NO_SERVERS_AVAILABLE');
+    } finally {
+      await lonely.cleanup();
+    }
+  });
+});

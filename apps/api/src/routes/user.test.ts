@@ -1,0 +1,100 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedback } from '../db/schema.ts';
+import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let cookie: string;
+let userId: string;
+
+beforeAll(async () => {
+  t = await buildTestApp({ CURRENCY: 'EUR' });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/auth/register',
+    payload: { emailAddress: uniqueEmail(), password: 'long enough password' },
+    remoteAddress: uniqueIp(),
+  });
+  cookie = cookieFrom(res.headers['set-cookie']);
+  userId = res.json().result.userId;
+});
+afterAll(async () => {
+  await t.cleanup();
+});
+
+const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers, remoteAddress: uniqueIp() });
+
+describe('signed-in endpoints', () => {
+  it.each(['/v1/user/me', '/v1/user/servers', '/v1/user/websocket'])('%s needs a session', async (url) => {
+    const res = await get(url);
+    expect(res.statusCode).toBe(401);
+    expect(res.json().status).toBe('NOT_AUTHENTICATED');
+    expect((await get(url, { cookie: 'sp_session=forged-token-value' })).statusCode).toBe(401);
+  });
+
+  it('GET /v1/user/servers lists no servers for a new account', async () => {
+    const res = await get('/v1/user/servers', { cookie });
+    expect(res.json()).toEqual({ status: 'SUCCESS', result: [] });
+  });
+
+  it('GET /v1/user/websocket gives a short-lived socket token', async () => {
+    const res = await get('/v1/user/websocket', { cookie });
+    expect(res.json().status).toBe('SUCCESS');
+    expect(res.json().result.token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  });
+
+  it('GET /v1/user/me returns the user data', async () => {
+    const res = await get('/v1/user/me', { cookie });
+    expect(res.json().result).toMatchObject({ userId, emailVerified: false });
+    expect(res.json().result.chatWidgetToken).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('public endpoints', () => {
+  it('GET /v1/localization answers the configured currency', async () => {
+    expect((await get('/v1/localization')).json()).toEqual({ status: 'SUCCESS', result: { currency: 'EUR' } });
+  });
+
+  it('GET /healthz reports the database', async () => {
+    const res = await get('/healthz');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'SUCCESS', result: { database: 'ok', agents: [] } });
+  });
+
+  it('POST /v1/feedback/submit stores the message with its route and author', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/feedback/submit',
+      payload: { message: 'The console colours are lovely', route: '/servers?tab=1' },
+      headers: { cookie },
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.json()).toEqual({ status: 'SUCCESS', result: null });
+    const rows = await t.ctx.database.db.select().from(feedback).where(eq(feedback.userId, userId));
+    expect(rows.map((r) => [r.message, r.route])).toEqual([['The console colours are lovely', '/servers?tab=1']]);
+  });
+
+  it('POST /v1/feedback/submit refuses an empty message and limits bursts', async () => {
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: '/v1/feedback/submit',
+      payload: { message: '   ', route: '/' },
+      remoteAddress: uniqueIp(),
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().fields).toEqual({ message: 'The message field is required' });
+    const ip = uniqueIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/feedback/submit',
+        payload: { message: `note ${i}`, route: '/' },
+        remoteAddress: ip,
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses[10]).toBe(429);
+  });
+});

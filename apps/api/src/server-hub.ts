@@ -1,0 +1,208 @@
+import { CONSOLE_HISTORY_LINES, type AgentBackupEvent, type ServerState, type ServerStats } from '@spawnpoint/contracts';
+import type { Socket } from 'socket.io';
+import type { NodeEvents, NodeRegistry } from './nodes.ts';
+import type { Realtime } from './realtime.ts';
+import { userRoom } from './realtime.ts';
+
+export interface ServerPlacement {
+  serverId: string;
+  ownerId: string;
+  nodeId: string;
+}
+
+interface Subscriber {
+  socket: Socket;
+  queue: string[];
+  dropped: number;
+  waiting: boolean;
+}
+
+// Per socket: beyond this many undelivered lines the oldest are dropped (a slow reader loses lines,
+// the API never grows).
+const SUBSCRIBER_QUEUE_MAX = 5000;
+
+/**
+ * Live server state held in memory (ARCHITECTURE §3): state, latest stats, the last console lines, and
+ * who is subscribed to each console. Fed by the agents' events; read by the polled endpoints.
+ */
+export class ServerHub implements NodeEvents {
+  private placements = new Map<string, ServerPlacement>();
+  private states = new Map<string, ServerState>();
+  private latestStats = new Map<string, ServerStats>();
+  private history = new Map<string, string[]>();
+  private subscribers = new Map<string, Map<string, Subscriber>>();
+
+  constructor(
+    private io: Realtime,
+    private nodes: NodeRegistry,
+  ) {}
+
+  place(placement: ServerPlacement): void {
+    this.placements.set(placement.serverId, placement);
+  }
+
+  forget(serverId: string): void {
+    this.placements.delete(serverId);
+    this.states.delete(serverId);
+    this.latestStats.delete(serverId);
+    this.history.delete(serverId);
+    for (const sub of this.subscribers.get(serverId)?.values() ?? []) void sub.socket.leave(consoleRoom(serverId));
+    this.subscribers.delete(serverId);
+  }
+
+  stateOf(serverId: string): ServerState {
+    return this.states.get(serverId) ?? 'offline';
+  }
+
+  statsOf(serverId: string): ServerStats | null {
+    return this.latestStats.get(serverId) ?? null;
+  }
+
+  /** Servers on a node that hold a slot (anything but offline). */
+  activeOn(nodeId: string): number {
+    let n = 0;
+    for (const p of this.placements.values()) if (p.nodeId === nodeId && this.stateOf(p.serverId) !== 'offline') n++;
+    return n;
+  }
+
+  setState(serverId: string, state: ServerState): void {
+    const placement = this.placements.get(serverId);
+    if (!placement || this.states.get(serverId) === state) return;
+    this.states.set(serverId, state);
+    if (state === 'offline') this.latestStats.delete(serverId);
+    this.io.to(this.audience(placement)).emit('server:state', { serverId, state });
+  }
+
+  // --- events from agents; each is dropped unless the server lives on the sending node ---
+
+  private onNode(nodeId: string, serverId: string): boolean {
+    return this.placements.get(serverId)?.nodeId === nodeId;
+  }
+
+  state(nodeId: string, serverId: string, state: ServerState): void {
+    if (this.onNode(nodeId, serverId)) this.setState(serverId, state);
+  }
+
+  stats(nodeId: string, serverId: string, stats: ServerStats): void {
+    if (!this.onNode(nodeId, serverId)) return;
+    this.latestStats.set(serverId, stats);
+    this.io.to(consoleRoom(serverId)).volatile.emit('server:stats', { serverId, ...stats });
+  }
+
+  lines(nodeId: string, serverId: string, lines: string[]): void {
+    if (!this.onNode(nodeId, serverId)) return;
+    this.remember(serverId, lines);
+    for (const sub of this.subscribers.get(serverId)?.values() ?? []) {
+      sub.queue.push(...lines);
+      if (sub.queue.length > SUBSCRIBER_QUEUE_MAX) {
+        sub.dropped += sub.queue.length - SUBSCRIBER_QUEUE_MAX;
+        sub.queue.splice(0, sub.queue.length - SUBSCRIBER_QUEUE_MAX);
+      }
+      this.flush(serverId, sub);
+    }
+  }
+
+  /** Set by the app: what else happens when a node says hello, or reports backup progress. */
+  onHello: ((nodeId: string) => void) | null = null;
+  onBackup: ((event: AgentBackupEvent) => void) | null = null;
+
+  hello(nodeId: string, states: Map<string, ServerState>): void {
+    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.setState(p.serverId, states.get(p.serverId) ?? 'offline');
+    this.onHello?.(nodeId);
+  }
+
+  backup(nodeId: string, event: AgentBackupEvent): void {
+    const placement = this.placements.get(event.serverId);
+    if (!placement || placement.nodeId !== nodeId) return;
+    this.onBackup?.(event);
+    const percent =
+      event.phase === 'complete' ? 100 : event.totalBytes > 0 ? Math.min(99, Math.floor((event.bytes / event.totalBytes) * 100)) : 0;
+    this.io.to([...this.audience(placement), consoleRoom(event.serverId)]).emit('server:backup', {
+      serverId: event.serverId,
+      backupId: event.backupId,
+      phase: event.phase,
+      percent,
+      ...(event.error ? { message: event.error } : {}),
+    });
+  }
+
+  /** Servers placed on a node (for re-sending their specs after the node restarts). */
+  placedOn(nodeId: string): string[] {
+    return [...this.placements.values()].filter((p) => p.nodeId === nodeId).map((p) => p.serverId);
+  }
+
+  gone(nodeId: string): void {
+    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.setState(p.serverId, 'offline');
+  }
+
+  // --- console subscriptions ---
+
+  /** Sends the last lines, then live lines. The caller has checked `console.read`. */
+  async subscribe(socket: Socket, serverId: string): Promise<void> {
+    const placement = this.placements.get(serverId);
+    if (!placement) return;
+    if (!this.history.has(serverId) && this.nodes.isConnected(placement.nodeId)) {
+      const lines = await this.nodes.consoleHistory(placement.nodeId, serverId).catch(() => []);
+      if (!this.history.has(serverId)) this.history.set(serverId, lines.slice(-CONSOLE_HISTORY_LINES));
+    }
+    const subs = this.subscribers.get(serverId) ?? new Map<string, Subscriber>();
+    this.subscribers.set(serverId, subs);
+    subs.set(socket.id, { socket, queue: [...(this.history.get(serverId) ?? [])], dropped: 0, waiting: false });
+    await socket.join(consoleRoom(serverId));
+    socket.emit('server:state', { serverId, state: this.stateOf(serverId) });
+    const stats = this.latestStats.get(serverId);
+    if (stats) socket.emit('server:stats', { serverId, ...stats });
+    this.flush(serverId, subs.get(socket.id) as Subscriber);
+  }
+
+  unsubscribe(socket: Socket, serverId?: string): void {
+    const ids = serverId ? [serverId] : [...this.subscribers.keys()];
+    for (const id of ids) {
+      this.subscribers.get(id)?.delete(socket.id);
+      void socket.leave(consoleRoom(id));
+    }
+  }
+
+  /** Ends every console subscription of a user on a server (member removed, access revoked). */
+  unsubscribeUser(serverId: string, userId: string): void {
+    for (const sub of this.subscribers.get(serverId)?.values() ?? []) {
+      if (sub.socket.data.userId === userId) this.unsubscribe(sub.socket, serverId);
+    }
+  }
+
+  private remember(serverId: string, lines: string[]): void {
+    const history = this.history.get(serverId) ?? [];
+    history.push(...lines);
+    if (history.length > CONSOLE_HISTORY_LINES) history.splice(0, history.length - CONSOLE_HISTORY_LINES);
+    this.history.set(serverId, history);
+  }
+
+  private flush(serverId: string, sub: Subscriber): void {
+    if (sub.waiting || sub.queue.length === 0) return;
+    const conn = sub.socket.conn;
+    // Wait while the transport still holds earlier batches: this is where a slow reader falls behind.
+    // (engine.io keeps unsent packets in `writeBuffer` and emits `drain` when it empties.)
+    const pending = (conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
+    if (pending > 0) {
+      sub.waiting = true;
+      conn.once('drain', () => {
+        sub.waiting = false;
+        this.flush(serverId, sub);
+      });
+      return;
+    }
+    const lines = sub.queue.splice(0, sub.queue.length);
+    if (sub.dropped) {
+      lines.unshift(`\x1b[33m[Spawnpoint]\x1b[0m ${sub.dropped} console lines were skipped because your connection is slow.`);
+      sub.dropped = 0;
+    }
+    sub.socket.emit('server:console', { serverId, lines });
+  }
+
+  private audience(placement: ServerPlacement): string[] {
+    // Members join this list with their issue.
+    return [userRoom(placement.ownerId)];
+  }
+}
+
+export const consoleRoom = (serverId: string) => `console:${serverId}`;

@@ -1,0 +1,69 @@
+import { FREE_DISK_MB, powerPreconditions, type AgentServerSpec, type PowerAction, type SoftwareId } from '@spawnpoint/contracts';
+import { ApiError } from '../http/errors.ts';
+import type { NodeRegistry } from '../nodes.ts';
+import type { ServerHub } from '../server-hub.ts';
+import type { ServerRow } from './server-creator.ts';
+
+export function specOf(server: ServerRow): AgentServerSpec {
+  return {
+    serverId: server.id,
+    software: server.software as SoftwareId,
+    version: server.version,
+    port: server.port,
+    memoryMb: server.memoryMb,
+    diskMb: FREE_DISK_MB,
+    maxPlayers: server.maxPlayers,
+    motd: `${server.name} on Spawnpoint`,
+  };
+}
+
+/**
+ * The one entry point for power actions: one action per server at a time, each checked against the
+ * server's state first (409 INVALID_STATE). Kill is always allowed and does not wait in line.
+ */
+export class PowerDispatcher {
+  private lines = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private nodes: NodeRegistry,
+    private hub: ServerHub,
+  ) {}
+
+  run(server: ServerRow, action: PowerAction): Promise<void> {
+    if (action === 'kill') return this.execute(server, action);
+    const previous = this.lines.get(server.id) ?? Promise.resolve();
+    const next = previous.then(() => this.execute(server, action));
+    const tail = next.catch(() => undefined);
+    this.lines.set(server.id, tail);
+    void tail.then(() => {
+      if (this.lines.get(server.id) === tail) this.lines.delete(server.id);
+    });
+    return next;
+  }
+
+  private async execute(server: ServerRow, action: PowerAction): Promise<void> {
+    const state = this.hub.stateOf(server.id);
+    const allowed = powerPreconditions[action];
+    if (allowed !== 'any' && !allowed.includes(state)) {
+      throw new ApiError('INVALID_STATE', undefined, `Cannot ${action} the server while it is ${state.replace('_', ' ')}.`);
+    }
+    if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NO_SERVERS_AVAILABLE');
+    if (action === 'start') {
+      const capacity = this.nodes.config(server.nodeId)?.capacity ?? 0;
+      if (this.hub.activeOn(server.nodeId) >= capacity) throw new ApiError('NO_SERVERS_AVAILABLE');
+      this.hub.setState(server.id, 'queued');
+      try {
+        await this.nodes.install(server.nodeId, specOf(server));
+      } catch (err) {
+        this.hub.setState(server.id, 'offline');
+        throw err;
+      }
+    }
+    try {
+      await this.nodes.power(server.nodeId, server.id, action);
+    } catch (err) {
+      if (action === 'start' && this.hub.stateOf(server.id) === 'queued') this.hub.setState(server.id, 'offline');
+      throw err;
+    }
+  }
+}

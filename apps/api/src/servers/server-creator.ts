@@ -1,0 +1,95 @@
+import {
+  DEFAULT_SOFTWARE,
+  FREE_MEMORY_MB,
+  FREE_SERVER_LIMIT,
+  findSoftware,
+  isRestrictedName,
+  type CreateServerRequest,
+} from '@spawnpoint/contracts';
+import { count, eq, sql } from 'drizzle-orm';
+import { newId } from '../auth/tokens.ts';
+import type { Db } from '../db/index.ts';
+import { servers, users } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import type { NodeRegistry } from '../nodes.ts';
+import type { ServerHub } from '../server-hub.ts';
+
+export type ServerRow = typeof servers.$inferSelect;
+
+export const FREE_MAX_PLAYERS = 10;
+
+/** Picks the connected node with the fewest servers that still has room; none → NO_SERVERS_AVAILABLE. */
+function pickNode(nodes: NodeRegistry, hub: ServerHub, placed: Map<string, number>): string {
+  const candidates = nodes
+    .connectedIds()
+    .map((id) => ({ id, used: placed.get(id) ?? 0, capacity: nodes.config(id)?.capacity ?? 0, active: hub.activeOn(id) }))
+    .filter((n) => n.active < n.capacity)
+    .sort((a, b) => a.used - b.used);
+  const chosen = candidates[0];
+  if (!chosen) throw new ApiError('NO_SERVERS_AVAILABLE');
+  return chosen.id;
+}
+
+/**
+ * serverCreator: checks the account, the name and the limit, places the server on a node with a free
+ * game port, and records it, all in one transaction. The owner's row is locked first, so concurrent
+ * creates by one user are counted one after another and cannot pass the limit together.
+ */
+export async function serverCreator(
+  db: Db,
+  nodes: NodeRegistry,
+  hub: ServerHub,
+  ownerId: string,
+  request: CreateServerRequest,
+): Promise<ServerRow> {
+  const software = findSoftware(request.software ?? DEFAULT_SOFTWARE);
+  if (!software) throw new ApiError('INVALID_INPUT', { software: 'The software is not valid' });
+  const version = request.version ?? software.versions[0];
+  if (!(software.versions as readonly string[]).includes(version)) {
+    throw new ApiError('INVALID_INPUT', { version: `${software.name} does not offer version ${version}.` });
+  }
+  if (isRestrictedName(request.serverName)) throw new ApiError('CONTENT_RESTRICTED');
+
+  return db.transaction(async (tx) => {
+    const [owner] = await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('update');
+    if (!owner) throw new ApiError('NOT_AUTHENTICATED');
+    const [owned] = await tx.select({ n: count() }).from(servers).where(eq(servers.ownerId, ownerId));
+    if ((owned?.n ?? 0) >= FREE_SERVER_LIMIT) throw new ApiError('SERVER_LIMIT_REACHED');
+    const [taken] = await tx.select({ id: servers.id }).from(servers).where(eq(servers.name, request.serverName)).limit(1);
+    if (taken) throw new ApiError('SERVER_NAME_ALREADY_IN_USE');
+
+    const perNode = await tx.select({ nodeId: servers.nodeId, n: count() }).from(servers).groupBy(servers.nodeId);
+    const nodeId = pickNode(nodes, hub, new Map(perNode.map((r) => [r.nodeId, Number(r.n)])));
+    // One allocation per node at a time, across API replicas too.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`ports:${nodeId}`}))`);
+    const used = new Set((await tx.select({ port: servers.port }).from(servers).where(eq(servers.nodeId, nodeId))).map((r) => r.port));
+    const [low, high] = (nodes.config(nodeId)?.portRange ?? '25600-25699').split('-').map(Number) as [number, number];
+    let port = 0;
+    for (let p = low; p <= high; p++) {
+      if (!used.has(p)) {
+        port = p;
+        break;
+      }
+    }
+    if (!port) throw new ApiError('NO_SERVERS_AVAILABLE');
+
+    const inserted = await tx
+      .insert(servers)
+      .values({
+        id: newId(),
+        ownerId,
+        name: request.serverName,
+        software: software.id,
+        version,
+        nodeId,
+        port,
+        memoryMb: FREE_MEMORY_MB,
+        maxPlayers: FREE_MAX_PLAYERS,
+      })
+      .onConflictDoNothing()
+      .returning();
+    // Lost a race for the name with another account between the check and the insert.
+    if (!inserted[0]) throw new ApiError('SERVER_NAME_ALREADY_IN_USE');
+    return inserted[0];
+  });
+}

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../../../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface AgentProcess {
+  nodeConfig: { id: string; url: string; token: string; publicHost: string; capacity: number; portRange: string };
+  dataDir: string;
+  /** Starts the real agent (a separate process, as in production) reporting to the API at `apiUrl`. */
+  start(apiUrl: string): void;
+  stop(): Promise<void>;
+}
+
+/** A real agent for API tests; its game ports come from a random block so parallel suites do not collide. */
+export async function prepareAgent(capacity = 50): Promise<AgentProcess> {
+  const port = await freePort();
+  const token = randomBytes(24).toString('hex');
+  const low = 30000 + Math.floor(Math.random() * 300) * 100;
+  const portRange = `${low}-${low + 99}`;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-test-agent-'));
+  let child: ChildProcess | null = null;
+  return {
+    nodeConfig: { id: 'test-node', url: `http://127.0.0.1:${port}`, token, publicHost: 'localhost', capacity, portRange },
+    dataDir,
+    start(apiUrl) {
+      child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: {
+          ...process.env,
+          AGENT_NODE_ID: 'test-node',
+          AGENT_TOKEN: token,
+          AGENT_PORT: String(port),
+          API_URL: apiUrl,
+          DATA_DIR: dataDir,
+          GAME_PORT_RANGE: portRange,
+          LOG_LEVEL: 'warn',
+        },
+      });
+    },
+    async stop() {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child?.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

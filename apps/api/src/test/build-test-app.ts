@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, type App } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/index.ts';
+
+export interface TestApp extends App {
+  config: Config;
+  dataDir: string;
+}
+
+/** A real database for one test file: a clone of the migrated PGlite template, or a fresh PostgreSQL database. */
+export async function createTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+  if (process.env.TEST_DATABASE === 'postgres') {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error('TEST_DATABASE=postgres needs DATABASE_URL');
+    const name = `sp_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const dbUrl = new URL(url);
+    dbUrl.pathname = `/${name}`;
+    const database = await openDatabase({ url: dbUrl.toString() });
+    return {
+      database,
+      drop: async () => {
+        await database.close();
+        const cleanup = new pg.Client({ connectionString: url });
+        await cleanup.connect();
+        await cleanup.query(`drop database if exists ${name} with (force)`);
+        await cleanup.end();
+      },
+    };
+  }
+  const template = inject('pgliteTemplate');
+  const database = template
+    ? await openDatabase({ pgliteTemplate: new Blob([readFileSync(template)]) })
+    : await openDatabase({ inMemory: true });
+  return { database, drop: () => database.close() };
+}
+
+/** Builds the real app (real database, real file mailer) in a temporary DATA_DIR. */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp & { cleanup: () => Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-api-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    APP_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_URL: 'http://localhost:3000',
+    WEB_DIST: path.join(dataDir, 'no-web-build'),
+    ...env,
+  });
+  const { database, drop } = await createTestDatabase();
+  const app = await buildApp({ config, database });
+  await app.app.ready();
+  return {
+    ...app,
+    config,
+    dataDir,
+    async cleanup() {
+      await app.close();
+      await drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+export function uniqueEmail(prefix = 'player'): string {
+  return `${prefix}-${Date.now().toString(36)}-${++counter}@example.com`;
+}
+
+/** A distinct client address per test, so per-IP limits of one test never touch another. */
+export function uniqueIp(): string {
+  const n = ++counter;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+/** Reads the `.eml` files the embedded mailer wrote for an address, newest last. */
+export function mailsTo(dataDir: string, address: string): string[] {
+  const dir = path.join(dataDir, 'mail');
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return files
+    .map((file) => decodeQuotedPrintable(readFileSync(path.join(dir, file), 'utf8')))
+    .filter((text) => text.includes(`To: ${address}`));
+}
+
+export function decodeQuotedPrintable(text: string): string {
+  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+export function linkIn(mail: string, pattern: RegExp): string {
+  const match = mail.match(pattern);
+  if (!match) throw new Error(`no link matching ${pattern} in mail`);
+  return match[0];
+}
+
+export function cookieFrom(setCookie: string | string[] | undefined): string {
+  const header = Array.isArray(setCookie) ? setCookie[0] : setCookie;
+  if (!header) throw new Error('no set-cookie header');
+  return header.split(';')[0] as string;
+}

@@ -1,0 +1,84 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, uniqueIp } from './test/build-test-app.ts';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+
+beforeAll(async () => {
+  // A small stand-in for apps/web/build/client with the files the build writes.
+  const dist = path.join(process.env.TMPDIR ?? '/tmp', `spawnpoint-web-${process.pid}-${Date.now()}`);
+  await mkdir(path.join(dist, 'pricing'), { recursive: true });
+  await mkdir(path.join(dist, 'assets'), { recursive: true });
+  await writeFile(path.join(dist, 'index.html'), '<html>landing</html>');
+  await writeFile(path.join(dist, 'pricing/index.html'), '<html>pricing</html>');
+  await writeFile(path.join(dist, '__spa-fallback.html'), '<html>spa</html>');
+  await writeFile(path.join(dist, 'assets/app-abc123.js'), 'console.log(1)');
+  t = await buildTestApp({
+    WEB_DIST: dist,
+    ROUTE_RULES: JSON.stringify({ '/old-pricing': '/pricing', '/discord': 'https://discord.example/invite' }),
+  });
+});
+afterAll(async () => {
+  await t.cleanup();
+});
+
+const get = (url: string) => t.app.inject({ method: 'GET', url, remoteAddress: uniqueIp() });
+
+describe('web app serving', () => {
+  it('serves prerendered pages at their own path, with or without a trailing slash, never redirecting', async () => {
+    for (const url of ['/pricing', '/pricing/']) {
+      const res = await get(url);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('<html>pricing</html>');
+    }
+    expect((await get('/')).body).toBe('<html>landing</html>');
+  });
+
+  it('serves the SPA page for dashboard routes of the table', async () => {
+    for (const url of ['/login', '/servers', '/servers/abc123/console', '/account/security', '/blog/some-post']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toBe('<html>spa</html>');
+    }
+  });
+
+  it('answers unknown paths with HTTP 404 and the SPA page that shows the 404 screen', async () => {
+    for (const url of ['/nope', '/servers/a/b/c', '/account/nothing']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body).toBe('<html>spa</html>');
+    }
+  });
+
+  it('sends a Content-Security-Policy with HTML pages and a strict one with API answers', async () => {
+    const page = await get('/pricing');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    const api = await get('/v1/localization');
+    expect(api.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
+  });
+
+  it('serves built assets with long-lived caching', async () => {
+    const res = await get('/assets/app-abc123.js');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toContain('immutable');
+    expect((await get('/assets/missing.js')).statusCode).toBe(404);
+  });
+
+  it('sends /support paths to the help site and applies route rules', async () => {
+    const support = await get('/support/billing');
+    expect(support.statusCode).toBe(302);
+    expect(support.headers.location).toBe('https://help.spawnpoint.gg');
+    expect((await get('/old-pricing')).headers.location).toBe('/pricing');
+    expect((await get('/discord')).headers.location).toBe('https://discord.example/invite');
+  });
+
+  it('does not serve files outside the build folder', async () => {
+    for (const url of ['/../package.json', '/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2f..%2fpackage.json']) {
+      const res = await get(url);
+      expect(res.body).not.toContain('"name"');
+      expect(res.body).not.toContain('root:');
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import { integrationHosts, isSupportPath, matchRoute } from '@spawnpoint/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from './config.ts';
+import { failureBody } from './http/errors.ts';
+import { pageCsp } from './http/security-headers.ts';
+
+const SPA_FALLBACK = '__spa-fallback.html';
+
+/**
+ * Serves the built web app on the API's port: files as they are, prerendered pages at their own path
+ * (with or without a trailing slash, never redirected), other routes of the table through the SPA page,
+ * and anything else through the SPA page with HTTP 404 so the app shows its 404 screen.
+ */
+export async function installWeb(app: FastifyInstance, config: Config): Promise<void> {
+  const root = config.webDist;
+  const built = existsSync(path.join(root, SPA_FALLBACK));
+  if (built) {
+    await app.register(fastifyStatic, {
+      root,
+      prefix: '/',
+      index: false,
+      wildcard: false,
+      cacheControl: false,
+      // Prerendered pages are reached by their route path, not as /x/index.html.
+      allowedPath: (pathname) => !pathname.endsWith('.html'),
+      setHeaders: (res, filePath) => {
+        if (filePath.includes(`${path.sep}assets${path.sep}`)) {
+          res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+        } else {
+          res.setHeader('cache-control', 'no-cache');
+        }
+      },
+    });
+  } else {
+    app.log.warn({ root }, 'web app not built: run `npm run build` (npm start does it when missing)');
+  }
+
+  // Pages are small and few: read once, with their Content-Security-Policy computed from their inline scripts.
+  const pages = new Map<string, { html: string; csp: string }>();
+  // Hosts of the integrations that are configured; none by default.
+  const enabled = [
+    config.ANALYTICS_KEY && integrationHosts.analytics,
+    config.CHAT_WIDGET_ID && integrationHosts.chatWidget,
+    config.TAG_MANAGER_ID && integrationHosts.tagManager,
+    config.ADS_CLIENT && integrationHosts.ads,
+  ].filter((h): h is (typeof integrationHosts)[keyof typeof integrationHosts] => Boolean(h));
+  const extra = { script: enabled.map((h) => h.script), connect: enabled.map((h) => h.connect) };
+  const page = (file: string) => {
+    let entry = pages.get(file);
+    if (!entry) {
+      const html = readFileSync(path.join(root, file), 'utf8');
+      entry = { html, csp: pageCsp(html, extra) };
+      pages.set(file, entry);
+    }
+    return entry;
+  };
+
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    const url = new URL(request.url, 'http://local');
+    const pathname = decodeSafe(url.pathname);
+    if (
+      pathname === null ||
+      pathname.split('/').includes('..') ||
+      pathname.startsWith('/v1/') ||
+      (request.method !== 'GET' && request.method !== 'HEAD')
+    ) {
+      return reply.status(404).send(failureBody('NOT_FOUND'));
+    }
+    if (isSupportPath(pathname)) return reply.redirect(config.SUPPORT_URL, 302);
+    const rule = config.ROUTE_RULES[pathname];
+    if (rule) return reply.redirect(rule, 302);
+    if (!built) {
+      return reply.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build`, then reload.');
+    }
+    reply.header('cache-control', 'no-cache');
+    const route = matchRoute(pathname);
+    if (route) {
+      // Prerendered pages include blog posts and pages, so look for the file of this exact path.
+      const clean = pathname.replace(/\/+$/, '');
+      const file = clean === '' ? 'index.html' : path.join(clean.slice(1), 'index.html');
+      if (existsSync(path.join(root, file))) {
+        const { html, csp } = page(file);
+        return reply.header('content-security-policy', csp).type('text/html; charset=utf-8').send(html);
+      }
+    }
+    const { html, csp } = page(SPA_FALLBACK);
+    return reply
+      .status(route ? 200 : 404)
+      .header('content-security-policy', csp)
+      .type('text/html; charset=utf-8')
+      .send(html);
+  });
+}
+
+function decodeSafe(pathname: string): string | null {
+  try {
+    const decoded = decodeURIComponent(pathname);
+    return decoded.includes('\0') ? null : decoded;
+  } catch {
+    return null;
+  }
+}

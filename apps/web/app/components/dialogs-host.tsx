@@ -1,0 +1,175 @@
+import type { feedbackRequest } from '@spawnpoint/contracts';
+import { useEffect, useState } from 'react';
+import { useLocation } from 'react-router';
+import { z } from 'zod';
+import { api } from '../lib/api.ts';
+import { closeDialog, dialogNames, dialogStore, type DialogOptionsByName, type OpenDialog } from '../lib/dialogs.ts';
+import { useStore } from '../lib/store.ts';
+import { notify } from '../lib/toasts.ts';
+import { Button } from './button.tsx';
+import { Modal } from './modal.tsx';
+import { DisableTwoFactorDialog, EnableTwoFactorDialog } from './twofactor-dialogs.tsx';
+
+/** Renders whichever global dialog is open; listens for `open-{dialogName}`; closes on route change. */
+export function DialogsHost() {
+  const open = useStore(dialogStore, (s) => s, null);
+  const location = useLocation();
+
+  useEffect(() => {
+    const handlers = dialogNames.map((name) => {
+      const handler = (event: Event) => {
+        const options = (event as CustomEvent<DialogOptionsByName[typeof name]>).detail;
+        dialogStore.set({ name, options } as OpenDialog);
+      };
+      window.addEventListener(`open-${name}`, handler);
+      return () => window.removeEventListener(`open-${name}`, handler);
+    });
+    return () => handlers.forEach((off) => off());
+  }, []);
+
+  useEffect(() => {
+    closeDialog();
+  }, [location.pathname]);
+
+  if (!open) return null;
+  switch (open.name) {
+    case 'confirm':
+      return <ConfirmDialog {...open.options} />;
+    case 'input':
+      return <InputDialog {...open.options} />;
+    case 'feedback':
+      return <FeedbackDialog route={location.pathname + location.search + location.hash} />;
+    case 'enable-twofactor':
+      return <EnableTwoFactorDialog {...open.options} />;
+    case 'disable-twofactor':
+      return <DisableTwoFactorDialog {...open.options} />;
+    case 'disk-limit':
+      return (
+        <Modal title="Disk limit reached">
+          <p className="text-slate-600">
+            This server has reached its disk limit. Upgrade the plan or delete files to free up space. The server will not start until this
+            is resolved.
+          </p>
+          <div className="mt-6 flex justify-end">
+            <Button onClick={closeDialog}>OK</Button>
+          </div>
+        </Modal>
+      );
+  }
+}
+
+function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger, onConfirm }: DialogOptionsByName['confirm']) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title={title}>
+      <p className="text-slate-600">{message}</p>
+      <div className="mt-6 flex justify-end gap-3">
+        <Button variant="secondary" onClick={closeDialog}>
+          Cancel
+        </Button>
+        <Button
+          variant={danger ? 'danger' : 'primary'}
+          busy={busy}
+          onClick={async () => {
+            setBusy(true);
+            try {
+              await onConfirm();
+              closeDialog();
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          {confirmLabel}
+        </Button>
+      </div>
+    </Modal>
+  );
+}
+
+function InputDialog({ title, message, label, initialValue = '', onContinue }: DialogOptionsByName['input']) {
+  const [value, setValue] = useState(initialValue);
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title={title}>
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          try {
+            await onContinue(value);
+            closeDialog();
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {message ? <p className="mb-3 text-slate-600">{message}</p> : null}
+        <label htmlFor="dialog-input" className="block text-sm font-medium text-slate-700">
+          {label}
+        </label>
+        <input
+          id="dialog-input"
+          autoFocus
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
+        />
+        <div className="mt-6 flex justify-end gap-3">
+          <Button type="button" variant="secondary" onClick={closeDialog}>
+            Cancel
+          </Button>
+          <Button type="submit" busy={busy}>
+            Continue
+          </Button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+function FeedbackDialog({ route }: { route: string }) {
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title="Send feedback">
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          try {
+            // No client-side rules (spec §5): the server's answer decides.
+            const body: z.input<typeof feedbackRequest> = { message, route };
+            await api('POST', '/v1/feedback/submit', { body, result: z.unknown() });
+            notify('success', 'Feedback sent');
+            closeDialog();
+          } catch {
+            // The §8 toast already told the user what went wrong; keep their text.
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <label htmlFor="feedback-message" className="block text-sm text-slate-600">
+          Tell us what works, what does not, or what you would like to see.
+        </label>
+        <textarea
+          id="feedback-message"
+          autoFocus
+          rows={5}
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+          className="mt-2 block w-full rounded-md border border-slate-300 px-3 py-2"
+        />
+        <div className="mt-6 flex justify-end gap-3">
+          <Button type="button" variant="secondary" onClick={closeDialog}>
+            Cancel
+          </Button>
+          <Button type="submit" busy={busy}>
+            Send
+          </Button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

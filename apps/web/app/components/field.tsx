@@ -1,0 +1,38 @@
+import type { InputHTMLAttributes } from 'react';
+
+interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
+  label: string;
+  error?: string | undefined;
+  id: string;
+}
+
+export function Field({ label, error, id, className, ...input }: FieldProps) {
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <input
+        id={id}
+        {...input}
+        className={`mt-1 block w-full rounded-md border px-3 py-2 text-slate-900 shadow-sm focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30 ${
+          error ? 'border-red-500' : 'border-slate-300'
+        }`}
+      />
+      {error ? (
+        <p id={`${id}-error`} role="alert" className="mt-1 text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function FormError({ message }: { message?: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+      {message}
+    </p>
+  );
+}

@@ -1,0 +1,63 @@
+import type { PowerAction, ServerState } from '@spawnpoint/contracts';
+import { powerPreconditions } from '@spawnpoint/contracts';
+import { useState } from 'react';
+import { openDialog } from '../lib/dialogs.ts';
+import { powerServer } from '../lib/servers.ts';
+import { setServerState } from '../lib/user-store.ts';
+import { Button } from './button.tsx';
+
+const labels: Record<PowerAction, string> = { start: 'Start', stop: 'Stop', restart: 'Restart', kill: 'Kill' };
+
+function allowed(action: PowerAction, state: ServerState): boolean {
+  const pre = powerPreconditions[action];
+  return pre === 'any' ? state !== 'offline' : pre.includes(state);
+}
+
+/** Power controls; each is enabled only in the states where the server accepts it. */
+export function PowerButtons({
+  serverId,
+  state,
+  actions = ['start', 'stop', 'restart', 'kill'],
+}: {
+  serverId: string;
+  state: ServerState;
+  actions?: PowerAction[];
+}) {
+  const [busy, setBusy] = useState<PowerAction | null>(null);
+  async function run(action: PowerAction) {
+    setBusy(action);
+    try {
+      const result = await powerServer(serverId, action);
+      setServerState(serverId, result.state as ServerState);
+    } catch {
+      // the §8 toast explains
+    } finally {
+      setBusy(null);
+    }
+  }
+  return (
+    <div className="flex flex-wrap gap-2">
+      {actions.map((action) => (
+        <Button
+          key={action}
+          variant={action === 'start' ? 'primary' : action === 'kill' ? 'danger' : 'secondary'}
+          disabled={!allowed(action, state)}
+          busy={busy === action}
+          onClick={() =>
+            action === 'kill'
+              ? openDialog('confirm', {
+                  title: 'Kill the server?',
+                  message: 'Killing ends the process at once without saving. Players lose what happened since the last save.',
+                  confirmLabel: 'Kill',
+                  danger: true,
+                  onConfirm: () => run('kill'),
+                })
+              : void run(action)
+          }
+        >
+          {labels[action]}
+        </Button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+import type { ReactNode } from 'react';
+import { Link, NavLink } from 'react-router';
+import type { ServerLoad } from '../lib/use-server.ts';
+import { buttonClass } from './button.tsx';
+import { StateBadge } from './state-badge.tsx';
+
+const tabs = [
+  { to: '', label: 'Overview', end: true },
+  { to: 'console', label: 'Console' },
+  { to: 'files', label: 'Files' },
+  { to: 'backups', label: 'Backups' },
+  { to: 'properties', label: 'Properties' },
+  { to: 'plugins', label: 'Plugins' },
+  { to: 'subusers', label: 'Subusers' },
+  { to: 'appearance', label: 'Appearance' },
+  { to: 'upgrade', label: 'Upgrade' },
+  { to: 'shop', label: 'Shop' },
+];
+
+/** Header and tabs of every /servers/{id} page, with the loading and not-found states. */
+export function ServerShell({ serverId, load, children }: { serverId: string; load: ServerLoad; children: ReactNode }) {
+  if (load.status === 'loading') {
+    return (
+      <main className="mx-auto max-w-6xl px-4 py-8" role="status" aria-live="polite">
+        <div className="h-8 w-48 animate-pulse rounded bg-slate-200" />
+        <span className="sr-only">Loading the server…</span>
+      </main>
+    );
+  }
+  if (load.status === 'missing') {
+    return (
+      <main className="mx-auto max-w-xl px-4 py-24 text-center">
+        <h1 className="text-2xl font-bold">Server not found</h1>
+        <p className="mt-3 text-slate-600">{load.message} It may have been deleted, or you may not have access to it.</p>
+        <Link to="/servers" className={buttonClass('secondary', 'mt-8')}>
+          Back to your servers
+        </Link>
+      </main>
+    );
+  }
+  const base = `/servers/${encodeURIComponent(serverId)}`;
+  return (
+    <main className="mx-auto max-w-6xl px-4 py-8">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/servers" className="hover:underline">
+          Servers
+        </Link>{' '}
+        / <span className="text-slate-700">{load.server.name}</span>
+      </nav>
+      <div className="mt-2 flex flex-wrap items-center gap-3">
+        <h1 className="text-2xl font-bold">{load.server.name}</h1>
+        <StateBadge state={load.state} />
+      </div>
+      <nav aria-label="Server" className="mt-6 flex gap-1 overflow-x-auto border-b border-slate-200">
+        {tabs.map((tab) => (
+          <NavLink
+            key={tab.label}
+            to={tab.to ? `${base}/${tab.to}` : base}
+            end={tab.end ?? false}
+            className={({ isActive }) =>
+              `whitespace-nowrap border-b-2 px-3 py-2 text-sm font-medium ${isActive ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-600 hover:text-slate-900'}`
+            }
+          >
+            {tab.label}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="mt-6">{children}</div>
+    </main>
+  );
+}

@@ -1,0 +1,38 @@
+import { Link } from 'react-router';
+import { openDialog } from '../lib/dialogs.ts';
+import { anyIntegration, consentStore } from '../lib/integrations.ts';
+import { settings } from '../lib/settings.ts';
+
+export function SiteFooter() {
+  return (
+    <footer className="mt-auto border-t border-slate-200 bg-white">
+      <div className="mx-auto grid max-w-6xl gap-8 px-4 py-10 text-sm text-slate-600 sm:grid-cols-3">
+        <div>
+          <p className="font-semibold text-slate-900">Spawnpoint</p>
+          <p className="mt-2">Minecraft servers that sleep when empty and wake when you join.</p>
+        </div>
+        <nav aria-label="Product" className="flex flex-col gap-2">
+          <Link to="/pricing">Pricing</Link>
+          <Link to="/server-list">Server list</Link>
+          <Link to="/affiliate">Affiliate programme</Link>
+          <Link to="/blog">Blog</Link>
+          <Link to="/tools/nether-portal-calculator">Nether portal calculator</Link>
+        </nav>
+        <nav aria-label="Legal and help" className="flex flex-col gap-2">
+          <a href={settings.supportUrl}>Help centre</a>
+          <button type="button" className="text-left" onClick={() => openDialog('feedback', {})}>
+            Send feedback
+          </button>
+          <Link to="/terms-of-service">Terms of service</Link>
+          <Link to="/privacy-policy">Privacy policy</Link>
+          <Link to="/cookie-policy">Cookie policy</Link>
+          {anyIntegration ? (
+            <button type="button" className="text-left" onClick={() => consentStore.set(null)}>
+              Cookie settings
+            </button>
+          ) : null}
+        </nav>
+      </div>
+    </footer>
+  );
+}

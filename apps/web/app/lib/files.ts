@@ -1,0 +1,87 @@
+import { backupSummary, fileListResult, fileSearchResult, serverProperties, type ServerProperties } from '@spawnpoint/contracts';
+import { z } from 'zod';
+import { api, ApiFailure } from './api.ts';
+import { handleApiError } from './api-errors.ts';
+import { settings } from './settings.ts';
+
+const base = (serverId: string) => `/v1/server/${encodeURIComponent(serverId)}`;
+const q = encodeURIComponent;
+
+export const joinPath = (dir: string, name: string) => `${dir.replace(/\/+$/, '')}/${name}`.replace(/^\/*/, '/');
+export const parentOf = (p: string) => p.replace(/\/[^/]*\/?$/, '') || '/';
+
+export const listFiles = (serverId: string, path: string) =>
+  api('GET', `${base(serverId)}/files/list?path=${q(path)}`, { result: fileListResult });
+export const searchFiles = (serverId: string, query: string) =>
+  api('GET', `${base(serverId)}/files/search?q=${q(query)}`, { result: fileSearchResult });
+export const diskUsage = (serverId: string) =>
+  api('GET', `${base(serverId)}/files/usage`, { result: z.object({ used: z.number(), quota: z.number() }), background: true });
+export const readFile = (serverId: string, path: string) =>
+  api('GET', `${base(serverId)}/files/content?path=${q(path)}`, { result: z.object({ path: z.string(), content: z.string() }) });
+export const saveFile = (serverId: string, path: string, content: string) =>
+  api('PUT', `${base(serverId)}/files/content`, { body: { path, content }, result: z.null() });
+export const makeFolder = (serverId: string, path: string) =>
+  api('POST', `${base(serverId)}/files/mkdir`, { body: { path }, result: z.unknown() });
+export const renamePath = (serverId: string, from: string, to: string) =>
+  api('POST', `${base(serverId)}/files/rename`, { body: { from, to }, result: z.unknown() });
+export const deletePaths = (serverId: string, paths: string[]) =>
+  api('POST', `${base(serverId)}/files/delete`, { body: { paths }, result: z.unknown() });
+export const archivePaths = (serverId: string, paths: string[], destination: string) =>
+  api('POST', `${base(serverId)}/files/archive`, { body: { paths, destination }, result: z.unknown() });
+export const extractArchive = (serverId: string, path: string, destination: string) =>
+  api('POST', `${base(serverId)}/files/extract`, { body: { path, destination }, result: z.unknown() });
+export const downloadUrl = (serverId: string, path: string) => `${settings.apiBaseUrl}${base(serverId)}/files/download?path=${q(path)}`;
+
+/** Uploads one file with progress (XMLHttpRequest reports upload progress; fetch does not). */
+export function uploadFile(serverId: string, path: string, file: File, onProgress: (loaded: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${settings.apiBaseUrl}${base(serverId)}/files/upload?path=${q(path)}`);
+    xhr.withCredentials = true;
+    xhr.upload.onprogress = (event) => onProgress(event.loaded);
+    xhr.onerror = () => {
+      const failure = new ApiFailure('NETWORK_ERROR', 'The upload was interrupted. Check your connection and try again.');
+      handleApiError(failure);
+      reject(failure);
+    };
+    xhr.onload = () => {
+      let body: { status?: string; message?: string } = {};
+      try {
+        body = JSON.parse(xhr.responseText) as typeof body;
+      } catch {
+        // handled below
+      }
+      if (body.status === 'SUCCESS') {
+        onProgress(file.size);
+        resolve();
+        return;
+      }
+      const failure = new ApiFailure(
+        (body.status as ApiFailure['code']) ?? 'BAD_RESPONSE',
+        body.message ?? `The upload failed (HTTP ${xhr.status}).`,
+      );
+      handleApiError(failure);
+      reject(failure);
+    };
+    const form = new FormData();
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+}
+
+export const getProperties = (serverId: string) => api('GET', `${base(serverId)}/properties`, { result: serverProperties });
+export const putProperties = (serverId: string, values: ServerProperties) =>
+  api('PUT', `${base(serverId)}/properties`, { body: values, result: serverProperties });
+
+const backupList = z.object({ backups: z.array(backupSummary), limit: z.number(), running: z.boolean() });
+export const listBackups = (serverId: string) => api('GET', `${base(serverId)}/backups`, { result: backupList });
+export const createBackup = (serverId: string) =>
+  api('POST', `${base(serverId)}/backups`, { body: {}, result: z.object({ backupId: z.string() }) });
+export const restoreBackup = (serverId: string, backupId: string) =>
+  api('POST', `${base(serverId)}/backups/${q(backupId)}/restore`, { body: {}, result: z.unknown() });
+export const lockBackup = (serverId: string, backupId: string, locked: boolean) =>
+  api('POST', `${base(serverId)}/backups/${q(backupId)}/lock`, { body: { locked }, result: backupSummary });
+export const deleteBackup = (serverId: string, backupId: string) =>
+  api('DELETE', `${base(serverId)}/backups/${q(backupId)}`, { result: z.null() });
+export const backupDownloadUrl = (serverId: string, backupId: string) =>
+  `${settings.apiBaseUrl}${base(serverId)}/backups/${q(backupId)}/download`;

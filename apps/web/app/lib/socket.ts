@@ -1,0 +1,116 @@
+import {
+  SOCKET_OPTIONS,
+  serverStateEvent,
+  websocketTokenResult,
+  type ClientToServerEvents,
+  type ServerStats,
+  type ServerToClientEvents,
+} from '@spawnpoint/contracts';
+import type { Socket } from 'socket.io-client';
+import { api } from './api.ts';
+import { settings } from './settings.ts';
+import { setServerPlayers, setServerState } from './user-store.ts';
+
+type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+let socket: AppSocket | null = null;
+let wanted = false;
+let authenticated = false;
+
+/**
+ * ARCHITECTURE §5: connect at sign-in, disconnect at sign-out; on every connect fetch a fresh token and
+ * emit `auth`. The client library is loaded only once someone signs in, keeping it off public pages.
+ */
+export async function connectSocket(): Promise<void> {
+  wanted = true;
+  if (!socket) {
+    const { io } = await import('socket.io-client');
+    const created: AppSocket = io(settings.socketBaseUrl || undefined, {
+      ...SOCKET_OPTIONS,
+      autoConnect: false,
+      withCredentials: true,
+    });
+    created.on('auth:success', () => {
+      authenticated = true;
+      resubscribeAll(created);
+    });
+    created.on('disconnect', () => {
+      authenticated = false;
+    });
+    created.on('server:console', (payload) => {
+      for (const h of subscriptions.get(payload.serverId) ?? []) h.onConsole?.(payload.lines);
+    });
+    created.on('server:stats', (payload) => {
+      const { serverId, ...stats } = payload;
+      setServerPlayers(serverId, stats.players.online);
+      for (const h of subscriptions.get(serverId) ?? []) h.onStats?.(stats);
+    });
+    created.on('server:backup', (payload) => {
+      for (const h of subscriptions.get(payload.serverId) ?? []) h.onBackup?.(payload);
+    });
+    created.on('server:error', (payload) => {
+      for (const h of subscriptions.get(payload.serverId) ?? []) h.onError?.(payload.status, payload.message);
+    });
+    created.on('connect', () => {
+      api('GET', '/v1/user/websocket', { result: websocketTokenResult, background: true }).then(
+        ({ token }) => created.emit('auth', { token }),
+        () => undefined, // token failures are ignored (spec §8); the next reconnect tries again
+      );
+    });
+    created.on('server:state', (payload) => {
+      const event = serverStateEvent.safeParse(payload);
+      if (event.success) setServerState(event.data.serverId, event.data.state);
+    });
+    socket = created;
+  }
+  if (wanted && !socket.connected) socket.connect();
+}
+
+export interface ServerSubscription {
+  onConsole?: (lines: string[]) => void;
+  onStats?: (stats: ServerStats) => void;
+  onError?: (status: string, message: string) => void;
+  onBackup?: (event: { backupId: string; phase: 'running' | 'complete' | 'failed'; percent: number; message?: string }) => void;
+}
+
+const subscriptions = new Map<string, Set<ServerSubscription>>();
+
+function resubscribeAll(target: AppSocket): void {
+  for (const serverId of subscriptions.keys()) target.emit('server:subscribe', { serverId });
+}
+
+/**
+ * Console and stats of one server while a page shows it. Re-subscribes after every reconnect (the server
+ * replays the last lines, so a page may see a line twice after a reconnect, never miss the recent ones).
+ */
+export function subscribeServer(serverId: string, handlers: ServerSubscription): () => void {
+  const set = subscriptions.get(serverId) ?? new Set();
+  set.add(handlers);
+  const first = !subscriptions.has(serverId);
+  subscriptions.set(serverId, set);
+  void connectSocket().then(() => {
+    if (first && authenticated) socket?.emit('server:subscribe', { serverId });
+  });
+  return () => {
+    set.delete(handlers);
+    if (set.size === 0) {
+      subscriptions.delete(serverId);
+      if (authenticated) socket?.emit('server:unsubscribe', { serverId });
+    }
+  };
+}
+
+export function sendCommand(serverId: string, command: string): boolean {
+  if (!socket || !authenticated) return false;
+  socket.emit('server:command', { serverId, command });
+  return true;
+}
+
+export function disconnectSocket(): void {
+  wanted = false;
+  socket?.disconnect();
+}
+
+export function isSocketConnected(): boolean {
+  return socket?.connected ?? false;
+}

@@ -1,0 +1,89 @@
+import {
+  SERVER_LIST_POLL_MS,
+  userData,
+  userServersResult,
+  type ServerState,
+  type ServerSummary,
+  type UserData,
+} from '@spawnpoint/contracts';
+import { z } from 'zod';
+import { analytics } from './analytics.ts';
+import { api, ApiFailure } from './api.ts';
+import { createStore, useStore } from './store.ts';
+
+export interface UserState {
+  initialized: boolean;
+  userData: UserData | null;
+  servers: ServerSummary[];
+}
+
+const initial: UserState = { initialized: false, userData: null, servers: [] };
+
+/** Spec §3–4: signed in exactly when `userData` is non-null; initialized after the first user fetch. */
+export const userStore = createStore<UserState>(initial);
+
+export function useUser<S>(select: (state: UserState) => S): S {
+  return useStore(userStore, select, initial);
+}
+
+/** Fetches the user; the first time (and after sign-in) the servers too. */
+export async function fetchUser(options: { withServers?: boolean } = {}): Promise<UserData | null> {
+  try {
+    const user = await api('GET', '/v1/user/me', { result: userData, background: true });
+    userStore.set((s) => ({ ...s, userData: user }));
+    if (options.withServers) await fetchServers();
+    return user;
+  } catch (error) {
+    // NOT_AUTHENTICATED means signed out; any other failure is swallowed (spec §8).
+    if (error instanceof ApiFailure && error.code === 'NOT_AUTHENTICATED') {
+      userStore.set((s) => ({ ...s, userData: null, servers: [] }));
+    }
+    return null;
+  } finally {
+    userStore.set((s) => (s.initialized ? s : { ...s, initialized: true }));
+  }
+}
+
+export async function fetchServers(): Promise<void> {
+  try {
+    const servers = await api('GET', '/v1/user/servers', { result: userServersResult, background: true });
+    userStore.set((s) => ({ ...s, servers }));
+  } catch (error) {
+    if (error instanceof ApiFailure && error.code === 'NOT_AUTHENTICATED') userStore.set((s) => ({ ...s, userData: null, servers: [] }));
+  }
+}
+
+export function setSignedIn(user: UserData): void {
+  userStore.set((s) => ({ ...s, initialized: true, userData: user }));
+  void fetchServers();
+}
+
+export async function logout(): Promise<void> {
+  try {
+    await api('POST', '/v1/auth/logout', { result: z.null() });
+  } finally {
+    userStore.set((s) => ({ ...s, userData: null, servers: [] }));
+    analytics.reset();
+  }
+}
+
+export function setServerState(serverId: string, state: ServerState): void {
+  userStore.set((s) => ({ ...s, servers: s.servers.map((server) => (server.serverId === serverId ? { ...server, state } : server)) }));
+}
+
+export function setServerPlayers(serverId: string, online: number): void {
+  userStore.set((s) => ({
+    ...s,
+    servers: s.servers.map((server) =>
+      server.serverId === serverId && server.players.online !== online ? { ...server, players: { ...server.players, online } } : server,
+    ),
+  }));
+}
+
+/** Polls the server list every 5 s while signed in; returns the stop function. */
+export function startServerPolling(): () => void {
+  const timer = setInterval(() => {
+    if (userStore.get().userData) void fetchServers();
+  }, SERVER_LIST_POLL_MS);
+  return () => clearInterval(timer);
+}

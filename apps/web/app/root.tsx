@@ -1,0 +1,175 @@
+import { routeRulesResult } from '@spawnpoint/contracts';
+import { NOTIFICATION_DURATION_MS } from '@spawnpoint/contracts';
+import { useEffect, useState, type ReactNode } from 'react';
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Navigate,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLocation,
+  useMatches,
+  useNavigate,
+} from 'react-router';
+import { Toaster } from 'sonner';
+import { z } from 'zod';
+import type { Route } from './+types/root';
+import './app.css';
+import { CookieBanner } from './components/cookie-banner.tsx';
+import { DialogsHost } from './components/dialogs-host.tsx';
+import { initConsent, trackPageView } from './lib/integrations.ts';
+import { LoadingBar } from './components/loading-bar.tsx';
+import { ErrorPage, NotFoundPage } from './components/error-pages.tsx';
+import { analytics } from './lib/analytics.ts';
+import { api } from './lib/api.ts';
+import { checkForNewBuild, guardedReload } from './lib/build-version.ts';
+import { decideNavigation } from './lib/navigation.ts';
+import { forgetReferral, keepQueryParams, storedReferral } from './lib/query-params.ts';
+import { settings } from './lib/settings.ts';
+import { connectSocket, disconnectSocket } from './lib/socket.ts';
+import { notify } from './lib/toasts.ts';
+import { fetchUser, startServerPolling, useUser } from './lib/user-store.ts';
+
+export function Layout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#16a34a" />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">
+        {children}
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+let routeRules: Record<string, string> = {};
+
+export default function App() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const matches = useMatches();
+  const initialized = useUser((s) => s.initialized);
+  const signedIn = useUser((s) => s.userData !== null);
+  const userId = useUser((s) => s.userData?.userId);
+  const [rulesLoaded, setRulesLoaded] = useState(0);
+
+  // First fetch of the user (and their servers), route rules, and chunk-failure reloads.
+  useEffect(() => {
+    void fetchUser({ withServers: true });
+    initConsent();
+    api('GET', '/v1/route-rules', { result: routeRulesResult, background: true }).then(
+      (rules) => {
+        routeRules = rules;
+        setRulesLoaded((n) => n + 1);
+      },
+      (error: unknown) => console.warn('route rules could not be loaded', error),
+    );
+    const onPreloadError = (event: Event) => {
+      event.preventDefault();
+      guardedReload();
+    };
+    window.addEventListener('vite:preloadError', onPreloadError);
+    return () => window.removeEventListener('vite:preloadError', onPreloadError);
+  }, []);
+
+  // Signed in: live socket, 5 s server polling, analytics identity. Signed out: none of them.
+  useEffect(() => {
+    if (!userId) {
+      disconnectSocket();
+      return;
+    }
+    analytics.identify(userId);
+    void connectSocket();
+    // A referral code kept from ?r= is sent once the visitor is signed in (registration sends it too).
+    const referral = storedReferral();
+    if (referral) {
+      api('POST', '/v1/referral', { body: { referral }, result: z.null(), background: true }).then(forgetReferral, () => undefined);
+    }
+    return startServerPolling();
+  }, [userId]);
+
+  // Query parameters of spec §1, and the deployed-build check on every navigation.
+  useEffect(() => {
+    const search = new URLSearchParams(location.search);
+    keepQueryParams(search);
+    const verifyToken = search.get('verify_token');
+    if (verifyToken) {
+      search.delete('verify_token');
+      const rest = search.toString();
+      navigate({ pathname: location.pathname, search: rest ? `?${rest}` : '' }, { replace: true });
+      api('POST', '/v1/auth/verify', { body: { token: verifyToken }, result: z.null() }).then(
+        async () => {
+          analytics.track('email_verified');
+          notify('success', 'Account verification', 'Your email address has been verified.');
+          await fetchUser();
+        },
+        () => undefined,
+      );
+    }
+    void checkForNewBuild();
+  }, [location.pathname, location.search, navigate]);
+
+  useEffect(() => {
+    trackPageView(location.pathname);
+  }, [location.pathname]);
+
+  const leaf = matches[matches.length - 1];
+  const decision = decideNavigation({
+    pathname: location.pathname,
+    search: location.search,
+    routeId: leaf?.id,
+    platform: settings.platform,
+    supportUrl: settings.supportUrl,
+    routeRules: rulesLoaded ? routeRules : {},
+    initialized,
+    signedIn,
+  });
+
+  useEffect(() => {
+    if (decision.type === 'external') window.location.assign(decision.url);
+  }, [decision]);
+
+  return (
+    <>
+      <LoadingBar />
+      {decision.type === 'redirect' ? (
+        <Navigate to={decision.to} replace />
+      ) : decision.type === 'render' ? (
+        <Outlet />
+      ) : (
+        <div className="flex min-h-screen items-center justify-center" role="status" aria-live="polite">
+          <span className="size-8 animate-spin rounded-full border-4 border-brand-600 border-t-transparent" aria-hidden="true" />
+          <span className="sr-only">Loading…</span>
+        </div>
+      )}
+      <DialogsHost />
+      <CookieBanner />
+      <Toaster position="top-right" duration={NOTIFICATION_DURATION_MS} richColors closeButton />
+    </>
+  );
+}
+
+export function HydrateFallback() {
+  return (
+    <div className="flex min-h-screen items-center justify-center" role="status">
+      <span className="size-8 animate-spin rounded-full border-4 border-brand-600 border-t-transparent" aria-hidden="true" />
+      <span className="sr-only">Loading…</span>
+    </div>
+  );
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const location = useLocation();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage path={location.pathname} />;
+  return <ErrorPage error={error} />;
+}

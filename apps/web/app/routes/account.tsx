@@ -1,0 +1,158 @@
+import { fieldRules } from '@spawnpoint/contracts';
+import { useEffect, useRef, useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { z } from 'zod';
+import { Button } from '../components/button.tsx';
+import { Field } from '../components/field.tsx';
+import { confirmEmailChange, deleteAccount, requestEmailChange } from '../lib/account.ts';
+import { api } from '../lib/api.ts';
+import { analytics } from '../lib/analytics.ts';
+import { openDialog } from '../lib/dialogs.ts';
+import { useForm } from '../lib/form.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { notify } from '../lib/toasts.ts';
+import { fetchUser, logout, userStore, useUser } from '../lib/user-store.ts';
+
+export const meta = () => pageMeta('account', 'Your Spawnpoint account.');
+
+export default function Account() {
+  const user = useUser((s) => s.userData);
+  const [sending, setSending] = useState(false);
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const confirming = useRef(false);
+
+  // The link mailed to a new address lands here as ?email_token=.
+  useEffect(() => {
+    const token = params.get('email_token');
+    if (!token || confirming.current) return;
+    confirming.current = true;
+    setParams({}, { replace: true });
+    confirmEmailChange(token).then(
+      async () => {
+        notify('success', 'Email address changed', 'Your account now uses the new address.');
+        await fetchUser();
+      },
+      () => undefined,
+    );
+  }, [params, setParams]);
+
+  const emailForm = useForm({
+    newEmailAddress: { label: 'new email address', rules: fieldRules.emailAddress },
+    password: { label: 'password', rules: fieldRules.loginPassword },
+  });
+  const [emailSentTo, setEmailSentTo] = useState<string | null>(null);
+  const submitEmail = emailForm.handleSubmit(async (values) => {
+    await requestEmailChange(values);
+    setEmailSentTo(values.newEmailAddress);
+  });
+
+  if (!user) return null;
+
+  async function resend() {
+    setSending(true);
+    try {
+      await api('POST', '/v1/auth/verify/resend', { result: z.null() });
+      notify('success', 'Verification email sent', `Open the link we sent to ${user?.emailAddress}.`);
+    } catch {
+      // shown by the §8 toast
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-bold">Account</h1>
+      <section aria-labelledby="email-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+        <h2 id="email-heading" className="text-lg font-semibold">
+          Email address
+        </h2>
+        <p className="mt-2 break-all font-medium" data-testid="account-email">
+          {user.emailAddress}
+        </p>
+        {user.emailVerified ? (
+          <p className="mt-2 inline-flex items-center gap-2 rounded-full bg-brand-50 px-3 py-1 text-sm font-medium text-brand-700">
+            Verified
+          </p>
+        ) : (
+          <div className="mt-3 rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
+            <p className="font-semibold">Not verified yet</p>
+            <p className="mt-1">Open the link we emailed you to verify your address. You need a verified address to create servers.</p>
+            <Button variant="secondary" className="mt-3" busy={sending} onClick={() => void resend()}>
+              Resend verification email
+            </Button>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="change-email-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+        <h2 id="change-email-heading" className="text-lg font-semibold">
+          Change email address
+        </h2>
+        {emailSentTo ? (
+          <p className="mt-2 text-sm text-slate-600" role="status">
+            We sent a confirmation link to <strong>{emailSentTo}</strong>. Your address changes when you open it.
+          </p>
+        ) : (
+          <form className="mt-4 max-w-sm space-y-4" onSubmit={submitEmail} noValidate>
+            <Field
+              label="New email address"
+              type="email"
+              autoComplete="email"
+              error={emailForm.errors.newEmailAddress}
+              {...emailForm.field('newEmailAddress')}
+            />
+            <Field
+              label="Current password"
+              type="password"
+              autoComplete="current-password"
+              error={emailForm.errors.password}
+              {...emailForm.field('password')}
+            />
+            <Button type="submit" variant="secondary" busy={emailForm.submitting}>
+              Send confirmation link
+            </Button>
+          </form>
+        )}
+      </section>
+      <section aria-labelledby="session-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+        <h2 id="session-heading" className="text-lg font-semibold">
+          Session
+        </h2>
+        <p className="mt-2 text-sm text-slate-600">
+          Member since {new Date(user.createdAt).toLocaleDateString('en-US', { dateStyle: 'long' })}.
+        </p>
+        <Button variant="secondary" className="mt-4" onClick={() => void logout()}>
+          Sign out
+        </Button>
+      </section>
+      <section aria-labelledby="delete-heading" className="rounded-xl border border-red-200 bg-white p-6">
+        <h2 id="delete-heading" className="text-lg font-semibold text-red-700">
+          Delete account
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">Your account, your servers and all their files are removed for good.</p>
+        <Button
+          variant="danger"
+          className="mt-4"
+          onClick={() =>
+            openDialog('input', {
+              title: 'Delete your account?',
+              message:
+                'This removes your account, every server you own and all their files. It cannot be undone. Enter your password to confirm.',
+              label: 'Password',
+              onContinue: async (password) => {
+                await deleteAccount(password);
+                userStore.set((s) => ({ ...s, userData: null, servers: [] }));
+                analytics.reset();
+                notify('success', 'Account deleted', 'Thank you for playing with us.');
+                navigate('/');
+              },
+            })
+          }
+        >
+          Delete account
+        </Button>
+      </section>
+    </div>
+  );
+}

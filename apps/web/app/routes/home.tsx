@@ -1,0 +1,111 @@
+import { Link } from 'react-router';
+import { buttonClass } from '../components/button.tsx';
+import { pageMeta } from '../lib/meta.ts';
+
+export const meta = () =>
+  pageMeta(
+    'index',
+    'Free Minecraft Java servers that sleep when empty and wake up when a player joins. Console, files, backups, plugins and friends, all from your browser.',
+  );
+
+const features = [
+  {
+    title: 'Live console',
+    text: 'Watch your server log in colour and run commands from any device, with your command history a key press away.',
+  },
+  { title: 'Files and properties', text: 'Edit server.properties through a form, browse and edit files, upload worlds by drag and drop.' },
+  { title: 'Backups', text: 'Take a backup before you try something risky and restore it in one click. Lock the ones you want to keep.' },
+  { title: 'Plugins', text: 'Add the plugins your community wants without hunting for jar files.' },
+  {
+    title: 'Friends as co-owners',
+    text: 'Invite friends as viewers, moderators or administrators. They only get the access you give them.',
+  },
+  { title: 'Your own address', text: 'Every server gets a name and a join address your friends can remember.' },
+];
+
+const steps = [
+  { title: 'Create an account', text: 'An email address and a password. Verify the address and you are in.' },
+  { title: 'Name your server', text: 'Pick a name, a software and a Minecraft version. Press Create.' },
+  {
+    title: 'Press Start and join',
+    text: 'Copy the join address into Minecraft. When everyone leaves, the server goes to sleep; the next join wakes it.',
+  },
+];
+
+export default function Home() {
+  return (
+    <main>
+      <section className="bg-gradient-to-b from-brand-900 to-slate-900 text-white">
+        <div className="mx-auto max-w-6xl px-4 py-20 sm:py-28">
+          <p className="text-sm font-semibold uppercase tracking-widest text-brand-100">Minecraft server hosting</p>
+          <h1 className="mt-4 max-w-3xl text-4xl font-extrabold leading-tight sm:text-6xl">
+            Your own Minecraft server. Free, and awake when you are.
+          </h1>
+          <p className="mt-6 max-w-2xl text-lg text-slate-200">
+            Spawnpoint servers sleep when nobody is online and wake up the moment a player joins. You only wait a few seconds, and you never
+            pay for an empty world.
+          </p>
+          <div className="mt-10 flex flex-wrap gap-4">
+            <Link to="/register" className={buttonClass('primary', 'px-6 py-3 text-base')}>
+              Create your free server
+            </Link>
+            <Link
+              to="/pricing"
+              className="inline-flex items-center rounded-md border border-white/30 px-6 py-3 text-base font-semibold text-white hover:bg-white/10"
+            >
+              See plans and prices
+            </Link>
+          </div>
+        </div>
+      </section>
+
+      <section aria-labelledby="how-heading" className="mx-auto max-w-6xl px-4 py-16">
+        <h2 id="how-heading" className="text-3xl font-bold">
+          Playing in three steps
+        </h2>
+        <ol className="mt-8 grid gap-6 sm:grid-cols-3">
+          {steps.map((step, i) => (
+            <li key={step.title} className="rounded-xl border border-slate-200 bg-white p-6">
+              <span className="flex size-8 items-center justify-center rounded-full bg-brand-600 font-bold text-white" aria-hidden="true">
+                {i + 1}
+              </span>
+              <h3 className="mt-4 font-semibold">{step.title}</h3>
+              <p className="mt-2 text-slate-600">{step.text}</p>
+            </li>
+          ))}
+        </ol>
+      </section>
+
+      <section aria-labelledby="features-heading" className="bg-white">
+        <div className="mx-auto max-w-6xl px-4 py-16">
+          <h2 id="features-heading" className="text-3xl font-bold">
+            Everything a server owner needs, in the browser
+          </h2>
+          <ul className="mt-8 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+            {features.map((feature) => (
+              <li key={feature.title} className="rounded-xl bg-slate-50 p-6">
+                <h3 className="font-semibold">{feature.title}</h3>
+                <p className="mt-2 text-slate-600">{feature.text}</p>
+              </li>
+            ))}
+          </ul>
+        </div>
+      </section>
+
+      <section aria-labelledby="plans-heading" className="mx-auto max-w-6xl px-4 py-16">
+        <div className="rounded-2xl bg-brand-50 p-8 sm:p-12">
+          <h2 id="plans-heading" className="text-3xl font-bold">
+            Free to start. Upgrade when your community grows.
+          </h2>
+          <p className="mt-4 max-w-2xl text-slate-700">
+            The free plan is made for playing with friends. Paid plans add player slots, memory and backups, and keep your server awake
+            longer. Upgrade or cancel any month.
+          </p>
+          <Link to="/pricing" className={buttonClass('primary', 'mt-8')}>
+            Compare plans
+          </Link>
+        </div>
+      </section>
+    </main>
+  );
+}

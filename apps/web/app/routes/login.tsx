@@ -1,0 +1,125 @@
+import { fieldRules, userData } from '@spawnpoint/contracts';
+import { useState } from 'react';
+import { Link, useLocation } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { Field } from '../components/field.tsx';
+import { RecoveryCodeForm, TokenInput } from '../components/token-input.tsx';
+import { api, ApiFailure } from '../lib/api.ts';
+import { handleApiError } from '../lib/api-errors.ts';
+import { emptyToken } from '../lib/token-input.ts';
+import { useForm } from '../lib/form.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { setSignedIn } from '../lib/user-store.ts';
+
+export const meta = () => pageMeta('login', 'Sign in to your Spawnpoint dashboard to manage your Minecraft servers.');
+
+export default function Login() {
+  const location = useLocation();
+  const form = useForm({
+    emailAddress: { label: 'email address', rules: fieldRules.emailAddress },
+    password: { label: 'password', rules: fieldRules.loginPassword },
+  });
+
+  const [step, setStep] = useState<'password' | 'code'>('password');
+  const [digits, setDigits] = useState(emptyToken);
+  const [recovery, setRecovery] = useState<string | null>(null);
+  const [codeError, setCodeError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function signIn(values: { emailAddress: string; password: string }, twoFactorToken?: string) {
+    try {
+      // The route guard moves a signed-in user on to ?redirect= or /servers.
+      const user = await api('POST', '/v1/auth/login', {
+        body: { ...values, ...(twoFactorToken ? { twoFactorToken } : {}) },
+        result: userData,
+        background: true,
+      });
+      setSignedIn(user);
+    } catch (error) {
+      if (error instanceof ApiFailure && error.code === 'INVALID_TWOFACTOR') {
+        // The password was right; the account asks for its second step.
+        setStep('code');
+        setDigits(emptyToken());
+        setCodeError(twoFactorToken ? error.message : null);
+        return;
+      }
+      if (error instanceof ApiFailure) handleApiError(error);
+      throw error;
+    }
+  }
+
+  const submit = form.handleSubmit((values) => signIn(values));
+
+  async function submitCode(token: string) {
+    setBusy(true);
+    try {
+      await signIn(form.values, token);
+    } catch {
+      // shown by the toast
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (step === 'code') {
+    return (
+      <>
+        <h1 className="text-2xl font-bold">Two-factor authentication</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          {recovery === null ? 'Enter the six-digit code from your authenticator app.' : 'Enter one of your recovery codes.'}
+        </p>
+        <div className="mt-6 space-y-4">
+          {recovery === null ? (
+            <TokenInput digits={digits} onChange={setDigits} onComplete={(t) => void submitCode(t)} disabled={busy} />
+          ) : (
+            <RecoveryCodeForm
+              id="recovery-code"
+              value={recovery}
+              onChange={setRecovery}
+              onSubmit={(code) => void submitCode(code)}
+              busy={busy}
+              submitLabel="Sign in"
+            />
+          )}
+          {codeError ? (
+            <p role="alert" className="text-center text-sm text-red-600">
+              {codeError}
+            </p>
+          ) : null}
+          <button
+            type="button"
+            className="text-sm font-medium text-brand-700 hover:underline"
+            onClick={() => setRecovery(recovery === null ? '' : null)}
+          >
+            {recovery === null ? 'Use a recovery code instead' : 'Use the app code instead'}
+          </button>
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <h1 className="text-2xl font-bold">Sign in</h1>
+      <p className="mt-1 text-sm text-slate-600">Welcome back. Your servers are waiting.</p>
+      <form className="mt-6 space-y-4" onSubmit={submit} noValidate>
+        <Field label="Email address" type="email" autoComplete="email" error={form.errors.emailAddress} {...form.field('emailAddress')} />
+        <Field label="Password" type="password" autoComplete="current-password" error={form.errors.password} {...form.field('password')} />
+        <div className="flex justify-end text-sm">
+          <Link to="/password-recovery" className="font-medium text-brand-700 hover:underline">
+            Forgot your password?
+          </Link>
+        </div>
+        <Button type="submit" className="w-full" busy={form.submitting}>
+          Sign in
+        </Button>
+      </form>
+      <p className="mt-6 text-center text-sm text-slate-600">
+        New to Spawnpoint?{' '}
+        <Link to={{ pathname: '/register', search: location.search }} className="font-medium text-brand-700 hover:underline">
+          Create an account
+        </Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,86 @@
+import { formatPrice, plans } from '@spawnpoint/contracts';
+import { Link } from 'react-router';
+import { buttonClass } from '../components/button.tsx';
+import { useCurrency } from '../lib/localization.ts';
+import { pageMeta } from '../lib/meta.ts';
+
+export const meta = () =>
+  pageMeta(
+    'pricing',
+    'Spawnpoint plans: a free Minecraft server for friends, and paid plans with more players, memory, backups and longer awake time.',
+  );
+
+const gb = (mb: number) => `${mb / 1024} GB`;
+
+export default function Pricing() {
+  const currency = useCurrency();
+  return (
+    <main className="mx-auto max-w-6xl px-4 py-12">
+      <h1 className="text-4xl font-extrabold">Plans and prices</h1>
+      <p className="mt-3 max-w-2xl text-lg text-slate-600">
+        Start free. Upgrade a server when your community outgrows it; cancel any month. Prices are per server per month.
+      </p>
+      <ul className="mt-10 grid gap-6 md:grid-cols-2 lg:grid-cols-4">
+        {plans.map((plan) => (
+          <li
+            key={plan.id}
+            className={`flex flex-col rounded-2xl border bg-white p-6 ${plan.id === 'starter' ? 'border-brand-600 ring-2 ring-brand-600' : 'border-slate-200'}`}
+          >
+            <h2 className="text-xl font-bold">{plan.name}</h2>
+            <p className="mt-1 text-sm text-slate-600">{plan.tagline}</p>
+            <p className="mt-6">
+              <span className="text-4xl font-extrabold" data-testid={`price-${plan.id}`}>
+                {formatPrice(plan.monthlyPriceCents, currency)}
+              </span>
+              <span className="text-slate-500"> / month</span>
+            </p>
+            <ul className="mt-6 flex-1 space-y-2 text-sm text-slate-700">
+              <li>
+                <strong>{plan.playerSlots}</strong> player slots
+              </li>
+              <li>
+                <strong>{gb(plan.memoryMb)}</strong> memory, <strong>{gb(plan.diskMb)}</strong> disk
+              </li>
+              <li>
+                <strong>{plan.backups}</strong> backups kept
+              </li>
+              <li>
+                Up to <strong>{plan.servers}</strong> servers
+              </li>
+              <li>{plan.sleeping}</li>
+            </ul>
+            <Link to="/register" className={buttonClass(plan.id === 'starter' ? 'primary' : 'secondary', 'mt-6')}>
+              {plan.monthlyPriceCents === 0 ? 'Start free' : `Choose ${plan.name}`}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <section className="mt-16 grid gap-8 md:grid-cols-2" aria-labelledby="faq-heading">
+        <h2 id="faq-heading" className="text-2xl font-bold md:col-span-2">
+          Questions
+        </h2>
+        <div>
+          <h3 className="font-semibold">What does “sleeps” mean?</h3>
+          <p className="mt-1 text-slate-600">
+            When nobody is online, the server saves and stops so it costs nothing. The next player who joins wakes it up; it takes a few
+            seconds.
+          </p>
+        </div>
+        <div>
+          <h3 className="font-semibold">Can I change plans later?</h3>
+          <p className="mt-1 text-slate-600">Yes. Upgrades apply at once; your world, files and backups stay as they are.</p>
+        </div>
+        <div>
+          <h3 className="font-semibold">Which versions are supported?</h3>
+          <p className="mt-1 text-slate-600">
+            Minecraft Java Edition from 1.8.8 to 1.21.4 on the built-in server; Paper and Vanilla where your node offers them.
+          </p>
+        </div>
+        <div>
+          <h3 className="font-semibold">Is there a contract?</h3>
+          <p className="mt-1 text-slate-600">No. Plans renew monthly from your balance and you can cancel before the next month starts.</p>
+        </div>
+      </section>
+    </main>
+  );
+}

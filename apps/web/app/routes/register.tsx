@@ -1,0 +1,68 @@
+import { fieldRules, userData } from '@spawnpoint/contracts';
+import { Link } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { Field } from '../components/field.tsx';
+import { api } from '../lib/api.ts';
+import { useForm } from '../lib/form.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { storedReferral } from '../lib/query-params.ts';
+import { notify } from '../lib/toasts.ts';
+import { setSignedIn } from '../lib/user-store.ts';
+
+export const meta = () => pageMeta('register', 'Create a free Spawnpoint account and start your own Minecraft server in seconds.');
+
+export default function Register() {
+  const form = useForm({
+    emailAddress: { label: 'email address', rules: fieldRules.emailAddress },
+    password: { label: 'password', rules: fieldRules.password },
+    passwordConfirmation: { label: 'password confirmation', rules: fieldRules.passwordConfirmation },
+  });
+
+  const submit = form.handleSubmit(async ({ emailAddress, password }) => {
+    const referral = storedReferral();
+    const user = await api('POST', '/v1/auth/register', {
+      body: { emailAddress, password, ...(referral ? { referral } : {}) },
+      result: userData,
+    });
+    notify('info', 'Check your inbox', `We sent a verification link to ${user.emailAddress}.`);
+    setSignedIn(user);
+  });
+
+  return (
+    <>
+      <h1 className="text-2xl font-bold">Create your account</h1>
+      <p className="mt-1 text-sm text-slate-600">Free forever for small servers. No card needed.</p>
+      <form className="mt-6 space-y-4" onSubmit={submit} noValidate>
+        <Field label="Email address" type="email" autoComplete="email" error={form.errors.emailAddress} {...form.field('emailAddress')} />
+        <Field label="Password" type="password" autoComplete="new-password" error={form.errors.password} {...form.field('password')} />
+        <Field
+          label="Confirm password"
+          type="password"
+          autoComplete="new-password"
+          error={form.errors.passwordConfirmation}
+          {...form.field('passwordConfirmation')}
+        />
+        <p className="text-xs text-slate-500">
+          By creating an account you agree to the{' '}
+          <Link to="/terms-of-service" className="underline">
+            terms of service
+          </Link>{' '}
+          and the{' '}
+          <Link to="/privacy-policy" className="underline">
+            privacy policy
+          </Link>
+          .
+        </p>
+        <Button type="submit" className="w-full" busy={form.submitting}>
+          Create account
+        </Button>
+      </form>
+      <p className="mt-6 text-center text-sm text-slate-600">
+        Already have an account?{' '}
+        <Link to="/login" className="font-medium text-brand-700 hover:underline">
+          Sign in
+        </Link>
+      </p>
+    </>
+  );
+}

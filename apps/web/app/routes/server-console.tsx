@@ -1,0 +1,142 @@
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { PowerButtons } from '../components/power-buttons.tsx';
+import { StateBadge } from '../components/state-badge.tsx';
+import { pageMeta } from '../lib/meta.ts';
+import { sendCommand, subscribeServer } from '../lib/socket.ts';
+import { notify } from '../lib/toasts.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () => pageMeta('servers-id-console', 'Live console of your server.');
+
+const HISTORY_MAX = 100;
+
+export default function ServerConsole() {
+  const { id = '' } = useParams();
+  const load = useServer(id);
+  const host = useRef<HTMLDivElement>(null);
+  const [command, setCommand] = useState('');
+  const history = useRef<string[]>([]);
+  const cursor = useRef(-1);
+  const draft = useRef('');
+
+  useEffect(() => {
+    if (!host.current) return;
+    let disposed = false;
+    let cleanup = () => undefined as void;
+    // xterm touches `window` at import time, so it loads in the browser only.
+    void Promise.all([import('@xterm/xterm'), import('@xterm/addon-fit')]).then(([{ Terminal }, { FitAddon }]) => {
+      if (disposed || !host.current) return;
+      const term = new Terminal({
+        convertEol: true,
+        disableStdin: true,
+        scrollback: 5000,
+        fontSize: 13,
+        fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+        theme: { background: '#020617' },
+      });
+      const fit = new FitAddon();
+      term.loadAddon(fit);
+      term.open(host.current);
+      fit.fit();
+      const onResize = () => fit.fit();
+      window.addEventListener('resize', onResize);
+      const unsubscribe = subscribeServer(id, {
+        onConsole: (lines) => term.write(`${lines.join('\r\n')}\r\n`),
+        onError: (_status, message) => notify('danger', 'Whoopsie!', message),
+      });
+      // Lines also go to a hidden log so screen readers and tests can read them.
+      cleanup = () => {
+        unsubscribe();
+        window.removeEventListener('resize', onResize);
+        term.dispose();
+      };
+    });
+    return () => {
+      disposed = true;
+      cleanup();
+    };
+  }, [id]);
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    const value = command.trim();
+    if (!value) return;
+    if (!sendCommand(id, value)) {
+      notify('warning', 'Not connected', 'The live connection is being re-established. Try again in a moment.');
+      return;
+    }
+    history.current = [...history.current.filter((c) => c !== value), value].slice(-HISTORY_MAX);
+    cursor.current = -1;
+    setCommand('');
+  }
+
+  function onKeyDown(event: React.KeyboardEvent<HTMLInputElement>) {
+    const list = history.current;
+    if (event.key === 'ArrowUp' && list.length) {
+      event.preventDefault();
+      if (cursor.current === -1) draft.current = command;
+      cursor.current = cursor.current === -1 ? list.length - 1 : Math.max(0, cursor.current - 1);
+      setCommand(list[cursor.current] ?? '');
+    } else if (event.key === 'ArrowDown' && cursor.current !== -1) {
+      event.preventDefault();
+      cursor.current += 1;
+      if (cursor.current >= list.length) {
+        cursor.current = -1;
+        setCommand(draft.current);
+      } else setCommand(list[cursor.current] ?? '');
+    }
+  }
+
+  const running = load.status === 'ready' && (load.state === 'online' || load.state === 'starting');
+  return (
+    <>
+      <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-800 px-4 py-2">
+        <div className="flex items-center gap-3">
+          <Link to={`/servers/${id}`} className="text-sm text-slate-300 hover:text-white">
+            ← Back
+          </Link>
+          <h1 className="font-semibold">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
+          {load.status === 'ready' ? (
+            <span className="rounded-full bg-white">
+              <StateBadge state={load.state} />
+            </span>
+          ) : null}
+        </div>
+        {load.status === 'ready' ? <PowerButtons serverId={id} state={load.state} actions={['start', 'stop', 'restart']} /> : null}
+      </header>
+      {load.status === 'missing' ? (
+        <p className="p-6 text-slate-300">{load.message}</p>
+      ) : (
+        <div ref={host} className="min-h-0 flex-1 overflow-hidden p-2" data-testid="console-output" />
+      )}
+      <form onSubmit={submit} className="flex gap-2 border-t border-slate-800 p-3">
+        <label htmlFor="console-command" className="sr-only">
+          Command
+        </label>
+        <span className="self-center font-mono text-brand-500" aria-hidden="true">
+          &gt;
+        </span>
+        <input
+          id="console-command"
+          value={command}
+          onChange={(e) => setCommand(e.target.value)}
+          onKeyDown={onKeyDown}
+          maxLength={256}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={running ? 'Type a command, for example: say hello' : 'Start the server to send commands'}
+          className="flex-1 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 font-mono text-sm text-slate-100 placeholder:text-slate-500"
+        />
+        <button
+          type="submit"
+          className="rounded-md bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700 disabled:opacity-50"
+          disabled={!running}
+        >
+          Send
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,143 @@
+import type { ServerStats } from '@spawnpoint/contracts';
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { Button, buttonClass } from '../components/button.tsx';
+import { CopyButton } from '../components/copy-button.tsx';
+import { PowerButtons } from '../components/power-buttons.tsx';
+import { ServerShell } from '../components/server-shell.tsx';
+import { Sparkline } from '../components/sparkline.tsx';
+import { openDialog } from '../lib/dialogs.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { deleteServer, formatBytes } from '../lib/servers.ts';
+import { subscribeServer } from '../lib/socket.ts';
+import { notify } from '../lib/toasts.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () => pageMeta('servers-id', 'Your server at a glance.');
+
+const HISTORY = 30;
+
+export default function ServerOverview() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const load = useServer(id);
+  const [samples, setSamples] = useState<ServerStats[]>([]);
+
+  useEffect(() => {
+    setSamples([]);
+    return subscribeServer(id, { onStats: (stats) => setSamples((prev) => [...prev.slice(-(HISTORY - 1)), stats]) });
+  }, [id]);
+
+  const state = load.status === 'ready' ? load.state : 'offline';
+  useEffect(() => {
+    if (state === 'offline') setSamples([]);
+  }, [state]);
+
+  const latest = samples[samples.length - 1] ?? (load.status === 'ready' ? load.server.stats : null);
+  const players = latest?.players.list ?? [];
+
+  return (
+    <ServerShell serverId={id} load={load}>
+      {load.status === 'ready' ? (
+        <div className="space-y-6">
+          <section aria-labelledby="connect-heading" className="grid gap-4 rounded-xl border border-slate-200 bg-white p-6 md:grid-cols-2">
+            <div>
+              <h2 id="connect-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+                Join address
+              </h2>
+              <div className="mt-2 flex flex-col items-start gap-2">
+                <CopyButton value={load.server.joinAddress} label="Join address" />
+                <p className="text-sm text-slate-600">
+                  Direct connection: <CopyButton value={`${load.server.host}:${load.server.port}`} label="Direct address" />
+                </p>
+              </div>
+              <p className="mt-3 text-sm text-slate-600">
+                {load.server.software === 'flying-squid' ? 'Built-in' : load.server.software} server, Minecraft {load.server.version}. Join
+                with Minecraft Java Edition {load.server.version}.
+              </p>
+            </div>
+            <div>
+              <h2 className="text-sm font-semibold uppercase tracking-wide text-slate-500">Power</h2>
+              <div className="mt-2">
+                <PowerButtons serverId={id} state={load.state} />
+              </div>
+              <Link to={`/servers/${id}/console`} className={buttonClass('secondary', 'mt-4')}>
+                Open the console
+              </Link>
+            </div>
+          </section>
+
+          <section aria-labelledby="stats-heading">
+            <h2 id="stats-heading" className="sr-only">
+              Live statistics
+            </h2>
+            {load.state === 'offline' ? (
+              <p className="rounded-xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-600">
+                The server is offline. Start it to see its CPU, memory and players here.
+              </p>
+            ) : (
+              <div className="grid gap-4 md:grid-cols-3">
+                <Sparkline label="CPU" values={samples.map((s) => s.cpu)} max={100} format={(v) => `${v.toFixed(0)} %`} />
+                <Sparkline
+                  label="Memory"
+                  values={samples.map((s) => s.memory)}
+                  max={load.server.memoryLimit * 1024 * 1024}
+                  format={formatBytes}
+                />
+                <Sparkline
+                  label="Players"
+                  values={samples.map((s) => s.players.online)}
+                  max={load.server.players.max}
+                  format={(v) => `${v} / ${load.server.players.max}`}
+                />
+              </div>
+            )}
+          </section>
+
+          <section aria-labelledby="players-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+            <h2 id="players-heading" className="text-lg font-semibold">
+              Players online
+            </h2>
+            {players.length === 0 ? (
+              <p className="mt-2 text-slate-600">Nobody is online right now.</p>
+            ) : (
+              <ul className="mt-3 flex flex-wrap gap-2" data-testid="player-list">
+                {players.map((name) => (
+                  <li key={name} className="rounded-full bg-slate-100 px-3 py-1 font-mono text-sm">
+                    {name}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+
+          <section aria-labelledby="danger-heading" className="rounded-xl border border-red-200 bg-white p-6">
+            <h2 id="danger-heading" className="text-lg font-semibold text-red-700">
+              Delete this server
+            </h2>
+            <p className="mt-1 text-sm text-slate-600">The server, its world and every file are removed for good.</p>
+            <Button
+              variant="danger"
+              className="mt-4"
+              onClick={() =>
+                openDialog('confirm', {
+                  title: `Delete ${load.server.name}?`,
+                  message: 'This stops the server and removes its world and every file. This cannot be undone.',
+                  confirmLabel: 'Delete server',
+                  danger: true,
+                  onConfirm: async () => {
+                    await deleteServer(id);
+                    notify('success', 'Server deleted', `${load.server.name} and its files were removed.`);
+                    navigate('/servers');
+                  },
+                })
+              }
+            >
+              Delete server
+            </Button>
+          </section>
+        </div>
+      ) : null}
+    </ServerShell>
+  );
+}

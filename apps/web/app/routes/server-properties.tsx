@@ -1,0 +1,178 @@
+import type { ServerProperties } from '@spawnpoint/contracts';
+import { useEffect, useState } from 'react';
+import { useParams } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { ServerShell } from '../components/server-shell.tsx';
+import { ApiFailure } from '../lib/api.ts';
+import { getProperties, putProperties } from '../lib/files.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { powerServer } from '../lib/servers.ts';
+import { notify } from '../lib/toasts.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () => pageMeta('servers-id-properties', 'Settings of your Minecraft server.');
+
+const input = 'mt-1 block w-full rounded-md border border-slate-300 px-3 py-2';
+
+export default function ServerPropertiesPage() {
+  const { id = '' } = useParams();
+  const load = useServer(id);
+  const [values, setValues] = useState<ServerProperties | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => {
+    if (load.status === 'ready') getProperties(id).then(setValues, () => undefined);
+  }, [id, load.status]);
+
+  const set = <K extends keyof ServerProperties>(key: K, value: ServerProperties[K]) => setValues((v) => (v ? { ...v, [key]: value } : v));
+
+  async function save(event: React.FormEvent) {
+    event.preventDefault();
+    if (!values) return;
+    setSaving(true);
+    setErrors({});
+    try {
+      setValues(await putProperties(id, values));
+      setSaved(true);
+      notify('success', 'Settings saved', 'They apply the next time the server starts.');
+    } catch (err) {
+      if (err instanceof ApiFailure) setErrors(err.fields);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const running = load.status === 'ready' && load.state === 'online';
+  return (
+    <ServerShell serverId={id} load={load}>
+      {!values ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <form onSubmit={save} className="max-w-2xl space-y-5 rounded-xl border border-slate-200 bg-white p-6" noValidate>
+          <div>
+            <label htmlFor="p-motd" className="block text-sm font-medium text-slate-700">
+              Message of the day
+            </label>
+            <input id="p-motd" className={input} value={values.motd} maxLength={59} onChange={(e) => set('motd', e.target.value)} />
+            <p className="mt-1 text-xs text-slate-500">Shown in the players’ server list.</p>
+            {errors.motd ? <p className="text-sm text-red-600">{errors.motd}</p> : null}
+          </div>
+          <div className="grid gap-5 sm:grid-cols-2">
+            <div>
+              <label htmlFor="p-max" className="block text-sm font-medium text-slate-700">
+                Max players
+              </label>
+              <input
+                id="p-max"
+                type="number"
+                min={1}
+                max={10}
+                className={input}
+                value={values['max-players']}
+                onChange={(e) => set('max-players', Number(e.target.value))}
+              />
+              {errors['max-players'] ? <p className="text-sm text-red-600">{errors['max-players']}</p> : null}
+            </div>
+            <div>
+              <label htmlFor="p-view" className="block text-sm font-medium text-slate-700">
+                View distance (chunks)
+              </label>
+              <input
+                id="p-view"
+                type="number"
+                min={2}
+                max={32}
+                className={input}
+                value={values['view-distance']}
+                onChange={(e) => set('view-distance', Number(e.target.value))}
+              />
+              {errors['view-distance'] ? <p className="text-sm text-red-600">{errors['view-distance']}</p> : null}
+            </div>
+            <div>
+              <label htmlFor="p-mode" className="block text-sm font-medium text-slate-700">
+                Game mode
+              </label>
+              <select
+                id="p-mode"
+                className={input}
+                value={values.gamemode}
+                onChange={(e) => set('gamemode', e.target.value as ServerProperties['gamemode'])}
+              >
+                <option value="survival">Survival</option>
+                <option value="creative">Creative</option>
+                <option value="adventure">Adventure</option>
+                <option value="spectator">Spectator</option>
+              </select>
+            </div>
+            <div>
+              <label htmlFor="p-difficulty" className="block text-sm font-medium text-slate-700">
+                Difficulty
+              </label>
+              <select
+                id="p-difficulty"
+                className={input}
+                value={values.difficulty}
+                onChange={(e) => set('difficulty', e.target.value as ServerProperties['difficulty'])}
+              >
+                <option value="peaceful">Peaceful</option>
+                <option value="easy">Easy</option>
+                <option value="normal">Normal</option>
+                <option value="hard">Hard</option>
+              </select>
+            </div>
+            <div>
+              <label htmlFor="p-type" className="block text-sm font-medium text-slate-700">
+                World type
+              </label>
+              <select
+                id="p-type"
+                className={input}
+                value={values['level-type']}
+                onChange={(e) => set('level-type', e.target.value as ServerProperties['level-type'])}
+              >
+                <option value="default">Default</option>
+                <option value="flat">Flat</option>
+              </select>
+            </div>
+            <div>
+              <label htmlFor="p-seed" className="block text-sm font-medium text-slate-700">
+                World seed
+              </label>
+              <input
+                id="p-seed"
+                className={input}
+                value={values['level-seed']}
+                inputMode="numeric"
+                onChange={(e) => set('level-seed', e.target.value)}
+                placeholder="Random"
+              />
+              {errors['level-seed'] ? <p className="text-sm text-red-600">{errors['level-seed']}</p> : null}
+            </div>
+          </div>
+          <p className="text-xs text-slate-500">
+            World type and seed only shape a new world: delete the world folder in Files to generate it again.
+          </p>
+          <div className="flex flex-wrap items-center gap-3">
+            <Button type="submit" busy={saving}>
+              Save
+            </Button>
+            {saved && running ? (
+              <Button
+                type="button"
+                variant="secondary"
+                onClick={async () => {
+                  await powerServer(id, 'restart').catch(() => undefined);
+                  setSaved(false);
+                }}
+              >
+                Restart now to apply
+              </Button>
+            ) : null}
+          </div>
+        </form>
+      )}
+    </ServerShell>
+  );
+}

@@ -1,0 +1,188 @@
+import { SERVER_NAME_MAX, serverName, type ServerDetails } from '@spawnpoint/contracts';
+import confetti from 'canvas-confetti';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { ApiFailure } from '../lib/api.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { checkName, createServer, listSoftware } from '../lib/servers.ts';
+import { useUser } from '../lib/user-store.ts';
+
+export const meta = () => pageMeta('servers-create', 'Create a new Minecraft server.');
+
+type Software = { id: string; name: string; versions: string[]; available: boolean };
+type Availability = { state: 'idle' } | { state: 'checking' } | { state: 'available' } | { state: 'taken'; reason: string };
+
+/** Confetti from the centre of an element (spec §2). */
+function confettiFrom(element: HTMLElement | null): void {
+  if (!element || window.matchMedia('(prefers-reduced-motion: reduce)').matches) return;
+  const rect = element.getBoundingClientRect();
+  void confetti({
+    particleCount: 120,
+    spread: 80,
+    origin: { x: (rect.left + rect.width / 2) / window.innerWidth, y: (rect.top + rect.height / 2) / window.innerHeight },
+  });
+}
+
+export default function CreateServer() {
+  const navigate = useNavigate();
+  const verified = useUser((s) => s.userData?.emailVerified ?? false);
+  const [name, setName] = useState('');
+  const [availability, setAvailability] = useState<Availability>({ state: 'idle' });
+  const [software, setSoftware] = useState<Software[]>([]);
+  const [softwareId, setSoftwareId] = useState('flying-squid');
+  const [version, setVersion] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    listSoftware().then(
+      (list) => {
+        setSoftware(list);
+        setVersion(list.find((s) => s.id === 'flying-squid')?.versions[0] ?? '');
+      },
+      () => undefined,
+    );
+  }, []);
+
+  // Availability as the user types, debounced, the previous check cancelled.
+  useEffect(() => {
+    const candidate = name.trim().toLowerCase();
+    if (!candidate) {
+      setAvailability({ state: 'idle' });
+      return;
+    }
+    const local = serverName.safeParse(candidate);
+    if (!local.success) {
+      setAvailability({ state: 'taken', reason: local.error.issues[0]?.message ?? 'This name is not valid.' });
+      return;
+    }
+    setAvailability({ state: 'checking' });
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      checkName(candidate, controller.signal).then(
+        (result) =>
+          setAvailability(
+            result.available ? { state: 'available' } : { state: 'taken', reason: result.reason ?? 'This name is not available.' },
+          ),
+        () => setAvailability({ state: 'idle' }),
+      );
+    }, 300);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [name]);
+
+  const selected = software.find((s) => s.id === softwareId);
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setError(undefined);
+    setBusy(true);
+    try {
+      const server: ServerDetails = await createServer({ serverName: name.trim().toLowerCase(), software: softwareId, version });
+      confettiFrom(button.current);
+      navigate(`/servers/${server.serverId}`);
+    } catch (err) {
+      if (err instanceof ApiFailure) setError(err.fields.serverName ?? err.fields.version ?? undefined);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="mx-auto max-w-2xl px-4 py-8">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/servers" className="hover:underline">
+          Servers
+        </Link>{' '}
+        / <span className="text-slate-700">Create</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">Create a server</h1>
+      {!verified ? (
+        <p className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
+          Verify your email address first: open the link we emailed you. Creating a server before that sends you a new link.
+        </p>
+      ) : null}
+      <form className="mt-6 space-y-6 rounded-xl border border-slate-200 bg-white p-6" onSubmit={submit} noValidate>
+        <div>
+          <label htmlFor="server-name" className="block text-sm font-medium text-slate-700">
+            Server name
+          </label>
+          <div className="mt-1 flex rounded-md shadow-sm">
+            <input
+              id="server-name"
+              value={name}
+              maxLength={SERVER_NAME_MAX}
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(e) => setName(e.target.value.toLowerCase())}
+              aria-describedby="server-name-status"
+              aria-invalid={availability.state === 'taken' || undefined}
+              className="block w-full min-w-0 rounded-md border border-slate-300 px-3 py-2 font-mono"
+              placeholder="my-server"
+            />
+          </div>
+          <p id="server-name-status" className="mt-1 min-h-5 text-sm" aria-live="polite">
+            {availability.state === 'checking' ? <span className="text-slate-500">Checking…</span> : null}
+            {availability.state === 'available' ? <span className="text-brand-700">{name.trim()} is available.</span> : null}
+            {availability.state === 'taken' ? <span className="text-red-600">{availability.reason}</span> : null}
+            {error ? <span className="text-red-600">{error}</span> : null}
+          </p>
+          <p className="text-xs text-slate-500">3–16 lowercase letters, digits and dashes. It becomes part of your join address.</p>
+        </div>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <div>
+            <label htmlFor="server-software" className="block text-sm font-medium text-slate-700">
+              Software
+            </label>
+            <select
+              id="server-software"
+              value={softwareId}
+              onChange={(e) => {
+                setSoftwareId(e.target.value);
+                setVersion(software.find((s) => s.id === e.target.value)?.versions[0] ?? '');
+              }}
+              className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
+            >
+              {software.map((s) => (
+                <option key={s.id} value={s.id} disabled={!s.available}>
+                  {s.name}
+                  {s.available ? '' : ' (not on this node yet)'}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="server-version" className="block text-sm font-medium text-slate-700">
+              Minecraft version
+            </label>
+            <select
+              id="server-version"
+              value={version}
+              onChange={(e) => setVersion(e.target.value)}
+              className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
+            >
+              {(selected?.versions ?? []).map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <Button
+          ref={button}
+          type="submit"
+          className="w-full sm:w-auto"
+          busy={busy}
+          disabled={availability.state === 'taken' || !name.trim()}
+        >
+          Create server
+        </Button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * `npm run bench`: prints one JSON line per figure of ARCHITECTURE §11 that exists so far.
+ * user-servers: authenticated GET /v1/user/servers under 64 connections, against a bare Fastify
+ * hello-world measured in the same run (target ≥ 40 % of its req/s, p99 ≤ 2 × its p99).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+const root = path.resolve(import.meta.dirname, '..');
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
+}
+
+async function load(url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections: 64, duration: DURATION, headers });
+  return { reqPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+const bare = start(['-e', "const f=require('fastify')();f.get('/',async()=>({hello:'world'}));f.listen({port:3901,host:'127.0.0.1'})"], {
+  NODE_PATH: path.join(root, 'node_modules'),
+});
+const api = start(['--import', 'tsx', 'apps/api/src/main.ts'], {
+  PORT: '3902',
+  HOST: '127.0.0.1',
+  DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-bench-')),
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_FACTOR: '100000',
+});
+try {
+  await Promise.all([waitFor('http://127.0.0.1:3901/'), waitFor('http://127.0.0.1:3902/healthz')]);
+  const register = await fetch('http://127.0.0.1:3902/v1/auth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ emailAddress: `bench-${Date.now()}@example.com`, password: 'bench password 123' }),
+  });
+  const cookie = (register.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const baseline = await load('http://127.0.0.1:3901/');
+  const servers = await load('http://127.0.0.1:3902/v1/user/servers', { cookie });
+  console.log(
+    JSON.stringify({
+      bench: 'user-servers',
+      baseline,
+      servers,
+      ratio: Number((servers.reqPerSec / baseline.reqPerSec).toFixed(3)),
+      p99Ratio: Number((servers.p99Ms / Math.max(baseline.p99Ms, 1)).toFixed(3)),
+      target: { ratio: 0.4, p99Ratio: 2 },
+    }),
+  );
+} finally {
+  bare.kill();
+  api.kill();
+}

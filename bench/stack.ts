@@ -1,0 +1,78 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/** The product started as `npm start` starts it, with a signed-in, verified client for the benchmarks. */
+export async function startStack(options: { port: number; dataDir: string; gamePorts: string }) {
+  const base = `http://127.0.0.1:${options.port}`;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      PORT: String(options.port),
+      DATA_DIR: options.dataDir,
+      LOG_LEVEL: 'warn',
+      GAME_PORT_RANGE: options.gamePorts,
+      RATE_LIMIT_FACTOR: '1000',
+      PUBLIC_URL: base,
+    },
+  });
+  let cookie = '';
+  async function call(method: string, url: string, body?: unknown) {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { cookie, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const setCookie = res.headers.get('set-cookie');
+    if (setCookie) cookie = setCookie.split(';')[0] ?? '';
+    return (await res.json()) as { status: string; result: Record<string, unknown> & { agents?: string[] } };
+  }
+  for (;;) {
+    try {
+      if ((await call('GET', '/healthz')).result.agents?.includes('local')) break;
+    } catch {
+      // still starting
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await call('POST', '/v1/auth/register', { emailAddress: `bench-${Date.now()}@example.com`, password: 'bench password 123' });
+  await new Promise((r) => setTimeout(r, 300));
+  const mail = readdirSync(path.join(options.dataDir, 'mail'))
+    .map((f) =>
+      readFileSync(path.join(options.dataDir, 'mail', f), 'utf8')
+        .replace(/=\r?\n/g, '')
+        .replace(/=3D/g, '='),
+    )
+    .join('\n');
+  await call('POST', '/v1/auth/verify', { token: /verify_token=([A-Za-z0-9_-]+)/.exec(mail)?.[1] });
+
+  return {
+    base,
+    call,
+    cookie: () => cookie,
+    /** Resident memory of the whole process tree (launcher, API, agent, game servers), in MB. */
+    rssMb(): number {
+      const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='])
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/).map(Number) as [number, number, number]);
+      const pids = new Set([child.pid as number]);
+      for (let grew = true; grew;) {
+        grew = false;
+        for (const [p, pp] of rows) {
+          if (pids.has(pp) && !pids.has(p)) {
+            pids.add(p);
+            grew = true;
+          }
+        }
+      }
+      return Math.round(rows.filter(([p]) => pids.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
+    },
+    stop: () => child.kill('SIGTERM'),
+  };
+}

@@ -1,0 +1,107 @@
+import { expect, test } from '@playwright/test';
+import { linkFromMail, PASSWORD, registerThroughForm, signIn, uniqueEmail } from './helpers.ts';
+
+test('register, open the verification link from the mail file, land on /servers verified', async ({ page }) => {
+  const email = uniqueEmail('verify');
+  await registerThroughForm(page, email);
+  await expect(page.getByRole('heading', { name: 'You have no servers yet' })).toBeVisible();
+  await expect(page.getByText('Verify your email address to create servers.')).toBeVisible();
+
+  const link = await linkFromMail(email, /http:\/\/localhost:\d+\/\?verify_token=[A-Za-z0-9_-]+/, 'Verify your Spawnpoint email address');
+  await page.goto(link);
+  await expect(page.getByText('Your email address has been verified.')).toBeVisible();
+  await expect(page).toHaveURL(/\/servers$/);
+  await expect(page.getByText('Verify your email address to create servers.')).toHaveCount(0);
+
+  await page.getByRole('link', { name: 'Account' }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+  await expect(page.getByText('Verified', { exact: true })).toBeVisible();
+});
+
+test('sign out and sign back in', async ({ page }) => {
+  const email = uniqueEmail('inout');
+  await registerThroughForm(page, email);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login\?redirect=%2Fservers$/);
+  await page.goto('/servers');
+  await expect(page).toHaveURL(/\/login/);
+
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/servers$/);
+  await expect(page.getByRole('heading', { name: 'Servers', exact: true })).toBeVisible();
+});
+
+test('a wrong password shows the INVALID_CREDENTIALS toast', async ({ page }) => {
+  const email = uniqueEmail('wrong');
+  await registerThroughForm(page, email);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(page, email, 'definitely not it');
+  await expect(page.getByText('Whoopsie!')).toBeVisible();
+  await expect(page.getByText('The email address and password combination does not match.')).toBeVisible();
+  await expect(page).toHaveURL(/\/login$/);
+});
+
+test('form rules show their messages when a field is left', async ({ page }) => {
+  await page.goto('/register');
+  const email = page.getByLabel('Email address');
+  await email.fill('not-an-email');
+  await expect(page.getByText('The email address field must be a valid email')).toHaveCount(0);
+  await email.blur();
+  await expect(page.getByText('The email address field must be a valid email')).toBeVisible();
+  await page.getByLabel('Password', { exact: true }).fill('short');
+  await page.getByLabel('Confirm password').focus();
+  await expect(page.getByText('The password field must be at least 8 characters')).toBeVisible();
+  await page.getByLabel('Confirm password').fill('different');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page.getByText('The password confirmation field confirmation does not match')).toBeVisible();
+  await expect(page).toHaveURL(/\/register$/);
+});
+
+test('recover a forgotten password through the emailed link', async ({ page }) => {
+  const email = uniqueEmail('recover');
+  await registerThroughForm(page, email);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+
+  await page.goto('/login');
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(page).toHaveURL(/\/password-recovery$/);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByRole('heading', { name: 'Check your inbox' })).toBeVisible();
+
+  const link = await linkFromMail(
+    email,
+    /http:\/\/localhost:\d+\/password-recovery\?token=[A-Za-z0-9_-]+/,
+    'Reset your Spawnpoint password',
+  );
+  await page.goto(link);
+  await page.getByLabel('New password', { exact: true }).fill('my new password 42');
+  await page.getByLabel('Confirm new password').fill('my new password 42');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByText('Sign in with your new password.')).toBeVisible();
+
+  await signIn(page, email, 'my new password 42');
+  await expect(page).toHaveURL(/\/servers$/);
+
+  // The link worked once.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.goto(link);
+  await page.getByLabel('New password', { exact: true }).fill('another password 43');
+  await page.getByLabel('Confirm new password').fill('another password 43');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByText('This link is invalid or has expired. Please request a new one.').first()).toBeVisible();
+});
+
+test('feedback is sent from the global dialog', async ({ page }) => {
+  await page.goto('/pricing');
+  await page.getByRole('button', { name: 'Send feedback' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Send feedback' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('textbox').fill('Please add a dark mode.');
+  await dialog.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByText('Feedback sent')).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+});

@@ -1,0 +1,68 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+
+export const PASSWORD = 'a long enough password';
+
+let counter = 0;
+export function uniqueEmail(prefix = 'e2e'): string {
+  return `${prefix}-${Date.now().toString(36)}-${++counter}@example.com`;
+}
+
+function decodeQuotedPrintable(text: string): string {
+  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** Waits for the embedded mailer's `.eml` file to an address and returns the first link matching `pattern`. */
+export async function linkFromMail(address: string, pattern: RegExp, subject: string): Promise<string> {
+  const dir = path.join(process.env.E2E_DATA_DIR as string, 'mail');
+  let link: string | undefined;
+  await expect
+    .poll(() => {
+      let files: string[] = [];
+      try {
+        files = readdirSync(dir).sort();
+      } catch {
+        return undefined;
+      }
+      for (const file of files.reverse()) {
+        const text = decodeQuotedPrintable(readFileSync(path.join(dir, file), 'utf8'));
+        if (text.includes(`To: ${address}`) && text.includes(`Subject: ${subject}`)) {
+          link = text.match(pattern)?.[0];
+          if (link) return link;
+        }
+      }
+      return undefined;
+    })
+    .toBeTruthy();
+  return link as string;
+}
+
+export async function registerThroughForm(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto('/register');
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/servers$/);
+}
+
+export async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Registers, opens the verification link, and waits until the local agent is connected. */
+export async function verifiedAccount(page: Page, prefix: string): Promise<string> {
+  const email = uniqueEmail(prefix);
+  await registerThroughForm(page, email);
+  const link = await linkFromMail(email, /http:\/\/localhost:\d+\/\?verify_token=[A-Za-z0-9_-]+/, 'Verify your Spawnpoint email address');
+  await page.goto(link);
+  await expect(page.getByText('Your email address has been verified.')).toBeVisible();
+  await expect
+    .poll(async () => ((await (await page.request.get('/healthz')).json()) as { result: { agents: string[] } }).result.agents)
+    .toContain('local');
+  return email;
+}

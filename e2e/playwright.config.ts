@@ -1,0 +1,57 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+// The product is started exactly as a user starts it (`npm start`), in a fresh data folder.
+const port = Number(process.env.E2E_PORT ?? 3100);
+process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-e2e-'));
+const baseURL = `http://localhost:${port}`;
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
+  outputDir: path.join(os.tmpdir(), 'spawnpoint-e2e-results'),
+  use: {
+    baseURL,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: {
+    command: 'npm start',
+    cwd: path.resolve(import.meta.dirname, '..'),
+    url: `${baseURL}/healthz`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      PORT: String(port),
+      DATA_DIR: process.env.E2E_DATA_DIR,
+      PUBLIC_URL: baseURL,
+      LOG_LEVEL: 'warn',
+      // Every test signs up from 127.0.0.1; the limits themselves are tested in the API suite.
+      RATE_LIMIT_FACTOR: '20',
+      GAME_PORT_RANGE: process.env.E2E_GAME_PORT_RANGE ?? '25700-25799',
+      AGENT_PORT: String(port + 1000),
+    },
+  },
+});

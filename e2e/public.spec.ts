@@ -1,0 +1,106 @@
+import { expect, test } from '@playwright/test';
+import { registerThroughForm, uniqueEmail, verifiedAccount } from './helpers.ts';
+
+const publicPages = [
+  { path: '/', heading: 'Your own Minecraft server. Free, and awake when you are.' },
+  { path: '/pricing', heading: 'Plans and prices' },
+  { path: '/affiliate', heading: 'Affiliate programme' },
+  { path: '/blog', heading: 'Blog' },
+  { path: '/blog/page/2', heading: 'Blog' },
+  { path: '/blog/how-sleeping-servers-work', heading: 'How sleeping servers work (and why your world is safe)' },
+  { path: '/cookie-policy', heading: 'Cookie policy' },
+  { path: '/privacy-policy', heading: 'Privacy policy' },
+  { path: '/terms-of-service', heading: 'Terms of service' },
+  { path: '/giveaway/10-minecraft-accounts', heading: 'Giveaway: 10 Minecraft accounts' },
+  { path: '/tools/nether-portal-calculator', heading: 'Nether portal calculator' },
+];
+
+test('prerendered HTML carries the content, a unique title and description, canonical and Open Graph tags', async ({ request }) => {
+  const titles = new Set<string>();
+  for (const { path, heading } of publicPages) {
+    const response = await request.get(path, { maxRedirects: 0 });
+    expect(response.status(), path).toBe(200);
+    const html = await response.text();
+    const text = html.replace(/<!--.*?-->/g, '');
+    expect(text, path).toContain(heading.replace(/&/g, '&amp;').replace(/'/g, '&#x27;').replace(/\(/g, '('));
+    const title = /<title>([^<]+)<\/title>/.exec(html)?.[1];
+    expect(title, path).toBeTruthy();
+    titles.add(`${title}`);
+    expect(html, path).toMatch(/<meta name="description" content="[^"]{40,}"/);
+    expect(html, path).toContain(`<link rel="canonical" href="http://localhost:3000${path === '/' ? '/' : path}"`);
+    expect(html, path).toMatch(/<meta property="og:title" content="[^"]+"/);
+  }
+  expect(titles.size).toBe(publicPages.length);
+  const sitemap = await (await request.get('/sitemap.xml')).text();
+  expect(sitemap).toContain('<loc>http://localhost:3000/blog/nether-hubs-explained</loc>');
+  expect(await (await request.get('/robots.txt')).text()).toContain('Sitemap: http://localhost:3000/sitemap.xml');
+  const rss = await (await request.get('/blog/rss.xml')).text();
+  expect(rss.match(/<item>/g)).toHaveLength(4);
+});
+
+test('every public page shows its content and links to the others; no request leaves for a third-party host', async ({ page }) => {
+  const foreign: string[] = [];
+  page.on('request', (r) => {
+    const host = new URL(r.url()).hostname;
+    if (!['localhost', '127.0.0.1'].includes(host) && !r.url().startsWith('data:')) foreign.push(r.url());
+  });
+  for (const { path, heading } of publicPages) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1, name: heading }), path).toBeVisible();
+  }
+  await page.goto('/');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pricing' }).click();
+  await expect(page.getByTestId('price-starter')).toHaveText('$4.99');
+  await page.getByRole('navigation', { name: 'Product' }).getByRole('link', { name: 'Blog' }).click();
+  await page.getByRole('link', { name: 'Reading the server console like a pro' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Reading the server console like a pro');
+  await expect(page.getByText(/min read/)).toBeVisible();
+  await page.getByRole('link', { name: /Previous/ }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your first hour on a new server: a checklist');
+  await page.goto('/blog');
+  await page.getByRole('link', { name: 'Older posts →' }).click();
+  await expect(page).toHaveURL(/\/blog\/page\/2$/);
+  await expect(page.getByText('Page 2 of 2')).toBeVisible();
+  expect(foreign).toEqual([]);
+});
+
+test('the nether portal calculator converts instantly and gives a /tp command', async ({ page }) => {
+  await page.goto('/tools/nether-portal-calculator');
+  await page.getByLabel('x', { exact: true }).fill('-1000');
+  await page.getByLabel('y', { exact: true }).fill('200');
+  await page.getByLabel('z', { exact: true }).fill('7');
+  await expect(page.getByTestId('nether-command')).toHaveText('/tp @s -125 126 0');
+  await page.getByLabel('the Nether').check();
+  await expect(page.getByTestId('nether-command')).toHaveText('/tp @s -8000 200 56');
+});
+
+test('enter the giveaway once; a second entry is refused', async ({ page }) => {
+  await verifiedAccount(page, 'give');
+  await page.goto('/giveaway/10-minecraft-accounts');
+  await expect(page.getByTestId('giveaway-entries')).toHaveText(/^\d+$/);
+  const before = Number(await page.getByTestId('giveaway-entries').textContent());
+  await page.getByRole('button', { name: 'Enter the giveaway' }).click();
+  await expect(page.getByText('You are in. Good luck!')).toBeVisible();
+  await expect(page.getByTestId('giveaway-entries')).toHaveText(String(before + 1));
+  const again = await page.request.post('/v1/giveaway/10-minecraft-accounts/enter', { data: {} });
+  expect(await again.json()).toMatchObject({ status: 'INVALID_STATE', message: 'You have already entered this giveaway. Good luck!' });
+});
+
+test('a referral code from ?r= is kept across registration and credited', async ({ page, browser }) => {
+  await registerThroughForm(page, uniqueEmail('referrer'));
+  await page.goto('/affiliate');
+  const link =
+    (await page.getByRole('button', { name: /^Referral link: / }).getAttribute('aria-label'))?.match(/(http\S+?)\. Copy$/)?.[1] ?? '';
+  expect(link).toMatch(/\/\?r=/);
+  await expect(page.getByTestId('referred-users')).toHaveText('0 players have signed up with your link.');
+
+  const visitor = await browser.newContext();
+  const other = await visitor.newPage();
+  await other.goto(link.replace('http://localhost:3000', ''));
+  await other.getByRole('link', { name: 'Pricing' }).first().click();
+  await registerThroughForm(other, uniqueEmail('referred'));
+  await visitor.close();
+
+  await page.reload();
+  await expect(page.getByTestId('referred-users')).toHaveText('1 player has signed up with your link.');
+});

@@ -1,0 +1,89 @@
+import { expect, test } from '@playwright/test';
+import mineflayer from 'mineflayer';
+import { verifiedAccount } from './helpers.ts';
+
+test('create a server, start it, join it with a real client, talk through the console, stop it', async ({ page }) => {
+  test.setTimeout(120_000);
+  await verifiedAccount(page, 'game');
+  const name = `e2e-${Date.now().toString(36).slice(-8)}`;
+
+  await page.getByRole('link', { name: 'Create your first server' }).click();
+  await expect(page).toHaveURL(/\/servers\/create$/);
+  await page.getByLabel('Server name').fill(name);
+  await expect(page.getByText(`${name} is available.`)).toBeVisible();
+  await expect(page.getByLabel('Minecraft version')).toHaveValue('1.21.4');
+  await page.getByRole('button', { name: 'Create server' }).click();
+
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page).not.toHaveURL(/\/create$/);
+  await expect(page.getByTestId('server-state')).toHaveText('Offline');
+  const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
+  const port = Number(/:(\d+)\. Copy$/.exec(direct ?? '')?.[1]);
+  expect(port).toBeGreaterThan(0);
+
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
+
+  await page.getByRole('link', { name: 'Open the console' }).click();
+  await expect(page).toHaveURL(/\/console$/);
+  const consoleOutput = page.getByTestId('console-output');
+  await expect(consoleOutput).toContainText('Done! The server is ready for players.');
+
+  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username: 'E2EBot', auth: 'offline', version: '1.21.4' });
+  const heard: string[] = [];
+  bot.on('messagestr', (message: string) => {
+    heard.push(message);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      bot.once('spawn', () => resolve());
+      bot.once('error', reject);
+      bot.once('kicked', (reason: string) => reject(new Error(`kicked: ${reason}`)));
+    });
+    await expect(consoleOutput).toContainText('E2EBot (127.0.0.1) connected');
+    bot.chat('hello from the bot');
+    await expect(consoleOutput).toContainText('<E2EBot> hello from the bot');
+
+    const input = page.getByLabel('Command');
+    await input.fill('say hello from the dashboard');
+    await input.press('Enter');
+    await expect(input).toHaveValue('');
+    await expect.poll(() => heard.some((m) => m.includes('hello from the dashboard'))).toBe(true);
+    await expect(consoleOutput).toContainText('[Server] hello from the dashboard');
+
+    // Up brings the last command back.
+    await input.press('ArrowUp');
+    await expect(input).toHaveValue('say hello from the dashboard');
+  } finally {
+    bot.quit();
+  }
+
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Offline', { timeout: 30_000 });
+  await expect(consoleOutput).toContainText('The server stopped.');
+});
+
+test('the server list shows the new server with its address and live state', async ({ page }) => {
+  test.setTimeout(90_000);
+  await verifiedAccount(page, 'list');
+  const name = `l-${Date.now().toString(36).slice(-8)}`;
+  await page.goto('/servers/create');
+  await page.getByLabel('Server name').fill(name);
+  await expect(page.getByText(`${name} is available.`)).toBeVisible();
+  await page.getByRole('button', { name: 'Create server' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+
+  await page.getByRole('link', { name: 'Servers', exact: true }).first().click();
+  const card = page.getByTestId('server-card').filter({ hasText: name });
+  await expect(card).toBeVisible();
+  await expect(card.getByRole('button', { name: new RegExp(`^Join address: ${name}\\.`) })).toBeVisible();
+  await card.getByRole('button', { name: 'Start' }).click();
+  await expect(card.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
+  await card.getByRole('button', { name: 'Stop' }).click();
+  await expect(card.getByTestId('server-state')).toHaveText('Offline', { timeout: 30_000 });
+
+  // The name is now taken for everyone.
+  await page.goto('/servers/create');
+  await page.getByLabel('Server name').fill(name);
+  await expect(page.getByText('This name is already in use.')).toBeVisible();
+});

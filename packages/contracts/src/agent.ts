@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { serverState } from './api.ts';
+import { serverStats, softwareIds } from './servers.ts';
+
+/**
+ * The agent protocol, version 1. The API calls the agent's HTTP API (bearer node token) for actions;
+ * the agent keeps one Socket.IO connection to the API's `/agent` namespace for events. Neither side
+ * assumes a shared filesystem or process.
+ */
+export const AGENT_PROTOCOL_VERSION = 1;
+export const AGENT_NAMESPACE = '/agent';
+
+export const agentServerSpec = z.object({
+  serverId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+  software: z.enum(softwareIds),
+  version: z.string().min(1).max(32),
+  port: z.number().int().min(1).max(65535),
+  memoryMb: z.number().int().min(128).max(65536),
+  diskMb: z.number().int().min(64).max(10_485_760),
+  maxPlayers: z.number().int().min(1).max(1000),
+  motd: z.string().max(256),
+});
+export type AgentServerSpec = z.infer<typeof agentServerSpec>;
+
+export const agentCommandRequest = z.object({ command: z.string().min(1).max(256) });
+
+export const agentServerStatus = z.object({ serverId: z.string(), state: serverState });
+export const agentServerList = z.array(agentServerStatus);
+export const agentConsoleHistory = z.object({ lines: z.array(z.string()) });
+
+export const agentHello = z.object({
+  protocol: z.literal(AGENT_PROTOCOL_VERSION),
+  nodeId: z.string(),
+  servers: agentServerList,
+});
+export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
+export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });
+export const agentStatsEvent = serverStats.extend({ serverId: z.string() });
+export const agentBackupEvent = z.object({
+  serverId: z.string(),
+  backupId: z.string(),
+  phase: z.enum(['running', 'complete', 'failed']),
+  bytes: z.number().int(),
+  totalBytes: z.number().int(),
+  size: z.number().int().optional(),
+  sha256: z.string().optional(),
+  error: z.string().optional(),
+});
+export type AgentBackupEvent = z.infer<typeof agentBackupEvent>;
+
+export interface AgentToApiEvents {
+  'agent:hello': (payload: z.infer<typeof agentHello>) => void;
+  'agent:state': (payload: z.infer<typeof agentStateEvent>) => void;
+  'agent:console': (payload: z.infer<typeof agentConsoleEvent>) => void;
+  'agent:stats': (payload: z.infer<typeof agentStatsEvent>) => void;
+  'agent:backup': (payload: AgentBackupEvent) => void;
+}
+
+/** Lines a new console subscriber receives first. */
+export const CONSOLE_HISTORY_LINES = 150;

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, isEmail, validationMessages } from './validation.ts';
+
+/** Request and result schemas of every endpoint, named after the endpoint. */
+
+const emailAddress = z
+  .string({ error: validationMessages.required('email address') })
+  .trim()
+  .toLowerCase()
+  .min(1, validationMessages.required('email address'))
+  .max(EMAIL_MAX, validationMessages.max('email address', EMAIL_MAX))
+  .refine(isEmail, validationMessages.email('email address'));
+
+const newPassword = z
+  .string({ error: validationMessages.required('password') })
+  .min(PASSWORD_MIN, validationMessages.min('password', PASSWORD_MIN))
+  .max(PASSWORD_MAX, validationMessages.max('password', PASSWORD_MAX));
+
+/** Any opaque token we hand out: url-safe base64, bounded length. */
+const opaqueToken = z
+  .string({ error: validationMessages.required('token') })
+  .min(16, validationMessages.fallback('token'))
+  .max(256, validationMessages.fallback('token'))
+  .regex(/^[A-Za-z0-9_.-]+$/, validationMessages.fallback('token'));
+
+export const registerRequest = z.object({
+  emailAddress,
+  password: newPassword,
+  /** Referral code kept from `?r=`, credited once billing lands. */
+  referral: z.string().max(64).optional(),
+});
+
+export const loginRequest = z.object({
+  emailAddress,
+  password: z
+    .string({ error: validationMessages.required('password') })
+    .min(1, validationMessages.required('password'))
+    .max(PASSWORD_MAX, validationMessages.max('password', PASSWORD_MAX)),
+  twoFactorToken: z.string().max(64).optional(),
+});
+
+export const verifyRequest = z.object({ token: opaqueToken });
+export const passwordRecoveryRequest = z.object({ emailAddress });
+export const passwordResetRequest = z.object({ token: opaqueToken, password: newPassword });
+export const feedbackRequest = z.object({
+  message: z
+    .string({ error: validationMessages.required('message') })
+    .trim()
+    .min(1, validationMessages.required('message'))
+    .max(5000, validationMessages.max('message', 5000)),
+  route: z.string().max(2048, validationMessages.max('route', 2048)),
+});
+
+export const userData = z.object({
+  userId: z.string(),
+  emailAddress: z.string(),
+  emailVerified: z.boolean(),
+  twoFactorEnabled: z.boolean(),
+  createdAt: z.string(),
+  /** Identifier handed to the customer-chat widget (spec §3). */
+  chatWidgetToken: z.string(),
+});
+export type UserData = z.infer<typeof userData>;
+
+export const serverState = z.enum([
+  'offline',
+  'queued',
+  'starting',
+  'online',
+  'stopping',
+  'sleeping',
+  'waking',
+  'backing_up',
+  'restoring',
+  'installing',
+  'locked',
+]);
+export type ServerState = z.infer<typeof serverState>;
+
+export const serverSummary = z.object({
+  serverId: z.string(),
+  name: z.string(),
+  state: serverState,
+  createdAt: z.string(),
+  players: z.object({ online: z.number().int(), max: z.number().int() }),
+  joinAddress: z.string(),
+});
+export type ServerSummary = z.infer<typeof serverSummary>;
+
+export const userServersResult = z.array(serverSummary);
+export const websocketTokenResult = z.object({ token: z.string() });
+export const localizationResult = z.object({ currency: z.string().length(3) });
+export const emptyResult = z.null();
+export const healthResult = z.object({ database: z.literal('ok'), agents: z.array(z.string()) });
+export const routeRulesResult = z.record(z.string(), z.string());
+
+export type RegisterRequest = z.infer<typeof registerRequest>;
+export type LoginRequest = z.infer<typeof loginRequest>;

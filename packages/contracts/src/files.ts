@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** Files, server.properties and backups (ARCHITECTURE §6). */
+export const filePath = z.string().max(4096, 'The path is too long.');
+export const fileEntry = z.object({
+  name: z.string(),
+  type: z.enum(['file', 'directory', 'symlink', 'other']),
+  size: z.number(),
+  modifiedAt: z.string(),
+});
+export type FileEntry = z.infer<typeof fileEntry>;
+export const fileListResult = z.array(fileEntry);
+export const fileSearchResult = z.array(z.object({ path: z.string(), type: fileEntry.shape.type, size: z.number() }));
+
+export const pathQuery = z.object({ path: filePath.default('/') });
+export const searchQuery = z.object({ q: z.string().trim().min(1, 'Type part of a file name.').max(100) });
+export const writeFileRequest = z.object({ path: filePath.min(1), content: z.string() });
+export const mkdirRequest = z.object({ path: filePath.min(1) });
+export const renameRequest = z.object({ from: filePath.min(1), to: filePath.min(1) });
+export const deleteFilesRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500) });
+export const chmodRequest = z.object({ path: filePath.min(1), mode: z.number().int().min(0).max(0o777) });
+export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: filePath.min(1) });
+export const extractRequest = z.object({ path: filePath.min(1), destination: filePath.default('/') });
+
+/** Text files up to this size open in the editor; larger ones are downloaded instead. */
+export const EDITABLE_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The server.properties keys the form offers; the built-in runtime honours each of them. */
+export const serverProperties = z.object({
+  motd: z.string().max(59, 'The message of the day may not be greater than 59 characters'),
+  'max-players': z.number().int().min(1, 'At least one player').max(10, 'Your plan allows at most 10 players'),
+  gamemode: z.enum(['survival', 'creative', 'adventure', 'spectator']),
+  difficulty: z.enum(['peaceful', 'easy', 'normal', 'hard']),
+  'view-distance': z.number().int().min(2).max(32),
+  'level-seed': z
+    .string()
+    .max(32)
+    .regex(/^-?\d*$/, 'The seed must be a whole number (or empty for a random one)'),
+  'level-type': z.enum(['default', 'flat']),
+});
+export type ServerProperties = z.infer<typeof serverProperties>;
+
+export const backupSummary = z.object({
+  backupId: z.string(),
+  createdAt: z.string(),
+  size: z.number(),
+  sha256: z.string(),
+  locked: z.boolean(),
+});
+export const backupListResult = z.array(backupSummary);
+export const backupIdParams = z.object({
+  serverId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+  backupId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+});
+export const backupLockRequest = z.object({ locked: z.boolean() });
+export const backupProgressEvent = z.object({
+  serverId: z.string(),
+  backupId: z.string(),
+  phase: z.enum(['running', 'complete', 'failed']),
+  percent: z.number(),
+  message: z.string().optional(),
+});
+
+export const FREE_BACKUP_LIMIT = 3;
+export const FREE_DISK_MB = 2048;

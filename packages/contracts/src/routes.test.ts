@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { isSupportPath, matchRoute, prerenderPaths, routeTable } from './routes.ts';
+
+describe('route table', () => {
+  it('has every route of spec §2 with a unique name and path', () => {
+    expect(routeTable).toHaveLength(29);
+    expect(new Set(routeTable.map((r) => r.name)).size).toBe(29);
+    expect(new Set(routeTable.map((r) => r.path)).size).toBe(29);
+  });
+
+  it('matches static segments before parameters', () => {
+    expect(matchRoute('/servers/create')?.name).toBe('servers-create');
+    expect(matchRoute('/servers/abc')?.name).toBe('servers-id');
+    expect(matchRoute('/blog/page/2')?.name).toBe('blog-page-current');
+    expect(matchRoute('/blog/hello-world')?.name).toBe('blog-slug');
+    expect(matchRoute('/servers/abc/console')?.layout).toBe('fullscreen');
+  });
+
+  it('ignores one trailing slash and refuses the rest', () => {
+    expect(matchRoute('/pricing/')?.name).toBe('pricing');
+    expect(matchRoute('/')?.name).toBe('index');
+    expect(matchRoute('/nope')).toBeNull();
+    expect(matchRoute('//servers')).toBeNull();
+    expect(matchRoute('/servers/a/b/c')).toBeNull();
+    expect(matchRoute('servers')).toBeNull();
+  });
+
+  it('gives the access classes of the spec', () => {
+    expect(matchRoute('/login')?.access).toBe('unauthenticated');
+    expect(matchRoute('/account/security')?.access).toBe('authenticated');
+    expect(matchRoute('/servers/x/properties')?.access).toBe('authenticated');
+    expect(matchRoute('/tools/nether-portal-calculator')?.access).toBe('public');
+  });
+
+  it('prerenders only public pages', () => {
+    expect(prerenderPaths).toContain('/');
+    expect(prerenderPaths).toContain('/pricing');
+    for (const p of prerenderPaths) expect(matchRoute(p)?.access).toBe('public');
+  });
+
+  it('recognises support paths', () => {
+    expect(isSupportPath('/support')).toBe(true);
+    expect(isSupportPath('/support/articles/1')).toBe(true);
+    expect(isSupportPath('/supporters')).toBe(true);
+    expect(isSupportPath('/servers')).toBe(false);
+  });
+});

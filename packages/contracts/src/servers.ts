@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import type { serverState } from './api.ts';
+import { serverSummary } from './api.ts';
+
+/** Software a server can run. The built-in runtime needs nothing installed; jars come from the node's software cache. */
+export const softwareCatalogue = [
+  {
+    id: 'flying-squid',
+    name: 'Built-in (flying-squid)',
+    runtime: 'flying-squid',
+    // The versions flying-squid 1.12 is tested with, newest first.
+    versions: ['1.21.4', '1.21.3', '1.21.1', '1.20.5', '1.20.4', '1.19.4', '1.18.2', '1.17.1', '1.16.5', '1.12.2', '1.8.8'],
+  },
+  { id: 'paper', name: 'Paper', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
+  { id: 'vanilla', name: 'Vanilla', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
+] as const;
+
+export type SoftwareId = (typeof softwareCatalogue)[number]['id'];
+export type RuntimeId = (typeof softwareCatalogue)[number]['runtime'];
+export const softwareIds = softwareCatalogue.map((s) => s.id) as [SoftwareId, ...SoftwareId[]];
+export const DEFAULT_SOFTWARE: SoftwareId = 'flying-squid';
+export const DEFAULT_VERSION = softwareCatalogue[0].versions[0];
+
+export function findSoftware(id: string) {
+  return softwareCatalogue.find((s) => s.id === id);
+}
+
+export const SERVER_NAME_MIN = 3;
+export const SERVER_NAME_MAX = 16;
+
+// Words a public join address may not contain (after undoing common digit swaps).
+const restrictedWords = [
+  'admin',
+  'moderator',
+  'official',
+  'mojang',
+  'microsoft',
+  'spawnpoint',
+  'support',
+  'staff',
+  'nazi',
+  'hitler',
+  'porn',
+  'sex',
+  'fuck',
+  'shit',
+  'cunt',
+  'nigger',
+  'nigga',
+  'faggot',
+  'retard',
+  'rape',
+  'whore',
+  'slut',
+];
+// Host names we keep for ourselves.
+const reservedNames = new Set([
+  'www',
+  'api',
+  'app',
+  'mail',
+  'play',
+  'status',
+  'help',
+  'docs',
+  'blog',
+  'dashboard',
+  'panel',
+  'lobby',
+  'proxy',
+  'ftp',
+  'sftp',
+  'smtp',
+  'node',
+]);
+
+function undoLeet(name: string): string {
+  return name
+    .replace(/0/g, 'o')
+    .replace(/1/g, 'i')
+    .replace(/3/g, 'e')
+    .replace(/4/g, 'a')
+    .replace(/5/g, 's')
+    .replace(/7/g, 't')
+    .replace(/-/g, '');
+}
+
+/** CONTENT_RESTRICTED: true when a name may not be used as a public join address. */
+export function isRestrictedName(name: string): boolean {
+  if (reservedNames.has(name)) return true;
+  const plain = undoLeet(name);
+  return restrictedWords.some((word) => name.includes(word) || plain.includes(word));
+}
+
+export const serverNameMessage = `The server name must be ${SERVER_NAME_MIN} to ${SERVER_NAME_MAX} characters of lowercase letters, digits and dashes, and may not start or end with a dash.`;
+
+export const serverName = z
+  .string({ error: 'The server name field is required' })
+  .trim()
+  .toLowerCase()
+  .min(SERVER_NAME_MIN, serverNameMessage)
+  .max(SERVER_NAME_MAX, serverNameMessage)
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, serverNameMessage);
+
+export const createServerRequest = z.object({
+  serverName,
+  software: z.enum(softwareIds).optional(),
+  version: z.string().max(32).optional(),
+});
+export type CreateServerRequest = z.infer<typeof createServerRequest>;
+
+export const nameAvailabilityQuery = z.object({ name: z.string().max(64) });
+export const nameAvailabilityResult = z.object({
+  name: z.string(),
+  available: z.boolean(),
+  /** Why not, in words a user can act on. */
+  reason: z.string().optional(),
+});
+
+export const serverIdParams = z.object({
+  serverId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+});
+export const powerAction = z.enum(['start', 'stop', 'restart', 'kill']);
+export type PowerAction = z.infer<typeof powerAction>;
+export const commandRequest = z.object({
+  command: z.string().trim().min(1, 'The command field is required').max(256, 'The command field may not be greater than 256 characters'),
+});
+
+export const serverStats = z.object({
+  cpu: z.number(),
+  memory: z.number(),
+  disk: z.number(),
+  players: z.object({ online: z.number().int(), max: z.number().int(), list: z.array(z.string()) }),
+});
+export type ServerStats = z.infer<typeof serverStats>;
+
+export const serverDetails = serverSummary.extend({
+  software: z.string(),
+  version: z.string(),
+  /** The direct connection a player uses in the embedded default. */
+  host: z.string(),
+  port: z.number().int(),
+  stats: serverStats.nullable(),
+  memoryLimit: z.number().int(),
+});
+export type ServerDetails = z.infer<typeof serverDetails>;
+
+export const softwareResult = z.array(
+  z.object({ id: z.string(), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),
+);
+
+/** Which states allow which power action (ARCHITECTURE §6). Kill is always allowed. */
+export const powerPreconditions: Record<PowerAction, readonly z.infer<typeof serverState>[] | 'any'> = {
+  start: ['offline'],
+  stop: ['starting', 'online'],
+  restart: ['online'],
+  kill: 'any',
+};
+
+export const FREE_SERVER_LIMIT = 2;
+export const FREE_MEMORY_MB = 1024;

@@ -1,0 +1,63 @@
+/**
+ * `npm start`: the whole product with the embedded defaults. Builds the web app first when it is
+ * missing, then runs the API (which serves the web app, applies migrations and writes mail files) and
+ * one local agent that runs the game servers. They share a node token made fresh for this run.
+ * When AGENTS is set, the operator runs their own agents and none is started here.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const webBuild = path.join(root, 'apps/web/build/client/__spa-fallback.html');
+
+if (!existsSync(webBuild)) {
+  console.log('Building the web app (first start only; `npm run build` rebuilds it)…');
+  const build = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const port = Number(process.env.PORT ?? 3000);
+const agentPort = Number(process.env.AGENT_PORT ?? port + 1000);
+const env: NodeJS.ProcessEnv = { ...process.env };
+const children: ChildProcess[] = [];
+
+function run(name: string, entry: string, childEnv: NodeJS.ProcessEnv): void {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
+  children.push(child);
+  child.on('exit', (code, signal) => {
+    if (shuttingDown) return;
+    console.error(`${name} exited (${signal ?? code}); stopping Spawnpoint.`);
+    stop(typeof code === 'number' && code !== 0 ? code : 1);
+  });
+}
+
+if (!env.AGENTS) {
+  const token = randomBytes(32).toString('hex');
+  const portRange = env.GAME_PORT_RANGE ?? '25600-25699';
+  env.AGENTS = JSON.stringify([
+    { id: 'local', url: `http://127.0.0.1:${agentPort}`, token, publicHost: env.GAME_PUBLIC_HOST ?? 'localhost', capacity: 50, portRange },
+  ]);
+  run('agent', 'apps/agent/src/main.ts', {
+    ...process.env,
+    AGENT_NODE_ID: 'local',
+    AGENT_TOKEN: token,
+    AGENT_HOST: '127.0.0.1',
+    AGENT_PORT: String(agentPort),
+    API_URL: `http://127.0.0.1:${port}`,
+    GAME_PORT_RANGE: portRange,
+  });
+}
+run('api', 'apps/api/src/main.ts', env);
+
+let shuttingDown = false;
+function stop(code: number): void {
+  shuttingDown = true;
+  for (const child of children) child.kill('SIGTERM');
+  let left = children.length;
+  for (const child of children) child.once('exit', () => --left === 0 && process.exit(code));
+  setTimeout(() => process.exit(code), 40_000).unref();
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));

@@ -1,0 +1,51 @@
+import { defineConfig } from 'vitest/config';
+
+// Database suites run on PGlite always, and again on PostgreSQL when DATABASE_URL is set.
+const databases = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export default defineConfig({
+  test: {
+    // PGlite instances are heavy; two files at a time fits two cores.
+    maxWorkers: 2,
+    projects: [
+      {
+        define: {
+          __PUBLIC_SETTINGS__: JSON.stringify({
+            apiBaseUrl: '',
+            socketBaseUrl: '',
+            platform: 'web',
+            supportUrl: 'https://help.example',
+            buildId: 'test',
+            siteUrl: 'http://localhost:3000',
+            integrations: { analyticsKey: '', chatWidgetId: '', tagManagerId: '', adsClient: '' },
+          }),
+        },
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'apps/web/app/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'agent',
+          include: ['apps/agent/src/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 90_000,
+          hookTimeout: 60_000,
+        },
+      },
+      ...databases.map((database) => ({
+        test: {
+          name: `api:${database}`,
+          include: ['apps/api/src/**/*.test.ts'],
+          environment: 'node',
+          env: { TEST_DATABASE: database },
+          globalSetup: ['apps/api/src/test/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      })),
+    ],
+  },
+});
