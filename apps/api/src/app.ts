@@ -53,7 +53,13 @@ const SESSION_SWEEP_MS = 15_000;
 
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
-  const database = options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.dataDir }));
+  const database =
+    options.database ??
+    (await openDatabase({
+      url: config.DATABASE_URL,
+      dataDir: config.dataDir,
+      onConnectionLost: (error) => app.log.warn({ err: error }, 'a database connection was lost; the pool opens a new one'),
+    }));
   const app = Fastify({
     logger: { level: config.LOG_LEVEL },
     bodyLimit: BODY_LIMIT,

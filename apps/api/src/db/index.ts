@@ -28,11 +28,15 @@ export interface DatabaseOptions {
   pgliteTemplate?: Blob;
   /** PGlite in memory (tests). */
   inMemory?: boolean;
+  /** Told when an idle PostgreSQL connection is cut (database restart, failover); the pool reconnects on the next query. */
+  onConnectionLost?: (error: Error) => void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    // Without a listener, an idle connection cut by the server would be an uncaught exception.
+    pool.on('error', (error) => options.onConnectionLost?.(error));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     await migratePg(drizzlePg(pool), { migrationsFolder });
     return {

@@ -237,8 +237,11 @@ describe('power, console and deletion (real agent, real flying-squid)', () => {
       async () => (await get(`/v1/server/${id}`, cookie)).json().result.state,
       (s) => s === 'online',
     );
-    expect(states).toContain('starting');
-    expect(states).toContain('online');
+    // The socket is a separate channel from the HTTP poll; its frames may still be in flight.
+    await until(
+      () => states,
+      (s) => s.includes('starting') && s.includes('online'),
+    );
     const startAgain = await post(`/v1/server/${id}/start`, cookie);
     expect(startAgain.statusCode).toBe(409);
     expect(startAgain.json()).toEqual({ status: 'INVALID_STATE', message: 'Cannot start the server while it is online.' });
@@ -263,7 +266,10 @@ describe('power, console and deletion (real agent, real flying-squid)', () => {
       async () => (await get('/v1/user/servers', cookie)).json().result[0]?.state,
       (s) => s === 'offline',
     );
-    expect(states).toContain('stopping');
+    await until(
+      () => states,
+      (s) => s.includes('stopping') && s.includes('offline'),
+    );
     await until(
       () => lines.join('\n'),
       (c) => c.includes('The server stopped.'),
