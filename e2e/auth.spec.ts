@@ -95,13 +95,18 @@ test('recover a forgotten password through the emailed link', async ({ page }) =
   await expect(page.getByText('This link is invalid or has expired. Please request a new one.').first()).toBeVisible();
 });
 
-test('feedback is sent from the global dialog', async ({ page }) => {
-  await page.goto('/pricing');
-  await page.getByRole('button', { name: 'Send feedback' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Send feedback' });
-  await expect(dialog).toBeVisible();
-  await dialog.getByRole('textbox').fill('Please add a dark mode.');
-  await dialog.getByRole('button', { name: 'Send' }).click();
-  await expect(page.getByText('Feedback sent')).toBeVisible();
-  await expect(dialog).toHaveCount(0);
-});
+for (const { kind, path } of [
+  { kind: 'a static page', path: '/pricing' },
+  { kind: 'an app page', path: '/blog' },
+]) {
+  test(`feedback is sent from the dialog of ${kind}`, async ({ page }) => {
+    await page.goto(path);
+    await page.getByRole('button', { name: 'Send feedback' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send feedback' });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('textbox').fill('Please add a dark mode.');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    await expect(page.getByText('Feedback sent')).toBeVisible();
+    await expect(dialog).toHaveCount(0);
+  });
+}

@@ -64,6 +64,27 @@ test('every public page shows its content and links to the others; no request le
   expect(foreign).toEqual([]);
 });
 
+test('the landing and pricing pages load only the small site script, which still knows who is signed in', async ({ page, request }) => {
+  for (const path of ['/', '/pricing']) {
+    const html = await (await request.get(path)).text();
+    const scripts = [...html.matchAll(/<script[^>]*>/g)].map((m) => m[0]);
+    expect(scripts, path).toEqual([expect.stringMatching(/^<script type="module" src="\/assets\/site-[0-9a-f]+\.js">$/)]);
+    expect(html, path).not.toContain('modulepreload');
+  }
+  // A signed-out visitor keeps the landing page; a signed-in user is sent on to their servers.
+  await page.goto('/');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sign in' })).toBeVisible();
+  await registerThroughForm(page, uniqueEmail('static'));
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/servers$/);
+  await page.goto('/pricing');
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav.getByRole('link', { name: 'Servers' })).toBeVisible();
+  await nav.getByRole('button', { name: 'Sign out' }).click();
+  await expect(nav.getByRole('link', { name: 'Sign in' })).toBeVisible();
+  expect(((await (await page.request.get('/v1/user/me')).json()) as { status: string }).status).toBe('NOT_AUTHENTICATED');
+});
+
 test('the nether portal calculator converts instantly and gives a /tp command', async ({ page }) => {
   await page.goto('/tools/nether-portal-calculator');
   await page.getByLabel('x', { exact: true }).fill('-1000');

@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { reactRouter } from '@react-router/dev/vite';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig, type Plugin } from 'vite';
+import { siteScript } from './scripts/site-script-plugin.ts';
 
-const buildId = process.env.BUILD_ID ?? `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+// The config is loaded once per build environment; all of them must bake in the same id.
+process.env.BUILD_ID ??= `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+const buildId = process.env.BUILD_ID;
 
 /** Writes builds/latest.json so open tabs can notice a newer deployment and reload. */
 function latestBuildManifest(): Plugin {
@@ -38,8 +41,10 @@ const publicSettings = {
   },
 };
 
+const define = { __PUBLIC_SETTINGS__: JSON.stringify(publicSettings) };
+
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter(), latestBuildManifest()],
-  define: { __PUBLIC_SETTINGS__: JSON.stringify(publicSettings) },
+  plugins: [tailwindcss(), reactRouter(), latestBuildManifest(), siteScript('app/site/site-script.ts', define)],
+  define,
   server: { port: 5173, proxy: { '/v1': 'http://localhost:3000', '/socket.io': { target: 'ws://localhost:3000', ws: true } } },
 });

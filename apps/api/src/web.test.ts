@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, uniqueIp } from './test/build-test-app.ts';
 
@@ -14,6 +15,8 @@ beforeAll(async () => {
   await writeFile(path.join(dist, 'pricing/index.html'), '<html>pricing</html>');
   await writeFile(path.join(dist, '__spa-fallback.html'), '<html>spa</html>');
   await writeFile(path.join(dist, 'assets/app-abc123.js'), 'console.log(1)');
+  // The build's compressed copy (apps/web/scripts/compress-build.ts).
+  await writeFile(path.join(dist, 'assets/app-abc123.js.br'), brotliCompressSync('console.log(1)'));
   t = await buildTestApp({
     WEB_DIST: dist,
     ROUTE_RULES: JSON.stringify({ '/old-pricing': '/pricing', '/discord': 'https://discord.example/invite' }),
@@ -72,6 +75,35 @@ describe('web app serving', () => {
     expect(support.headers.location).toBe('https://help.spawnpoint.gg');
     expect((await get('/old-pricing')).headers.location).toBe('/pricing');
     expect((await get('/discord')).headers.location).toBe('https://discord.example/invite');
+  });
+
+  it('sends pages and built files compressed to browsers that accept it, and plain to others', async () => {
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/pricing',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+      remoteAddress: uniqueIp(),
+    });
+    expect(page.headers['content-encoding']).toBe('br');
+    expect(page.headers.vary).toContain('accept-encoding');
+    expect(brotliDecompressSync(page.rawPayload).toString()).toBe('<html>pricing</html>');
+    const gzipOnly = await t.app.inject({
+      method: 'GET',
+      url: '/servers',
+      headers: { 'accept-encoding': 'gzip' },
+      remoteAddress: uniqueIp(),
+    });
+    expect(gzipOnly.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipOnly.rawPayload).toString()).toBe('<html>spa</html>');
+    const asset = await t.app.inject({
+      method: 'GET',
+      url: '/assets/app-abc123.js',
+      headers: { 'accept-encoding': 'br' },
+      remoteAddress: uniqueIp(),
+    });
+    expect(asset.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(asset.rawPayload).toString()).toBe('console.log(1)');
+    expect((await get('/assets/app-abc123.js')).body).toBe('console.log(1)');
   });
 
   it('does not serve files outside the build folder', async () => {

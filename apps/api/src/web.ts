@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import { integrationHosts, isSupportPath, matchRoute } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -24,6 +25,8 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
       index: false,
       wildcard: false,
       cacheControl: false,
+      // The build writes .br and .gz copies (apps/web/scripts/compress-build.ts).
+      preCompressed: true,
       // Prerendered pages are reached by their route path, not as /x/index.html.
       allowedPath: (pathname) => !pathname.endsWith('.html'),
       setHeaders: (res, filePath) => {
@@ -39,7 +42,7 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
   }
 
   // Pages are small and few: read once, with their Content-Security-Policy computed from their inline scripts.
-  const pages = new Map<string, { html: string; csp: string }>();
+  const pages = new Map<string, Page>();
   // Hosts of the integrations that are configured; none by default.
   const enabled = [
     config.ANALYTICS_KEY && integrationHosts.analytics,
@@ -52,7 +55,7 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
     let entry = pages.get(file);
     if (!entry) {
       const html = readFileSync(path.join(root, file), 'utf8');
-      entry = { html, csp: pageCsp(html, extra) };
+      entry = { html, csp: pageCsp(html, extra), br: brotliCompressSync(html), gzip: gzipSync(html) };
       pages.set(file, entry);
     }
     return entry;
@@ -81,18 +84,27 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
       // Prerendered pages include blog posts and pages, so look for the file of this exact path.
       const clean = pathname.replace(/\/+$/, '');
       const file = clean === '' ? 'index.html' : path.join(clean.slice(1), 'index.html');
-      if (existsSync(path.join(root, file))) {
-        const { html, csp } = page(file);
-        return reply.header('content-security-policy', csp).type('text/html; charset=utf-8').send(html);
-      }
+      if (existsSync(path.join(root, file))) return sendPage(request, reply, page(file));
     }
-    const { html, csp } = page(SPA_FALLBACK);
-    return reply
-      .status(route ? 200 : 404)
-      .header('content-security-policy', csp)
-      .type('text/html; charset=utf-8')
-      .send(html);
+    return sendPage(request, reply.status(route ? 200 : 404), page(SPA_FALLBACK));
   });
+}
+
+interface Page {
+  html: string;
+  csp: string;
+  br: Buffer;
+  gzip: Buffer;
+}
+
+/** Sends a page compressed the best way the browser accepts. */
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: Page) {
+  reply.header('content-security-policy', page.csp).header('vary', 'accept-encoding').type('text/html; charset=utf-8');
+  const accepted = String(request.headers['accept-encoding'] ?? '');
+  if (request.method === 'HEAD') return reply.send(page.html);
+  if (/\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(page.br);
+  if (/\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(page.gzip);
+  return reply.send(page.html);
 }
 
 function decodeSafe(pathname: string): string | null {

@@ -1,6 +1,7 @@
+import './lib/zod-config.ts';
 import { routeRulesResult } from '@spawnpoint/contracts';
 import { NOTIFICATION_DURATION_MS } from '@spawnpoint/contracts';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useContext, useEffect, useState, type ReactNode } from 'react';
 import {
   isRouteErrorResponse,
   Links,
@@ -9,6 +10,7 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  UNSAFE_FrameworkContext,
   useLocation,
   useMatches,
   useNavigate,
@@ -32,7 +34,25 @@ import { connectSocket, disconnectSocket } from './lib/socket.ts';
 import { notify } from './lib/toasts.ts';
 import { fetchUser, startServerPolling, useUser } from './lib/user-store.ts';
 
+/**
+ * Pages whose route exports `handle.staticPage` (landing, pricing) are prerendered without the app's
+ * scripts: they load only the site script (app/site/site-script.ts), a few KB instead of React. Reached
+ * by a link inside the app they render as usual; in dev every page is the full app.
+ */
+function useStaticPage(): boolean {
+  const matches = useMatches();
+  // The SPA fallback page is rendered for "/" too (root only); it must keep the app's scripts.
+  const spaFallback = useContext(UNSAFE_FrameworkContext)?.isSpaMode ?? true;
+  return (
+    import.meta.env.PROD &&
+    typeof document === 'undefined' &&
+    !spaFallback &&
+    matches.some((m) => (m.handle as { staticPage?: boolean } | undefined)?.staticPage === true)
+  );
+}
+
 export function Layout({ children }: { children: ReactNode }) {
+  const staticPage = useStaticPage();
   return (
     <html lang="en">
       <head>
@@ -45,8 +65,14 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        {staticPage ? (
+          <script type="module" src={__SITE_SCRIPT__} />
+        ) : (
+          <>
+            <ScrollRestoration />
+            <Scripts />
+          </>
+        )}
       </body>
     </html>
   );

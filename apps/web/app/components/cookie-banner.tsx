@@ -1,5 +1,5 @@
 import { anyIntegration, consentStore, setConsent } from '../lib/integrations.ts';
-import { useStore } from '../lib/store.ts';
+import { useStore } from '../lib/use-store.ts';
 import { Button } from './button.tsx';
 
 /** Asks before any optional integration loads. Shown only when one is configured and no choice is stored. */

@@ -4,7 +4,7 @@ import { useLocation } from 'react-router';
 import { z } from 'zod';
 import { api } from '../lib/api.ts';
 import { closeDialog, dialogNames, dialogStore, type DialogOptionsByName, type OpenDialog } from '../lib/dialogs.ts';
-import { useStore } from '../lib/store.ts';
+import { useStore } from '../lib/use-store.ts';
 import { notify } from '../lib/toasts.ts';
 import { Button } from './button.tsx';
 import { Modal } from './modal.tsx';

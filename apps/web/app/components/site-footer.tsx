@@ -20,14 +20,14 @@ export function SiteFooter() {
         </nav>
         <nav aria-label="Legal and help" className="flex flex-col gap-2">
           <a href={settings.supportUrl}>Help centre</a>
-          <button type="button" className="text-left" onClick={() => openDialog('feedback', {})}>
+          <button type="button" className="text-left" data-site-action="feedback" onClick={() => openDialog('feedback', {})}>
             Send feedback
           </button>
           <Link to="/terms-of-service">Terms of service</Link>
           <Link to="/privacy-policy">Privacy policy</Link>
           <Link to="/cookie-policy">Cookie policy</Link>
           {anyIntegration ? (
-            <button type="button" className="text-left" onClick={() => consentStore.set(null)}>
+            <button type="button" className="text-left" data-site-action="cookie-settings" onClick={() => consentStore.set(null)}>
               Cookie settings
             </button>
           ) : null}

@@ -1,6 +1,4 @@
-import { useSyncExternalStore } from 'react';
-
-/** A minimal observable store; React reads it through useSyncExternalStore. */
+/** A minimal observable store with no dependency on React (the static pages' script uses it too); React reads it through `useStore`. */
 export interface Store<T> {
   get(): T;
   set(next: T | ((prev: T) => T)): void;
@@ -21,12 +19,4 @@ export function createStore<T>(initial: T): Store<T> {
       return () => listeners.delete(listener);
     },
   };
-}
-
-export function useStore<T, S>(store: Store<T>, select: (state: T) => S, serverState?: T): S {
-  return useSyncExternalStore(
-    store.subscribe,
-    () => select(store.get()),
-    () => select(serverState ?? store.get()),
-  );
 }

@@ -9,7 +9,8 @@ import {
 import { z } from 'zod';
 import { analytics } from './analytics.ts';
 import { api, ApiFailure } from './api.ts';
-import { createStore, useStore } from './store.ts';
+import { createStore } from './store.ts';
+import { useStore } from './use-store.ts';
 
 export interface UserState {
   initialized: boolean;

@@ -2,6 +2,9 @@ import { Link } from 'react-router';
 import { buttonClass } from '../components/button.tsx';
 import { pageMeta } from '../lib/meta.ts';
 
+/** Prerendered HTML with the small site script instead of the app (root.tsx). */
+export const handle = { staticPage: true };
+
 export const meta = () =>
   pageMeta(
     'index',

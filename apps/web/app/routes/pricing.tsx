@@ -4,6 +4,9 @@ import { buttonClass } from '../components/button.tsx';
 import { useCurrency } from '../lib/localization.ts';
 import { pageMeta } from '../lib/meta.ts';
 
+/** Prerendered HTML with the small site script instead of the app (root.tsx). */
+export const handle = { staticPage: true };
+
 export const meta = () =>
   pageMeta(
     'pricing',
@@ -29,7 +32,7 @@ export default function Pricing() {
             <h2 className="text-xl font-bold">{plan.name}</h2>
             <p className="mt-1 text-sm text-slate-600">{plan.tagline}</p>
             <p className="mt-6">
-              <span className="text-4xl font-extrabold" data-testid={`price-${plan.id}`}>
+              <span className="text-4xl font-extrabold" data-testid={`price-${plan.id}`} data-price-cents={plan.monthlyPriceCents}>
                 {formatPrice(plan.monthlyPriceCents, currency)}
               </span>
               <span className="text-slate-500"> / month</span>

@@ -1,0 +1,213 @@
+/**
+ * The script of the static public pages (landing and pricing, see `staticPage` in root.tsx). Those pages
+ * are prerendered HTML that never loads React; this small module gives them what the app would:
+ * the spec §1 query parameters, the signed-in redirect of the index route, the header's signed-in links,
+ * prices in the visitor's currency, the cookie banner that gates the integrations, and the feedback form.
+ */
+import '../lib/zod-config.ts';
+import {
+  DEFAULT_CURRENCY,
+  NOTIFICATION_DURATION_MS,
+  errorMessage,
+  formatPrice,
+  localizationResult,
+  userData,
+  type feedbackRequest,
+  type UserData,
+} from '@spawnpoint/contracts';
+import { analytics } from '../lib/analytics.ts';
+import { anyIntegration, consentStore, initConsent, setConsent } from '../lib/integrations.ts';
+import { forgetReferral, keepQueryParams, storedReferral } from '../lib/query-params.ts';
+import { settings } from '../lib/settings.ts';
+import type { z } from 'zod';
+
+type Envelope = { status: string; message?: string; result?: unknown };
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Envelope> {
+  const init: RequestInit = { method, credentials: 'include', headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { accept: 'application/json', 'content-type': 'application/json' };
+  }
+  try {
+    const response = await fetch(`${settings.apiBaseUrl}${path}`, init);
+    const parsed = (await response.json()) as Envelope;
+    return typeof parsed?.status === 'string' ? parsed : { status: 'BAD_RESPONSE' };
+  } catch {
+    return { status: 'NETWORK_ERROR', message: 'Could not reach Spawnpoint. Check your connection and try again.' };
+  }
+}
+
+/** Creates an element with DOM properties (`className`, `textContent`, `type`, …) and children. */
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, string | number> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const el = Object.assign(document.createElement(tag), props);
+  el.append(...children);
+  return el;
+}
+
+const navLink = 'rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100';
+const primaryButton =
+  'inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors bg-brand-600 text-white hover:bg-brand-700 disabled:opacity-50';
+const secondaryButton =
+  'inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors border border-slate-300 bg-white text-slate-800 hover:bg-slate-50';
+
+/** The header of a signed-in user: the same links the app's header shows. */
+function showSignedIn(): void {
+  const nav = document.querySelector<HTMLElement>('header nav[aria-label="Main"]');
+  if (!nav) return;
+  const signOut = element('button', { type: 'button', className: navLink, textContent: 'Sign out' });
+  signOut.addEventListener('click', async () => {
+    signOut.disabled = true;
+    await call('POST', '/v1/auth/logout');
+    analytics.reset();
+    location.reload();
+  });
+  nav.replaceChildren(
+    element('a', { href: '/servers', className: navLink, textContent: 'Servers' }),
+    element('a', { href: '/account', className: navLink, textContent: 'Account' }),
+    signOut,
+  );
+}
+
+async function showCurrency(): Promise<void> {
+  const prices = document.querySelectorAll<HTMLElement>('[data-price-cents]');
+  if (!prices.length) return;
+  const answer = await call('GET', '/v1/localization');
+  const parsed = localizationResult.safeParse(answer.result);
+  // The prerendered prices are in the default currency; first use of Intl costs a long task, so only when needed.
+  if (answer.status !== 'SUCCESS' || !parsed.success || parsed.data.currency === DEFAULT_CURRENCY) return;
+  for (const price of prices) price.textContent = formatPrice(Number(price.dataset.priceCents), parsed.data.currency);
+}
+
+function showCookieBanner(): void {
+  if (document.getElementById('cookie-banner')) return;
+  const choose = (value: 'accepted' | 'declined') => () => {
+    setConsent(value);
+    banner.remove();
+  };
+  const decline = element('button', { type: 'button', className: secondaryButton, textContent: 'Decline' });
+  const accept = element('button', { type: 'button', className: primaryButton, textContent: 'Accept' });
+  decline.addEventListener('click', choose('declined'));
+  accept.addEventListener('click', choose('accepted'));
+  const banner = element(
+    'section',
+    { id: 'cookie-banner', className: 'fixed inset-x-0 bottom-0 z-40 border-t border-slate-200 bg-white p-4 shadow-lg' },
+    element(
+      'div',
+      { className: 'mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3' },
+      element(
+        'p',
+        { className: 'text-sm text-slate-700' },
+        'We use optional cookies for analytics, support chat and ads. They load only if you accept. ',
+        element('a', { href: '/cookie-policy', className: 'underline', textContent: 'Cookie policy' }),
+      ),
+      element('div', { className: 'flex gap-2' }, decline, accept),
+    ),
+  );
+  banner.setAttribute('role', 'dialog');
+  banner.setAttribute('aria-label', 'Cookies');
+  document.body.append(banner);
+}
+
+/** A short confirmation in the corner, like the app's success toasts. */
+function notice(text: string): void {
+  const box = element('div', {
+    className:
+      'fixed right-4 top-4 z-50 rounded-lg border border-green-200 bg-green-50 px-4 py-3 text-sm font-medium text-green-800 shadow-lg',
+    textContent: text,
+  });
+  box.setAttribute('role', 'status');
+  document.body.append(box);
+  setTimeout(() => box.remove(), NOTIFICATION_DURATION_MS);
+}
+
+/** The feedback form in a native dialog (focus kept inside, Escape closes). */
+function openFeedback(): void {
+  const message = element('textarea', {
+    id: 'feedback-message',
+    rows: 5,
+    className: 'mt-2 block w-full rounded-md border border-slate-300 px-3 py-2',
+  });
+  const status = element('p', { className: 'mt-3 text-sm', role: 'status' });
+  const cancel = element('button', { type: 'button', className: secondaryButton, textContent: 'Cancel' });
+  const send = element('button', { type: 'submit', className: primaryButton, textContent: 'Send' });
+  const form = element(
+    'form',
+    {},
+    element('h2', { className: 'text-lg font-bold', id: 'feedback-title', textContent: 'Send feedback' }),
+    element('label', {
+      htmlFor: 'feedback-message',
+      className: 'mt-4 block text-sm text-slate-600',
+      textContent: 'Tell us what works, what does not, or what you would like to see.',
+    }),
+    message,
+    status,
+    element('div', { className: 'mt-6 flex justify-end gap-3' }, cancel, send),
+  );
+  const dialog = element('dialog', { className: 'w-full max-w-lg rounded-xl p-6 shadow-xl backdrop:bg-slate-900/50' }, form);
+  dialog.setAttribute('aria-labelledby', 'feedback-title');
+  cancel.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => dialog.remove());
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    send.disabled = true;
+    const body: z.input<typeof feedbackRequest> = { message: message.value, route: location.pathname };
+    const answer = await call('POST', '/v1/feedback/submit', body);
+    send.disabled = false;
+    if (answer.status === 'SUCCESS') {
+      dialog.close();
+      notice('Feedback sent');
+      return;
+    }
+    status.className = 'mt-3 text-sm text-red-700';
+    // Keep the text; say what went wrong in the server's words.
+    status.textContent = answer.message ?? errorMessage('INTERNAL_ERROR');
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  message.focus();
+}
+
+async function main(): Promise<void> {
+  const search = new URLSearchParams(location.search);
+  // The app build skips the landing page; an emailed verification link is handled by the app.
+  if (settings.platform === 'app' || search.has('verify_token')) {
+    location.replace(settings.platform === 'app' ? '/servers' : `/servers${location.search}`);
+    return;
+  }
+  keepQueryParams(search);
+  document.querySelectorAll('[aria-disabled]').forEach((el) => el.removeAttribute('aria-disabled'));
+
+  initConsent();
+  if (anyIntegration && consentStore.get() === null) showCookieBanner();
+  document.addEventListener('click', (event) => {
+    const action = (event.target as HTMLElement | null)?.closest<HTMLElement>('[data-site-action]')?.dataset.siteAction;
+    if (action === 'feedback') openFeedback();
+    if (action === 'cookie-settings') showCookieBanner();
+  });
+
+  void showCurrency();
+  const me = await call('GET', '/v1/user/me');
+  const user = me.status === 'SUCCESS' ? userData.safeParse(me.result) : null;
+  if (!user?.success) return;
+  onSignedIn(user.data);
+}
+
+function onSignedIn(user: UserData): void {
+  // Spec §2: once the user state is known, a signed-in user is sent from the index to the servers list.
+  if (location.pathname === '/') {
+    location.replace('/servers');
+    return;
+  }
+  analytics.identify(user.userId);
+  showSignedIn();
+  const referral = storedReferral();
+  if (referral) void call('POST', '/v1/referral', { referral }).then((answer) => answer.status === 'SUCCESS' && forgetReferral());
+}
+
+// Never alongside the app: a page the app rendered has its own handling.
+if (!('__reactRouterContext' in window)) void main();
