@@ -41,6 +41,8 @@ export default defineConfig({
     url: `${baseURL}/healthz`,
     timeout: 180_000,
     reuseExistingServer: false,
+    // Stop as a user would (Ctrl-C), so the agent stops the game servers it runs.
+    gracefulShutdown: { signal: 'SIGINT', timeout: 30_000 },
     stdout: 'ignore',
     stderr: 'pipe',
     env: {

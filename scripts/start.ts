@@ -21,11 +21,11 @@ if (!existsSync(webBuild)) {
 const port = Number(process.env.PORT ?? 3000);
 const agentPort = Number(process.env.AGENT_PORT ?? port + 1000);
 const env: NodeJS.ProcessEnv = { ...process.env };
-const children: ChildProcess[] = [];
+const children: { child: ChildProcess; stopSignal: NodeJS.Signals }[] = [];
 
-function run(name: string, entry: string, childEnv: NodeJS.ProcessEnv): void {
+function run(name: string, entry: string, childEnv: NodeJS.ProcessEnv, stopSignal: NodeJS.Signals = 'SIGTERM'): void {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
-  children.push(child);
+  children.push({ child, stopSignal });
   child.on('exit', (code, signal) => {
     if (shuttingDown) return;
     console.error(`${name} exited (${signal ?? code}); stopping Spawnpoint.`);
@@ -39,24 +39,30 @@ if (!env.AGENTS) {
   env.AGENTS = JSON.stringify([
     { id: 'local', url: `http://127.0.0.1:${agentPort}`, token, publicHost: env.GAME_PUBLIC_HOST ?? 'localhost', capacity: 50, portRange },
   ]);
-  run('agent', 'apps/agent/src/main.ts', {
-    ...process.env,
-    AGENT_NODE_ID: 'local',
-    AGENT_TOKEN: token,
-    AGENT_HOST: '127.0.0.1',
-    AGENT_PORT: String(agentPort),
-    API_URL: `http://127.0.0.1:${port}`,
-    GAME_PORT_RANGE: portRange,
-  });
+  run(
+    'agent',
+    'apps/agent/src/main.ts',
+    {
+      ...process.env,
+      AGENT_NODE_ID: 'local',
+      AGENT_TOKEN: token,
+      AGENT_HOST: '127.0.0.1',
+      AGENT_PORT: String(agentPort),
+      API_URL: `http://127.0.0.1:${port}`,
+      GAME_PORT_RANGE: portRange,
+    },
+    // Stopping Spawnpoint stops its game servers too (SIGTERM alone would leave them running).
+    'SIGINT',
+  );
 }
 run('api', 'apps/api/src/main.ts', env);
 
 let shuttingDown = false;
 function stop(code: number): void {
   shuttingDown = true;
-  for (const child of children) child.kill('SIGTERM');
+  for (const { child, stopSignal } of children) child.kill(stopSignal);
   let left = children.length;
-  for (const child of children) child.once('exit', () => --left === 0 && process.exit(code));
+  for (const { child } of children) child.once('exit', () => --left === 0 && process.exit(code));
   setTimeout(() => process.exit(code), 40_000).unref();
 }
 process.on('SIGINT', () => stop(0));

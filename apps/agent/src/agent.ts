@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   AGENT_NAMESPACE,
   AGENT_PROTOCOL_VERSION,
   agentCommandRequest,
   agentServerSpec,
+  type AgentServerSpec,
   findSoftware,
   powerAction,
   serverIdParams,
@@ -27,7 +28,11 @@ import { localStorage, s3Storage } from './storage.ts';
 export interface Agent {
   http: FastifyInstance;
   servers: Map<string, ManagedServer>;
-  close(): Promise<void>;
+  /**
+   * Stops the agent. With `stopServers` (the default) its servers are stopped gracefully first;
+   * without, they keep running and the next agent adopts them.
+   */
+  close(options?: { stopServers?: boolean }): Promise<void>;
 }
 
 // Console lines waiting for the API while its socket is slow or away; the oldest go first.
@@ -57,6 +62,8 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     reconnectionDelay: 500,
     reconnectionDelayMax: 5000,
     transports: ['websocket'],
+    // Connected once the servers an earlier agent left running are adopted, so the hello lists them.
+    autoConnect: false,
   });
 
   const outbox = new Map<string, string[]>();
@@ -93,6 +100,28 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     },
     stats: (serverId, stats) => socket.connected && socket.emit('agent:stats', { serverId, ...stats }),
   };
+
+  const newServer = (spec: AgentServerSpec) =>
+    new ManagedServer(
+      spec,
+      path.join(config.serversDir, spec.serverId),
+      path.join(config.runDir, spec.serverId),
+      runtimes[findSoftware(spec.software)?.runtime ?? 'flying-squid'] as Runtime,
+      config.GAME_BIND_HOST,
+      config.STOP_TIMEOUT_SECONDS * 1000,
+      events,
+    );
+
+  // Servers still running from before an agent restart.
+  for (const entry of await readdir(config.runDir, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory()) continue;
+    const spec = agentServerSpec.safeParse(
+      await readFile(path.join(config.runDir, entry.name, 'spec.json'), 'utf8').then(JSON.parse, () => null),
+    );
+    if (!spec.success || spec.data.serverId !== entry.name) continue;
+    const server = newServer(spec.data);
+    if (await server.adopt()) servers.set(spec.data.serverId, server);
+  }
 
   const statuses = () => [...servers.values()].map((s) => ({ serverId: s.spec.serverId, state: s.state as ServerState }));
   socket.on('connect', () => {
@@ -134,19 +163,10 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     const spec = agentServerSpec.parse(request.body);
     if (spec.serverId !== serverId)
       throw new z.ZodError([{ code: 'custom', path: ['serverId'], message: 'Mismatched server id.', input: spec.serverId }]);
-    const runtimeId = findSoftware(spec.software)?.runtime ?? 'flying-squid';
-    const runtime = runtimes[runtimeId] as Runtime;
     let server = servers.get(serverId);
     if (server) server.spec = spec;
     else {
-      server = new ManagedServer(
-        spec,
-        path.join(config.serversDir, serverId),
-        runtime,
-        config.GAME_BIND_HOST,
-        config.STOP_TIMEOUT_SECONDS * 1000,
-        events,
-      );
+      server = newServer(spec);
       servers.set(serverId, server);
     }
     await server.install().catch((err: unknown) => {
@@ -189,16 +209,19 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     }
     await storage.removePrefix(`backups/${serverId}`);
     await rm(path.join(config.serversDir, serverId), { recursive: true, force: true });
+    await rm(path.join(config.runDir, serverId), { recursive: true, force: true });
     return { status: 'SUCCESS', result: null };
   });
 
   await http.listen({ port: config.AGENT_PORT, host: config.AGENT_HOST });
+  socket.connect();
 
   return {
     http,
     servers,
-    async close() {
-      await Promise.all([...servers.values()].map((s) => s.shutdown()));
+    async close({ stopServers = true } = {}) {
+      if (stopServers) await Promise.all([...servers.values()].map((s) => s.shutdown()));
+      else for (const server of servers.values()) server.detach();
       flush();
       socket.close();
       await http.close();

@@ -26,7 +26,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export type AgentConfig = z.infer<typeof envSchema> & { serversDir: string; softwareDir: string; storageDir: string };
+export type AgentConfig = z.infer<typeof envSchema> & { serversDir: string; softwareDir: string; storageDir: string; runDir: string };
 
 export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentConfig {
   const parsed = envSchema.safeParse(source);
@@ -40,5 +40,7 @@ export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentC
     serversDir: path.join(dataDir, 'servers'),
     softwareDir: path.join(dataDir, 'software'),
     storageDir: path.join(dataDir, 'storage'),
+    // Process records, logs and command FIFOs of running servers; never inside a user's server folder.
+    runDir: path.join(dataDir, 'run'),
   };
 }

@@ -4,6 +4,7 @@ import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@sp
 import minecraftProtocol from 'minecraft-protocol';
 import pidusage from 'pidusage';
 import { ConsoleBuffer } from './console-buffer.ts';
+import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
 import { Sandbox, SandboxError } from './sandbox.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
 
@@ -44,10 +45,14 @@ export class ManagedServer {
   private openSandbox: Promise<Sandbox> | null = null;
   private backupRunning = false;
   private stateBeforeBackup: ServerState | null = null;
+  // The end of the last output chunk without its newline, so the ready line is seen across chunks.
+  private partialLine = '';
 
   constructor(
     public spec: AgentServerSpec,
     readonly dir: string,
+    /** Where the detached process's record, log and command FIFO live (outside the user's folder). */
+    readonly runDir: string,
     private runtime: Runtime,
     private bindHost: string,
     private stopTimeoutMs: number,
@@ -184,17 +189,38 @@ export class ManagedServer {
       return;
     }
     this.expectingExit = false;
-    const proc = this.runtime.start(this.dir, this.spec, this.bindHost);
+    await mkdir(this.runDir, { recursive: true });
+    await rememberSpec(this.runDir, this.spec);
+    this.partialLine = '';
+    this.attach(launchDetached(this.runtime.plan(this.dir, this.spec, this.bindHost, this.runDir), this.runDir));
+  }
+
+  /**
+   * Takes over the process an earlier agent started, if it still runs (the agent restarted). Returns
+   * whether there was one.
+   */
+  async adopt(): Promise<boolean> {
+    const proc = await adoptDetached(this.runDir);
+    if (!proc) return false;
+    this.expectingExit = false;
+    this.setState('online');
+    this.console.notice('The node agent restarted; the server kept running.');
+    this.attach(proc);
+    return true;
+  }
+
+  /** Stops watching the process and leaves it running (the agent is restarting). */
+  detach(): void {
+    this.stopStats();
+    this.proc?.detach();
+    this.proc = null;
+  }
+
+  private attach(proc: RuntimeProcess): void {
     this.proc = proc;
     let resolveExit: () => void = () => undefined;
     this.exited = new Promise((r) => (resolveExit = r));
     proc.onOutput((chunk) => this.output(chunk));
-    proc.onReady(() => {
-      if (this.proc === proc && this.state === 'starting') this.setState('online');
-    });
-    proc.onPlayers((names) => {
-      this.players = names;
-    });
     proc.onExit((code, signal) => {
       resolveExit();
       if (this.proc !== proc) return;
@@ -206,7 +232,8 @@ export class ManagedServer {
         this.setState('offline');
         return;
       }
-      this.console.notice(`The server crashed (${signal ? `signal ${signal}` : `exit code ${code}`}).`);
+      const how = signal ? `signal ${signal}` : code !== null ? `exit code ${code}` : 'it exited while the agent was not watching';
+      this.console.notice(`The server crashed (${how}).`);
       const now = Date.now();
       const loop = now - this.lastCrash < CRASH_LOOP_MS;
       this.lastCrash = now;
@@ -262,6 +289,11 @@ export class ManagedServer {
       this.windowDropped = 0;
     }
     const text = chunk.toString('utf8');
+    if (this.state === 'starting') {
+      const seen = this.partialLine + text;
+      if (this.runtime.readyPattern.test(seen)) this.setState('online');
+      this.partialLine = seen.slice(seen.lastIndexOf('\n') + 1).slice(-512);
+    }
     const count = text.split('\n').length - 1;
     const room = LINES_PER_WINDOW - this.windowLines;
     if (count <= room) {
@@ -309,8 +341,9 @@ export class ManagedServer {
       this.disk = await folderSize(this.dir).catch(() => this.disk);
     }
     let players = { online: this.players.length, max: this.spec.maxPlayers, list: this.players };
-    if (this.state === 'online' && this.spec.software !== 'flying-squid') {
+    if (this.state === 'online') {
       players = await pingPlayers(this.spec.port, this.spec.maxPlayers).catch(() => players);
+      this.players = players.list;
     }
     this.events.stats(this.spec.serverId, { cpu, memory, disk: this.disk, players });
   }

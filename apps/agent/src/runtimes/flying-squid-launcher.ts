@@ -1,9 +1,10 @@
 /**
  * Runs one flying-squid server in this process, configured from ./server.properties (flying-squid has
- * none of its own), never through its CLI. The agent starts it with cwd = the server folder, reads
- * stdout/stderr as the console, writes console commands to stdin, and hears `ready` and the player list
- * over the IPC channel. Adds what flying-squid lacks: a graceful stop that saves the world and every
- * player (also on SIGTERM), `save-all`, `list`, and a max-players limit.
+ * none of its own), never through its CLI. The agent starts it detached with cwd = the server folder,
+ * reads stdout/stderr (a log file) as the console, writes console commands to stdin (a FIFO), sees the
+ * ready line below, and learns the players from a status ping. Adds what flying-squid lacks: a graceful
+ * stop that saves the world and every player (also on SIGTERM), `save-all`, `list`, and a max-players
+ * limit. It does not depend on the agent: an agent restart leaves it running.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -86,13 +87,6 @@ serv._server.on('login', (client) => {
   for (const handler of loginHandlers) handler(client);
 });
 
-const sendPlayers = () => process.send?.({ type: 'players', list: serv.players.map((p) => p.username).filter(Boolean) });
-serv.on('newPlayer', (player) => {
-  const p = player as { on(event: string, fn: () => void): void };
-  p.on('spawned', sendPlayers);
-  p.on('disconnected', () => setImmediate(sendPlayers));
-});
-
 async function saveAll(): Promise<void> {
   await Promise.all(serv.players.map((p) => p.save().catch(() => undefined)));
   await serv.overworld.saveNow();
@@ -130,11 +124,8 @@ serv.commands.add({
   },
 });
 
-serv.on('ready' as string, () => {
-  serv.info('Done! The server is ready for players.');
-  process.send?.({ type: 'ready' });
-});
+// The agent's ready signal (flyingSquidRuntime.readyPattern).
+serv.on('ready' as string, () => serv.info('Done! The server is ready for players.'));
 
 process.on('SIGTERM', () => void gracefulStop());
 process.on('SIGINT', () => void gracefulStop());
-process.on('disconnect', () => void gracefulStop());

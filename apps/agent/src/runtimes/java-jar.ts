@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultProperties, updateProperties } from '../properties.ts';
-import type { Runtime, RuntimeProcess } from './types.ts';
+import type { Runtime } from './types.ts';
 
 /**
  * Java servers (Paper, Vanilla, …): `java -Xmx… -jar server.jar nogui` in the server folder, the jar taken
@@ -13,6 +12,8 @@ import type { Runtime, RuntimeProcess } from './types.ts';
 export function javaJarRuntime(softwareDir: string): Runtime {
   return {
     stopCommand: 'stop',
+    // Vanilla and its forks print `Done (1.234s)! For help, type "help"` once they accept players.
+    readyPattern: /Done \(/,
 
     async install(dir, spec) {
       const jar = path.join(softwareDir, spec.software, `${spec.version}.jar`);
@@ -23,35 +24,13 @@ export function javaJarRuntime(softwareDir: string): Runtime {
       await writeFile(file, updateProperties(current, { 'server-port': String(spec.port) }));
     },
 
-    start(dir, spec, bindHost) {
-      const child = spawn('java', [`-Xmx${spec.memoryMb}M`, `-Xms${Math.min(spec.memoryMb, 256)}M`, '-jar', 'server.jar', 'nogui'], {
+    plan(dir, spec, bindHost) {
+      return {
+        command: 'java',
+        args: [`-Xmx${spec.memoryMb}M`, `-Xms${Math.min(spec.memoryMb, 256)}M`, '-jar', 'server.jar', 'nogui'],
         cwd: dir,
         env: { PATH: process.env.PATH, SPAWNPOINT_HOST: bindHost, SPAWNPOINT_PORT: String(spec.port) },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      const readyListeners: (() => void)[] = [];
-      let ready = false;
-      child.stdout.on('data', (chunk: Buffer) => {
-        // Vanilla and its forks print `Done (1.234s)! For help, type "help"` once they accept players.
-        if (!ready && /Done \(/.test(chunk.toString('utf8'))) {
-          ready = true;
-          for (const l of readyListeners) l();
-        }
-      });
-      const proc: RuntimeProcess = {
-        pid: child.pid,
-        send: (command) => child.stdin.write(`${command}\n`),
-        kill: (signal) => child.kill(signal),
-        onOutput: (listener) => {
-          child.stdout.on('data', listener);
-          child.stderr.on('data', listener);
-        },
-        onReady: (listener) => readyListeners.push(listener),
-        onPlayers: () => undefined,
-        onExit: (listener) => child.on('exit', listener),
       };
-      child.on('error', (err) => child.emit('exit', null, null) && console.error(err));
-      return proc;
     },
   };
 }

@@ -54,7 +54,7 @@ export async function prepareAgent(capacity = 50): Promise<AgentProcess> {
     async stop() {
       if (child && child.exitCode === null) {
         const exited = new Promise((r) => child?.once('exit', r));
-        child.kill('SIGTERM');
+        child.kill('SIGINT'); // stops its game servers too
         await exited;
       }
       await rm(dataDir, { recursive: true, force: true });

@@ -1,0 +1,171 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ping } from 'minecraft-protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/until.ts';
+
+// ARCHITECTURE §12: an agent restart leaves running servers running. The agent runs as a real process
+// (`main.ts`), is stopped the way a service manager restarts it (SIGTERM), and a new one takes over.
+const root = path.resolve(import.meta.dirname, '../../..');
+const token = randomBytes(24).toString('hex');
+let dataDir: string;
+let agentPort: number;
+let agent: ChildProcess | null = null;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function startAgent(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      AGENT_TOKEN: token,
+      AGENT_PORT: String(agentPort),
+      DATA_DIR: dataDir,
+      API_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  agent = child;
+  return child;
+}
+
+async function stopAgent(signal: NodeJS.Signals): Promise<void> {
+  const child = agent;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+async function call(method: string, url: string, body?: unknown) {
+  const response = await fetch(`http://127.0.0.1:${agentPort}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return (await response.json()) as { status: string; result?: unknown };
+}
+
+const stateOf = async (id: string) =>
+  ((await call('GET', '/v1/servers').catch(() => ({ result: [] }))).result as { serverId: string; state: string }[]).find(
+    (s) => s.serverId === id,
+  )?.state;
+const consoleOf = async (id: string) => ((await call('GET', `/v1/servers/${id}/console`)).result as { lines: string[] }).lines.join('\n');
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-agent-restart-'));
+  agentPort = await freePort();
+});
+afterAll(async () => {
+  await stopAgent('SIGINT');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('agent restart', () => {
+  it('leaves a running server running, and the next agent adopts it: console, commands and stop work', async () => {
+    startAgent();
+    const gamePort = await freePort();
+    await until(
+      () =>
+        call('PUT', '/v1/servers/keep1', {
+          serverId: 'keep1',
+          software: 'flying-squid',
+          version: '1.21.4',
+          port: gamePort,
+          memoryMb: 512,
+          diskMb: 1024,
+          maxPlayers: 5,
+          motd: 'Still here',
+        }).catch(() => ({ status: 'DOWN' })),
+      (r) => r.status === 'SUCCESS',
+    );
+    await call('POST', '/v1/servers/keep1/power', { action: 'start' });
+    await until(
+      () => stateOf('keep1'),
+      (s) => s === 'online',
+    );
+
+    await stopAgent('SIGTERM');
+    // No agent at all: players can still reach the server.
+    const status = (await ping({ host: '127.0.0.1', port: gamePort })) as { description: { text: string } };
+    expect(status.description.text).toBe('Still here');
+
+    startAgent();
+    await until(
+      () => stateOf('keep1'),
+      (s) => s === 'online',
+    );
+    expect(await consoleOf('keep1')).toContain('The node agent restarted; the server kept running.');
+    expect((await call('POST', '/v1/servers/keep1/command', { command: 'say after the restart' })).status).toBe('SUCCESS');
+    await until(
+      () => consoleOf('keep1'),
+      (c) => c.includes('[Server] after the restart'),
+    );
+
+    // A graceful stop still saves and ends it, and the server is offline for the agent.
+    expect((await call('POST', '/v1/servers/keep1/power', { action: 'stop' })).status).toBe('SUCCESS');
+    await until(
+      () => stateOf('keep1'),
+      (s) => s === 'offline',
+    );
+    expect(await consoleOf('keep1')).toContain('The server stopped.');
+    await expect(ping({ host: '127.0.0.1', port: gamePort, closeTimeout: 2000 })).rejects.toThrow();
+  });
+
+  it('notices a server that ended while no agent was watching, and marks it offline', async () => {
+    const gamePort = await freePort();
+    await call('PUT', '/v1/servers/gone1', {
+      serverId: 'gone1',
+      software: 'flying-squid',
+      version: '1.21.4',
+      port: gamePort,
+      memoryMb: 512,
+      diskMb: 1024,
+      maxPlayers: 5,
+      motd: 'Gone',
+    });
+    await call('POST', '/v1/servers/gone1/power', { action: 'start' });
+    await until(
+      () => stateOf('gone1'),
+      (s) => s === 'online',
+    );
+    await stopAgent('SIGTERM');
+    // The server ends while the agent is away (a node operator stopped it, or it crashed).
+    const record = JSON.parse(
+      await import('node:fs/promises').then((fs) => fs.readFile(path.join(dataDir, 'run/gone1/process.json'), 'utf8')),
+    ) as { pid: number };
+    process.kill(record.pid, 'SIGKILL');
+    await until(
+      () => {
+        try {
+          process.kill(record.pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      (gone) => gone,
+    );
+    startAgent();
+    await until(
+      () => call('GET', '/v1/servers').catch(() => null),
+      (r) => r?.status === 'SUCCESS',
+    );
+    // Not adopted: the API's next install makes it known again, offline.
+    expect(await stateOf('gone1')).toBeUndefined();
+  });
+});

@@ -1,0 +1,232 @@
+/**
+ * Game processes that outlive the agent (ARCHITECTURE §12: an agent restart leaves running servers
+ * running). Each runs in its own process group with no pipe to the agent: stdout and stderr go to a log
+ * file the agent tails, stdin is a FIFO the agent writes commands into, and `process.json` records the
+ * pid with its kernel start time so a restarted agent can adopt exactly that process (never a recycled
+ * pid). Linux only (FIFOs, /proc), like the nodes we run on.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { open, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
+
+// Past this size the log is emptied once read to the end, so it cannot fill the node's disk.
+const LOG_ROTATE_BYTES = 8 * 1024 * 1024;
+const EXIT_POLL_MS = 500;
+// inotify may coalesce events; this catches anything it missed.
+const TAIL_POLL_MS = 1000;
+
+interface ProcessRecord {
+  pid: number;
+  startTicks: string;
+}
+
+const files = (runDir: string) => ({
+  record: path.join(runDir, 'process.json'),
+  log: path.join(runDir, 'console.log'),
+  stdin: path.join(runDir, 'stdin'),
+});
+
+/** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), or null if it is gone. */
+export function processStartTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is the state; a zombie has exited already.
+    if (fields[0] === 'Z') return null;
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts a game process detached from the agent. */
+export function launchDetached(plan: LaunchPlan, runDir: string): RuntimeProcess {
+  const f = files(runDir);
+  if (!existsSync(f.stdin)) execFileSync('mkfifo', ['-m', '600', f.stdin]);
+  // Read-write, so the FIFO always has a writer: the game never sees end-of-input while the agent is away.
+  const stdin = openSync(f.stdin, constants.O_RDWR);
+  writeFileSync(f.log, '');
+  // Append mode, so the game keeps writing at the end after the agent empties the file.
+  const log = openSync(f.log, 'a');
+  const child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: [stdin, log, log] });
+  closeSync(stdin);
+  closeSync(log);
+  if (!child.pid) {
+    // spawn failed (missing binary): the error event follows; report it as an exit.
+    const handle = new DetachedProcess(0, runDir, 0);
+    child.once('error', (err) => handle.exited(null, null, err.message));
+    return handle;
+  }
+  const record: ProcessRecord = { pid: child.pid, startTicks: processStartTicks(child.pid) ?? '' };
+  writeFileSync(f.record, JSON.stringify(record));
+  const handle = new DetachedProcess(child.pid, runDir, 0);
+  child.once('exit', (code, signal) => void handle.finish(code, signal));
+  return handle;
+}
+
+/** Finds the still-running process of a server started by an earlier agent, if there is one. */
+export async function adoptDetached(runDir: string): Promise<RuntimeProcess | null> {
+  const f = files(runDir);
+  let record: ProcessRecord;
+  try {
+    record = JSON.parse(readFileSync(f.record, 'utf8')) as ProcessRecord;
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(record.pid) || record.pid <= 1 || processStartTicks(record.pid) !== record.startTicks) {
+    await forgetProcess(runDir);
+    return null;
+  }
+  const size = await stat(f.log).then(
+    (s) => s.size,
+    () => 0,
+  );
+  const handle = new DetachedProcess(record.pid, runDir, size);
+  handle.pollExit(record.startTicks);
+  return handle;
+}
+
+export async function forgetProcess(runDir: string): Promise<void> {
+  await rm(files(runDir).record, { force: true });
+}
+
+class DetachedProcess implements RuntimeProcess {
+  private outputListeners: ((chunk: Buffer) => void)[] = [];
+  private exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+  private watcher: FSWatcher | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private exitTimer: NodeJS.Timeout | null = null;
+  private reading: Promise<void> | null = null;
+  private again = false;
+  private done = false;
+  private finishing = false;
+  private writer: number | null = null;
+  private readonly f: ReturnType<typeof files>;
+
+  constructor(
+    readonly pid: number,
+    private runDir: string,
+    private offset: number,
+  ) {
+    this.f = files(runDir);
+    if (pid) this.startTail();
+  }
+
+  send(command: string): void {
+    // Non-blocking: a game that stops reading its console must not hang the agent.
+    this.writer ??= openSync(this.f.stdin, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeFileSync(this.writer, `${command}\n`);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (!this.pid) return;
+    try {
+      process.kill(-this.pid, signal); // the whole group: a server's own children go too
+    } catch {
+      try {
+        process.kill(this.pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  onOutput(listener: (chunk: Buffer) => void): void {
+    this.outputListeners.push(listener);
+  }
+
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  /** For an adopted process, which is not our child: watch for it to go away. */
+  pollExit(startTicks: string): void {
+    this.exitTimer = setInterval(() => {
+      if (processStartTicks(this.pid) !== startTicks) void this.finish(null, null);
+    }, EXIT_POLL_MS);
+  }
+
+  /** Stops watching without touching the process (the agent is going away; the server keeps running). */
+  detach(): void {
+    this.stopWatching();
+    if (this.writer !== null) closeSync(this.writer);
+    this.writer = null;
+  }
+
+  exited(code: number | null, signal: NodeJS.Signals | null, message?: string): void {
+    if (this.done) return;
+    if (message) for (const l of this.outputListeners) l(Buffer.from(`${message}\n`));
+    this.done = true;
+    this.detach();
+    void forgetProcess(this.runDir);
+    for (const l of this.exitListeners) l(code, signal);
+  }
+
+  async finish(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    if (this.done || this.finishing) return;
+    this.finishing = true;
+    await this.pump(); // the last lines before the exit
+    this.exited(code, signal);
+  }
+
+  private startTail(): void {
+    try {
+      this.watcher = watch(this.f.log, () => void this.pump());
+      this.watcher.on('error', () => undefined);
+    } catch {
+      // polling below still reads it
+    }
+    this.pollTimer = setInterval(() => void this.pump(), TAIL_POLL_MS);
+    void this.pump();
+  }
+
+  private stopWatching(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.exitTimer) clearInterval(this.exitTimer);
+    this.pollTimer = this.exitTimer = null;
+  }
+
+  /** Reads everything new in the log; concurrent calls fold into one more pass. */
+  private pump(): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      const handle = await open(this.f.log, 'r').catch(() => null);
+      if (!handle) return;
+      const buffer = Buffer.allocUnsafe(64 * 1024);
+      try {
+        do {
+          this.again = false;
+          for (;;) {
+            const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.offset);
+            if (bytesRead === 0) break;
+            this.offset += bytesRead;
+            const chunk = buffer.subarray(0, bytesRead);
+            for (const l of this.outputListeners) l(chunk);
+          }
+        } while (this.again);
+        if (this.offset > LOG_ROTATE_BYTES) {
+          // The game appends (O_APPEND), so its next line lands at the new end.
+          await truncate(this.f.log, 0);
+          this.offset = 0;
+        }
+      } finally {
+        await handle.close();
+      }
+    })().finally(() => {
+      this.reading = null;
+    });
+    return this.reading;
+  }
+}
+
+/** Writes the spec an adopted server needs next to its process record. */
+export async function rememberSpec(runDir: string, spec: unknown): Promise<void> {
+  await writeFile(path.join(runDir, 'spec.json'), JSON.stringify(spec));
+}
