@@ -5,15 +5,19 @@
  * pid with its kernel start time so a restarted agent can adopt exactly that process (never a recycled
  * pid). Linux only (FIFOs, /proc), like the nodes we run on.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { open, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
 
-// Past this size the log is emptied once read to the end, so it cannot fill the node's disk.
-const LOG_ROTATE_BYTES = 8 * 1024 * 1024;
+// Once this much of the log has been read, its blocks are given back to the disk (a hole is punched
+// where it was), so a chatty server cannot fill the node's disk. Offsets do not move, so the game can keep
+// appending while this happens and no line is lost.
+const LOG_RECLAIM_BYTES = 8 * 1024 * 1024;
 const EXIT_POLL_MS = 500;
+const execFileAsync = promisify(execFile);
 // inotify may coalesce events; this catches anything it missed.
 const TAIL_POLL_MS = 1000;
 
@@ -104,6 +108,7 @@ class DetachedProcess implements RuntimeProcess {
   private finishing = false;
   private writer: number | null = null;
   private readonly f: ReturnType<typeof files>;
+  private reclaimed = 0;
 
   constructor(
     readonly pid: number,
@@ -190,6 +195,19 @@ class DetachedProcess implements RuntimeProcess {
     this.pollTimer = this.exitTimer = null;
   }
 
+  private async reclaim(): Promise<void> {
+    const upTo = this.offset - (this.offset % 4096);
+    try {
+      await execFileAsync('fallocate', ['--punch-hole', '--offset', '0', '--length', String(upTo), this.f.log]);
+      this.reclaimed = upTo;
+    } catch {
+      // A filesystem without hole punching: empty the file instead (lines written in between are lost).
+      await truncate(this.f.log, 0);
+      this.offset = 0;
+      this.reclaimed = 0;
+    }
+  }
+
   /** Reads everything new in the log; concurrent calls fold into one more pass. */
   private pump(): Promise<void> {
     if (this.reading) {
@@ -211,11 +229,7 @@ class DetachedProcess implements RuntimeProcess {
             for (const l of this.outputListeners) l(chunk);
           }
         } while (this.again);
-        if (this.offset > LOG_ROTATE_BYTES) {
-          // The game appends (O_APPEND), so its next line lands at the new end.
-          await truncate(this.f.log, 0);
-          this.offset = 0;
-        }
+        if (this.offset - this.reclaimed > LOG_RECLAIM_BYTES) await this.reclaim();
       } finally {
         await handle.close();
       }
