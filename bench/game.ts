@@ -71,6 +71,7 @@ try {
   });
   const latencies: number[] = [];
   let received = 0;
+  const skipped: string[] = [];
   let first = 0;
   let last = 0;
   let doneResolve: () => void = () => undefined;
@@ -86,6 +87,7 @@ try {
         latencies.push(now - Number(match[1]));
       }
       if (line.includes('flood done')) doneResolve();
+      if (line.includes('console lines were skipped')) skipped.push(line.replace(/\x1b\[[0-9;]*m/g, ''));
     }
   });
   socket.emit('server:subscribe', { serverId: id });
@@ -104,6 +106,7 @@ try {
       linesPerSec: Math.round(received / Math.max((last - first) / 1000, 0.001)),
       p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? null,
       p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? null,
+      skipNotices: skipped,
       stackRssMbBefore: rssBefore,
       stackRssMbAfter: rssAfter,
       target: { linesPerSec: 20000, p99Ms: 50 },

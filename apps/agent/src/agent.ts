@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
 import type { AgentConfig } from './config.ts';
-import { InvalidStateError, ManagedServer, type ServerEvents } from './managed-server.ts';
+import { InvalidStateError, ManagedServer, warmUpPing, type ServerEvents } from './managed-server.ts';
 import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
@@ -36,7 +36,7 @@ export interface Agent {
 }
 
 // Console lines waiting for the API while its socket is slow or away; the oldest go first.
-const OUTBOX_MAX_LINES = 5000;
+const OUTBOX_MAX_LINES = 20_000;
 const CONSOLE_FLUSH_MS = 16;
 const MESSAGE_BYTES = 24 * 1024;
 
@@ -94,7 +94,14 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     lines: (serverId, lines) => {
       const queue = outbox.get(serverId) ?? [];
       queue.push(...lines);
-      if (queue.length > OUTBOX_MAX_LINES) queue.splice(0, queue.length - OUTBOX_MAX_LINES);
+      if (queue.length > OUTBOX_MAX_LINES) {
+        const skipped = queue.length - OUTBOX_MAX_LINES + 1;
+        queue.splice(
+          0,
+          skipped,
+          `\x1b[33m[Spawnpoint]\x1b[0m ${skipped} console lines were skipped because the node could not reach the panel fast enough.`,
+        );
+      }
       outbox.set(serverId, queue);
       flushTimer ??= setTimeout(flush, CONSOLE_FLUSH_MS);
     },
@@ -111,6 +118,8 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
       config.STOP_TIMEOUT_SECONDS * 1000,
       events,
     );
+
+  await warmUpPing();
 
   // Servers still running from before an agent restart.
   for (const entry of await readdir(config.runDir, { withFileTypes: true }).catch(() => [])) {

@@ -19,9 +19,11 @@ export class InvalidStateError extends Error {}
 const CRASH_LOOP_MS = 60_000;
 const STATS_EVERY_MS = 2000;
 const DISK_EVERY_MS = 30_000;
-// Output guard (as Wings does, with more room): beyond this many lines per 100 ms the rest is dropped
+// Output guard (as Wings does, with more room): a token bucket of lines. A server may print 25,000 lines/s
+// for as long as it likes and catch up in bursts of 20,000 after a pause; beyond that lines are dropped
 // with one notice, so a runaway server cannot flood the node or the browsers.
-const LINES_PER_WINDOW = 5000;
+const LINES_PER_SECOND = 25_000;
+const LINES_BURST = 20_000;
 
 /**
  * One game server on this node. Every power action goes through `power()`, which runs them one at a time
@@ -38,9 +40,9 @@ export class ManagedServer {
   private statsTimer: NodeJS.Timeout | null = null;
   private disk = 0;
   private lastDisk = 0;
-  private windowStart = 0;
-  private windowLines = 0;
-  private windowDropped = 0;
+  private tokens = LINES_BURST;
+  private refilledAt = 0;
+  private dropped = 0;
   private exited: Promise<void> = Promise.resolve();
   private openSandbox: Promise<Sandbox> | null = null;
   private backupRunning = false;
@@ -282,12 +284,8 @@ export class ManagedServer {
 
   private output(chunk: Buffer): void {
     const now = Date.now();
-    if (now - this.windowStart >= 100) {
-      if (this.windowDropped) this.console.notice(`${this.windowDropped} console lines were skipped because the server printed too fast.`);
-      this.windowStart = now;
-      this.windowLines = 0;
-      this.windowDropped = 0;
-    }
+    this.tokens = Math.min(LINES_BURST, this.tokens + ((now - this.refilledAt) / 1000) * LINES_PER_SECOND);
+    this.refilledAt = now;
     const text = chunk.toString('utf8');
     if (this.state === 'starting') {
       const seen = this.partialLine + text;
@@ -295,17 +293,20 @@ export class ManagedServer {
       this.partialLine = seen.slice(seen.lastIndexOf('\n') + 1).slice(-512);
     }
     const count = text.split('\n').length - 1;
-    const room = LINES_PER_WINDOW - this.windowLines;
-    if (count <= room) {
-      this.windowLines += count;
+    if (count <= this.tokens) {
+      this.tokens -= count;
+      if (this.dropped) {
+        this.console.notice(`${this.dropped} console lines were skipped because the server printed too fast.`);
+        this.dropped = 0;
+      }
       this.console.write(text);
       return;
     }
-    // Keep what fits, drop the rest of this window.
-    const kept = room > 0 ? text.split('\n').slice(0, room).join('\n') + '\n' : '';
-    this.windowLines = LINES_PER_WINDOW;
-    this.windowDropped += count - Math.max(room, 0);
-    if (kept) this.console.write(kept);
+    // Keep what the bucket allows, drop the rest.
+    const room = Math.floor(this.tokens);
+    this.tokens -= room;
+    this.dropped += count - room;
+    if (room > 0) this.console.write(text.split('\n').slice(0, room).join('\n') + '\n');
   }
 
   private setState(state: ServerState): void {
@@ -351,6 +352,14 @@ export class ManagedServer {
   async shutdown(): Promise<void> {
     if (this.proc) await this.power('stop').catch(() => this.kill());
   }
+}
+
+/**
+ * minecraft-protocol loads its protocol data synchronously on the first ping (≈ 300 ms here). The agent
+ * pays that once at start, not in the middle of a busy server's console stream.
+ */
+export async function warmUpPing(): Promise<void> {
+  await minecraftProtocol.ping({ host: '127.0.0.1', port: 1, closeTimeout: 500 }).catch(() => undefined);
 }
 
 async function pingPlayers(port: number, max: number) {
