@@ -17,6 +17,9 @@ buildFakeJar(path.join(dataDir, 'software/paper/1.21.4.jar'));
 const stack = await startStack({ port: 3903, dataDir, gamePorts: '25900-25950' });
 const { call } = stack;
 const BASE = stack.base;
+// Colour codes out of a console line (String.fromCharCode keeps the control character out of the regex).
+const ESC = String.fromCharCode(27);
+const stripAnsi = (line: string) => line.split(ESC).map((part, i) => (i === 0 ? part : part.replace(/^\[[0-9;]*m/, ''))).join('');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitState(id: string, state: string) {
@@ -87,7 +90,7 @@ try {
         latencies.push(now - Number(match[1]));
       }
       if (line.includes('flood done')) doneResolve();
-      if (line.includes('console lines were skipped')) skipped.push(line.replace(/\x1b\[[0-9;]*m/g, ''));
+      if (line.includes('console lines were skipped')) skipped.push(stripAnsi(line));
     }
   });
   socket.emit('server:subscribe', { serverId: id });
