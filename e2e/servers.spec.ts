@@ -87,3 +87,36 @@ test('the server list shows the new server with its address and live state', asy
   await page.getByLabel('Server name').fill(name);
   await expect(page.getByText('This name is already in use.')).toBeVisible();
 });
+
+test('an owner lists a server publicly and a visitor finds it on the server list', async ({ page, browser }) => {
+  test.setTimeout(90_000);
+  await verifiedAccount(page, 'public');
+  const name = `p-${Date.now().toString(36).slice(-8)}`;
+  await page.goto('/servers/create');
+  await page.getByLabel('Server name').fill(name);
+  await expect(page.getByText(`${name} is available.`)).toBeVisible();
+  await page.getByRole('button', { name: 'Create server' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
+  const address = /: (\S+:\d+)\. Copy$/.exec(direct ?? '')?.[1] ?? '';
+
+  const toggle = page.getByRole('checkbox', { name: /Show on the public server list/ });
+  await expect(toggle).not.toBeChecked();
+  await toggle.check();
+  await expect(page.getByText('Listed publicly')).toBeVisible();
+
+  const visitor = await browser.newContext();
+  const other = await visitor.newPage();
+  await other.goto('/server-list');
+  const card = other.getByTestId('public-servers').getByRole('listitem').filter({ hasText: name });
+  await expect(card).toBeVisible();
+  await expect(card.getByTestId('server-state')).toHaveText('Offline');
+  await expect(card.getByRole('button', { name: `Address of ${name}: ${address}. Copy` })).toBeVisible();
+  await visitor.close();
+
+  await toggle.uncheck();
+  await expect(page.getByText('Hidden from the list')).toBeVisible();
+  await page.goto('/server-list');
+  await expect(page.getByRole('heading', { level: 1, name: 'Server list' })).toBeVisible();
+  await expect(page.getByText(name, { exact: true })).toHaveCount(0);
+});

@@ -12,7 +12,7 @@ const modules: Record<RouteName, string> = {
   blog: 'routes/blog.tsx',
   'blog-slug': 'routes/blog-post.tsx',
   'blog-page-current': 'routes/blog.tsx',
-  'server-list': 'routes/coming-soon.tsx',
+  'server-list': 'routes/server-list.tsx',
   account: 'routes/account.tsx',
   'account-security': 'routes/account-security.tsx',
   servers: 'routes/servers.tsx',

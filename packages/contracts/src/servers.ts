@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { serverState } from './api.ts';
+import { serverState } from './api.ts';
 import { serverSummary } from './api.ts';
 
 /** Software a server can run. The built-in runtime needs nothing installed; jars come from the node's software cache. */
@@ -146,8 +146,31 @@ export const serverDetails = serverSummary.extend({
   port: z.number().int(),
   stats: serverStats.nullable(),
   memoryLimit: z.number().int(),
+  /** Whether the server is shown on the public server list. */
+  publicListing: z.boolean(),
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
+
+/** `POST /v1/server/{id}/listing`: show or hide the server on the public server list (`appearance.update`). */
+export const serverListingRequest = z.object({
+  listed: z.boolean({ error: 'The listed field must be true or false' }),
+});
+
+/** One server of the public list (`GET /v1/server-list`): only what a player needs to pick and join. */
+export const publicServerEntry = z.object({
+  name: z.string(),
+  software: z.string(),
+  version: z.string(),
+  state: serverState,
+  players: z.object({ online: z.number().int(), max: z.number().int() }),
+  /** host:port, the direct connection. */
+  address: z.string(),
+  createdAt: z.string(),
+});
+export type PublicServerEntry = z.infer<typeof publicServerEntry>;
+export const publicServerListResult = z.array(publicServerEntry);
+/** At most this many servers are listed, online and busiest first. */
+export const PUBLIC_SERVER_LIST_MAX = 100;
 
 export const softwareResult = z.array(
   z.object({ id: z.string(), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),

@@ -75,6 +75,8 @@ export const servers = pgTable(
     port: integer('port').notNull(),
     memoryMb: integer('memory_mb').notNull(),
     maxPlayers: integer('max_players').notNull(),
+    /** Shown on the public server list (/server-list); the owner opts in. */
+    publicListing: boolean('public_listing').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

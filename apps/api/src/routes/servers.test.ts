@@ -310,6 +310,40 @@ describe('power, console and deletion (real agent, real flying-squid)', () => {
   });
 });
 
+describe('public server list', () => {
+  it('lists only servers their owners opted in, with live state and the direct address, and no private data', async () => {
+    const owner = await account();
+    const stranger = await account();
+    const created = (await create(owner.cookie)).json().result;
+    const id = created.serverId as string;
+    expect(created.publicListing).toBe(false);
+    const names = async () => ((await get('/v1/server-list')).json().result as { name: string }[]).map((e) => e.name);
+    expect(await names()).not.toContain(created.name);
+
+    // Only someone who may change the server's appearance can list it; others learn nothing.
+    expect((await post(`/v1/server/${id}/listing`, stranger.cookie, { listed: true })).json().status).toBe('NOT_FOUND');
+    expect((await post(`/v1/server/${id}/listing`, owner.cookie, { listed: 'yes' })).json()).toMatchObject({ status: 'INVALID_INPUT' });
+    const listed = await post(`/v1/server/${id}/listing`, owner.cookie, { listed: true });
+    expect(listed.json().result.publicListing).toBe(true);
+
+    // No session needed to read the list.
+    const entry = ((await get('/v1/server-list')).json().result as Record<string, unknown>[]).find((e) => e.name === created.name);
+    expect(entry).toEqual({
+      name: created.name,
+      software: 'flying-squid',
+      version: created.version,
+      state: 'offline',
+      players: { online: 0, max: 10 },
+      address: `localhost:${created.port}`,
+      createdAt: created.createdAt,
+    });
+    expect(JSON.stringify(entry)).not.toContain(owner.email);
+
+    await post(`/v1/server/${id}/listing`, owner.cookie, { listed: false });
+    expect(await names()).not.toContain(created.name);
+  });
+});
+
 describe('without a connected node', () => {
   it('answers NO_SERVERS_AVAILABLE', async () => {
     const lonely = await buildTestApp();

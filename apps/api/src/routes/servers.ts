@@ -5,6 +5,7 @@ import {
   nameAvailabilityQuery,
   powerAction,
   serverIdParams,
+  serverListingRequest,
   serverName,
   softwareCatalogue,
 } from '@spawnpoint/contracts';
@@ -69,6 +70,14 @@ export function serverRoutes(app: FastifyInstance, ctx: AppContext): void {
     const session = await requireSession(ctx, request);
     const { serverId } = parse(serverIdParams, request.params);
     return ok(directory.details(await directory.authorize(session.user.id, serverId, 'console.read')));
+  });
+
+  app.post('/v1/server/:serverId/listing', async (request) => {
+    const session = await requireSession(ctx, request);
+    const { serverId } = parse(serverIdParams, request.params);
+    const row = await directory.authorize(session.user.id, serverId, 'appearance.update');
+    const { listed } = parse(serverListingRequest, request.body);
+    return ok(directory.details(await directory.setListing(row, listed)));
   });
 
   app.post('/v1/server/:serverId/:action', async (request) => {

@@ -1,4 +1,10 @@
-import type { PermissionKey, ServerDetails, ServerSummary } from '@spawnpoint/contracts';
+import {
+  PUBLIC_SERVER_LIST_MAX,
+  type PermissionKey,
+  type PublicServerEntry,
+  type ServerDetails,
+  type ServerSummary,
+} from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -9,6 +15,9 @@ import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from './server-creator.ts';
 
 const CACHE_TTL_MS = 30_000;
+// The public list is read by every visitor of /server-list; its rows are re-read at most this often.
+const PUBLIC_LIST_TTL_MS = 10_000;
+const stateOrder: Record<string, number> = { online: 0, starting: 1 };
 
 /**
  * Server rows with an in-memory cache for the polled list (invalidated on create and delete), the
@@ -16,6 +25,7 @@ const CACHE_TTL_MS = 30_000;
  */
 export class ServerDirectory {
   private byOwner = new Map<string, { rows: ServerRow[]; at: number }>();
+  private listed: { rows: ServerRow[]; at: number } | null = null;
 
   constructor(
     private db: Db,
@@ -40,6 +50,39 @@ export class ServerDirectory {
 
   invalidate(userId: string): void {
     this.byOwner.delete(userId);
+    this.listed = null;
+  }
+
+  async setListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
+    const [updated] = await this.db.update(servers).set({ publicListing: listed }).where(eq(servers.id, row.id)).returning();
+    this.invalidate(row.ownerId);
+    return updated ?? row;
+  }
+
+  /** The public server list: listed servers, running and busiest first, with live state and players. */
+  async publicList(): Promise<PublicServerEntry[]> {
+    if (!this.listed || Date.now() - this.listed.at > PUBLIC_LIST_TTL_MS) {
+      const rows = await this.db.select().from(servers).where(eq(servers.publicListing, true));
+      this.listed = { rows, at: Date.now() };
+    }
+    return this.listed.rows
+      .map((row) => {
+        const details = this.details(row);
+        return {
+          name: row.name,
+          software: row.software,
+          version: row.version,
+          state: details.state,
+          players: details.players,
+          address: `${details.host}:${details.port}`,
+          createdAt: details.createdAt,
+        };
+      })
+      .sort(
+        (a, b) =>
+          (stateOrder[a.state] ?? 2) - (stateOrder[b.state] ?? 2) || b.players.online - a.players.online || a.name.localeCompare(b.name),
+      )
+      .slice(0, PUBLIC_SERVER_LIST_MAX);
   }
 
   /**
@@ -78,6 +121,7 @@ export class ServerDirectory {
       port: row.port,
       stats: this.hub.statsOf(row.id),
       memoryLimit: row.memoryMb,
+      publicListing: row.publicListing,
     };
   }
 }

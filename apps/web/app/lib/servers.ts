@@ -21,6 +21,10 @@ export function fetchServer(serverId: string, background = false) {
   return api('GET', `/v1/server/${encodeURIComponent(serverId)}`, { result: serverDetails, background });
 }
 
+export function setListing(serverId: string, listed: boolean) {
+  return api('POST', `/v1/server/${encodeURIComponent(serverId)}/listing`, { body: { listed }, result: serverDetails });
+}
+
 export function checkName(name: string, signal: AbortSignal) {
   return api('GET', `/v1/server/name-available?name=${encodeURIComponent(name)}`, {
     result: nameAvailabilityResult,

@@ -8,7 +8,7 @@ import { ServerShell } from '../components/server-shell.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
-import { deleteServer, formatBytes } from '../lib/servers.ts';
+import { deleteServer, formatBytes, setListing } from '../lib/servers.ts';
 import { subscribeServer } from '../lib/socket.ts';
 import { notify } from '../lib/toasts.ts';
 import { useServer } from '../lib/use-server.ts';
@@ -111,6 +111,8 @@ export default function ServerOverview() {
             )}
           </section>
 
+          <ListingToggle serverId={id} initial={load.server.publicListing} />
+
           <section aria-labelledby="danger-heading" className="rounded-xl border border-red-200 bg-white p-6">
             <h2 id="danger-heading" className="text-lg font-semibold text-red-700">
               Delete this server
@@ -139,5 +141,49 @@ export default function ServerOverview() {
         </div>
       ) : null}
     </ServerShell>
+  );
+}
+
+/** Opt in to (or out of) the public server list at /server-list. */
+function ListingToggle({ serverId, initial }: { serverId: string; initial: boolean }) {
+  const [listed, setListed] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  return (
+    <section aria-labelledby="listing-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+      <h2 id="listing-heading" className="text-lg font-semibold">
+        Public server list
+      </h2>
+      <label className="mt-3 flex items-start gap-3">
+        <input
+          type="checkbox"
+          className="mt-1 size-4 accent-brand-600"
+          checked={listed}
+          disabled={busy}
+          onChange={async (event) => {
+            const next = event.target.checked;
+            setBusy(true);
+            try {
+              const server = await setListing(serverId, next);
+              setListed(server.publicListing);
+              notify('success', server.publicListing ? 'Listed publicly' : 'Hidden from the list');
+            } catch {
+              // The §8 toast said why; the box keeps its old value.
+            } finally {
+              setBusy(false);
+            }
+          }}
+        />
+        <span>
+          <span className="font-medium">Show on the public server list</span>
+          <span className="block text-sm text-slate-600">
+            Anyone can then see this server's name, version, state, player count and address on{' '}
+            <Link to="/server-list" className="underline">
+              the server list
+            </Link>
+            . Nothing else about you or the server is shown.
+          </span>
+        </span>
+      </label>
+    </section>
   );
 }
