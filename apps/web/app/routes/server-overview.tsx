@@ -161,13 +161,15 @@ function ListingToggle({ serverId, initial }: { serverId: string; initial: boole
           disabled={busy}
           onChange={async (event) => {
             const next = event.target.checked;
+            setListed(next);
             setBusy(true);
             try {
               const server = await setListing(serverId, next);
               setListed(server.publicListing);
               notify('success', server.publicListing ? 'Listed publicly' : 'Hidden from the list');
             } catch {
-              // The §8 toast said why; the box keeps its old value.
+              // The §8 toast said why; the box goes back to what is saved.
+              setListed(!next);
             } finally {
               setBusy(false);
             }
