@@ -1,4 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import {
   AGENT_NAMESPACE,
   agentConsoleEvent,
@@ -133,7 +135,37 @@ export class NodeRegistry {
     return this.call(nodeId, method, path, body);
   }
 
-  /** A streaming call (uploads and downloads): the answer's body is passed on, never buffered. */
+  /**
+   * A download from the agent as a Node stream (no web-stream conversion on the hot path): the body is
+   * passed on as it arrives, never buffered. Refusals become the matching catalogue codes.
+   */
+  async download(nodeId: string, path: string): Promise<{ headers: IncomingHttpHeaders; body: IncomingMessage }> {
+    const node = this.nodes.get(nodeId);
+    if (!node || !node.socket?.connected) throw new ApiError('NO_SERVERS_AVAILABLE');
+    const url = new URL(path, node.config.url);
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'GET',
+        headers: { authorization: `Bearer ${node.config.token}` },
+      });
+      request.once('response', resolve);
+      request.once('error', reject);
+      request.end();
+    }).catch((err: unknown) => {
+      this.log.error({ err, nodeId }, 'agent unreachable');
+      throw new ApiError('NO_SERVERS_AVAILABLE');
+    });
+    if ((response.headers['content-type'] ?? '').includes('application/json')) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      const answer = agentAnswer.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
+      if (!answer.success) throw new ApiError('INTERNAL_ERROR');
+      this.refusal(nodeId, path, answer.data);
+    }
+    return { headers: response.headers, body: response };
+  }
+
+  /** A streaming call (uploads): the answer's body is passed on, never buffered. */
   async stream(nodeId: string, method: string, path: string, body?: ReadableStream<Uint8Array> | NodeJS.ReadableStream): Promise<Response> {
     const node = this.nodes.get(nodeId);
     if (!node || !node.socket?.connected) throw new ApiError('NO_SERVERS_AVAILABLE');

@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { FREE_BACKUP_LIMIT, backupIdParams, backupLockRequest, serverIdParams, type AgentBackupEvent } from '@spawnpoint/contracts';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -110,14 +108,14 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     const server = await authorize(request, 'backups.create');
     const { backupId } = parse(backupIdParams, request.params);
     const row = await backupOf(server, backupId);
-    const response = await nodes.stream(server.nodeId, 'GET', `/v1/servers/${server.id}/backups/${row.id}`);
-    const length = response.headers.get('content-length');
+    const download = await nodes.download(server.nodeId, `/v1/servers/${server.id}/backups/${row.id}`);
+    const length = download.headers['content-length'];
     if (length) reply.header('content-length', length);
     reply.header(
       'content-disposition',
       `attachment; filename="${server.name}-${row.createdAt.toISOString().slice(0, 19).replace(/:/g, '-')}.tar.gz"`,
     );
-    return reply.type('application/gzip').send(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>));
+    return reply.type('application/gzip').send(download.body);
   });
 
   app.post('/v1/server/:serverId/backups/:backupId/lock', async (request) => {

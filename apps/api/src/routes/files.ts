@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import {
   EDITABLE_MAX_BYTES,
   archiveRequest,
@@ -19,16 +18,17 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { requireSession, type AppContext } from '../context.ts';
 import { ApiError, ok, parse } from '../http/errors.ts';
+import type { NodeRegistry } from '../nodes.ts';
 
 const q = (value: string) => encodeURIComponent(value);
 
 /** Passes an agent's streamed answer on, never holding it in memory. */
-function relay(reply: FastifyReply, response: Response, filename: string) {
-  const length = response.headers.get('content-length');
+function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['download']>>, filename: string) {
+  const length = download.headers['content-length'];
   if (length) reply.header('content-length', length);
   reply.header('content-disposition', `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`);
-  reply.type(response.headers.get('content-type') ?? 'application/octet-stream');
-  return reply.send(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>));
+  reply.type(download.headers['content-type'] ?? 'application/octet-stream');
+  return reply.send(download.body);
 }
 
 /** Files and server.properties of a server: every route checks its permission, then asks the agent. */
@@ -67,10 +67,10 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/server/:serverId/files/download', async (request, reply) => {
     const server = await authorize(request, 'files.read');
     const { path } = parse(pathQuery, request.query);
-    const response = await nodes.stream(server.nodeId, 'GET', `${base(server.id)}/files/download?path=${q(path)}`);
+    const download = await nodes.download(server.nodeId, `${base(server.id)}/files/download?path=${q(path)}`);
     const name = path.split('/').filter(Boolean).pop() ?? server.name;
-    const isArchive = (response.headers.get('content-type') ?? '').includes('gzip') && !name.endsWith('.gz');
-    return relay(reply, response, isArchive ? `${name}.tar.gz` : name);
+    const isArchive = (download.headers['content-type'] ?? '').includes('gzip') && !name.endsWith('.gz');
+    return relay(reply, download, isArchive ? `${name}.tar.gz` : name);
   });
 
   // Text for the editor: refused beyond the size cap and for binary files, with a message saying why.
