@@ -151,12 +151,16 @@ export const serverDetails = serverSummary.extend({
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
 
-/** `POST /v1/server/{id}/listing`: show or hide the server on the public server list (`appearance.update`). */
-export const serverListingRequest = z.object({
-  listed: z.boolean({ error: 'The listed field must be true or false' }),
+/**
+ * `POST /v1/server/{id}/appearance` (`appearance.update`): how the server presents itself publicly. For
+ * now whether it is on the public server list; its page name, icon and description come with the
+ * appearance page.
+ */
+export const serverAppearanceRequest = z.object({
+  publicListing: z.boolean({ error: 'The public listing field must be true or false' }),
 });
 
-/** One server of the public list (`GET /v1/server-list`): only what a player needs to pick and join. */
+/** One server of the public list (`GET /v1/servers/list`): only what a player needs to pick and join. */
 export const publicServerEntry = z.object({
   name: z.string(),
   software: z.string(),

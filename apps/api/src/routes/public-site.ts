@@ -51,7 +51,7 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/v1/plans', async () => ok(plans));
 
-  app.get('/v1/server-list', async () => ok(await ctx.game.directory.publicList()));
+  app.get('/v1/servers/list', async () => ok(await ctx.game.directory.publicList()));
 
   // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
   app.post('/v1/referral', async (request) => {

@@ -317,17 +317,19 @@ describe('public server list', () => {
     const created = (await create(owner.cookie)).json().result;
     const id = created.serverId as string;
     expect(created.publicListing).toBe(false);
-    const names = async () => ((await get('/v1/server-list')).json().result as { name: string }[]).map((e) => e.name);
+    const names = async () => ((await get('/v1/servers/list')).json().result as { name: string }[]).map((e) => e.name);
     expect(await names()).not.toContain(created.name);
 
     // Only someone who may change the server's appearance can list it; others learn nothing.
-    expect((await post(`/v1/server/${id}/listing`, stranger.cookie, { listed: true })).json().status).toBe('NOT_FOUND');
-    expect((await post(`/v1/server/${id}/listing`, owner.cookie, { listed: 'yes' })).json()).toMatchObject({ status: 'INVALID_INPUT' });
-    const listed = await post(`/v1/server/${id}/listing`, owner.cookie, { listed: true });
+    expect((await post(`/v1/server/${id}/appearance`, stranger.cookie, { publicListing: true })).json().status).toBe('NOT_FOUND');
+    expect((await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: 'yes' })).json()).toMatchObject({
+      status: 'INVALID_INPUT',
+    });
+    const listed = await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: true });
     expect(listed.json().result.publicListing).toBe(true);
 
     // No session needed to read the list.
-    const entry = ((await get('/v1/server-list')).json().result as Record<string, unknown>[]).find((e) => e.name === created.name);
+    const entry = ((await get('/v1/servers/list')).json().result as Record<string, unknown>[]).find((e) => e.name === created.name);
     expect(entry).toEqual({
       name: created.name,
       software: 'flying-squid',
@@ -339,7 +341,7 @@ describe('public server list', () => {
     });
     expect(JSON.stringify(entry)).not.toContain(owner.email);
 
-    await post(`/v1/server/${id}/listing`, owner.cookie, { listed: false });
+    await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: false });
     expect(await names()).not.toContain(created.name);
   });
 });

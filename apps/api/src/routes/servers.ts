@@ -5,7 +5,7 @@ import {
   nameAvailabilityQuery,
   powerAction,
   serverIdParams,
-  serverListingRequest,
+  serverAppearanceRequest,
   serverName,
   softwareCatalogue,
 } from '@spawnpoint/contracts';
@@ -72,12 +72,12 @@ export function serverRoutes(app: FastifyInstance, ctx: AppContext): void {
     return ok(directory.details(await directory.authorize(session.user.id, serverId, 'console.read')));
   });
 
-  app.post('/v1/server/:serverId/listing', async (request) => {
+  app.post('/v1/server/:serverId/appearance', async (request) => {
     const session = await requireSession(ctx, request);
     const { serverId } = parse(serverIdParams, request.params);
     const row = await directory.authorize(session.user.id, serverId, 'appearance.update');
-    const { listed } = parse(serverListingRequest, request.body);
-    return ok(directory.details(await directory.setListing(row, listed)));
+    const { publicListing } = parse(serverAppearanceRequest, request.body);
+    return ok(directory.details(await directory.setPublicListing(row, publicListing)));
   });
 
   app.post('/v1/server/:serverId/:action', async (request) => {

@@ -53,7 +53,7 @@ export class ServerDirectory {
     this.listed = null;
   }
 
-  async setListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
+  async setPublicListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
     const [updated] = await this.db.update(servers).set({ publicListing: listed }).where(eq(servers.id, row.id)).returning();
     this.invalidate(row.ownerId);
     return updated ?? row;

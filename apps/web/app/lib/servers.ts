@@ -1,4 +1,11 @@
-import { nameAvailabilityResult, serverDetails, softwareResult, type PowerAction, type ServerState } from '@spawnpoint/contracts';
+import {
+  nameAvailabilityResult,
+  serverDetails,
+  type serverAppearanceRequest,
+  softwareResult,
+  type PowerAction,
+  type ServerState,
+} from '@spawnpoint/contracts';
 import { z } from 'zod';
 import { api } from './api.ts';
 import { fetchServers } from './user-store.ts';
@@ -21,8 +28,8 @@ export function fetchServer(serverId: string, background = false) {
   return api('GET', `/v1/server/${encodeURIComponent(serverId)}`, { result: serverDetails, background });
 }
 
-export function setListing(serverId: string, listed: boolean) {
-  return api('POST', `/v1/server/${encodeURIComponent(serverId)}/listing`, { body: { listed }, result: serverDetails });
+export function updateAppearance(serverId: string, appearance: z.input<typeof serverAppearanceRequest>) {
+  return api('POST', `/v1/server/${encodeURIComponent(serverId)}/appearance`, { body: appearance, result: serverDetails });
 }
 
 export function checkName(name: string, signal: AbortSignal) {

@@ -23,7 +23,7 @@ export default function ServerList() {
   useEffect(() => {
     let active = true;
     const load = () =>
-      api('GET', '/v1/server-list', { result: publicServerListResult, background: true }).then(
+      api('GET', '/v1/servers/list', { result: publicServerListResult, background: true }).then(
         (list) => {
           if (!active) return;
           setServers(list);

@@ -8,7 +8,7 @@ import { ServerShell } from '../components/server-shell.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
-import { deleteServer, formatBytes, setListing } from '../lib/servers.ts';
+import { deleteServer, formatBytes, updateAppearance } from '../lib/servers.ts';
 import { subscribeServer } from '../lib/socket.ts';
 import { notify } from '../lib/toasts.ts';
 import { useServer } from '../lib/use-server.ts';
@@ -164,7 +164,7 @@ function ListingToggle({ serverId, initial }: { serverId: string; initial: boole
             setListed(next);
             setBusy(true);
             try {
-              const server = await setListing(serverId, next);
+              const server = await updateAppearance(serverId, { publicListing: next });
               setListed(server.publicListing);
               notify('success', server.publicListing ? 'Listed publicly' : 'Hidden from the list');
             } catch {
