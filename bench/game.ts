@@ -19,7 +19,11 @@ const { call } = stack;
 const BASE = stack.base;
 // Colour codes out of a console line (String.fromCharCode keeps the control character out of the regex).
 const ESC = String.fromCharCode(27);
-const stripAnsi = (line: string) => line.split(ESC).map((part, i) => (i === 0 ? part : part.replace(/^\[[0-9;]*m/, ''))).join('');
+const stripAnsi = (line: string) =>
+  line
+    .split(ESC)
+    .map((part, i) => (i === 0 ? part : part.replace(/^\[[0-9;]*m/, '')))
+    .join('');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitState(id: string, state: string) {

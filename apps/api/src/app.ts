@@ -28,6 +28,7 @@ import { servers as serverTable } from './db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { authRoutes } from './routes/auth.ts';
 import { miscRoutes } from './routes/misc.ts';
+import { openApiRoutes } from './openapi.ts';
 import { userRoutes } from './routes/user.ts';
 import { installWeb } from './web.ts';
 
@@ -42,6 +43,8 @@ export interface App {
   app: FastifyInstance;
   io: Realtime;
   ctx: AppContext;
+  /** Every route registered (method and URL), for the test that keeps the OpenAPI document complete. */
+  routes: readonly { method: string; url: string }[];
   /** Waits for work started after answering (mails). */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -67,6 +70,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   const log = app.log;
+  const routes: { method: string; url: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  });
   const mailer =
     options.mailer ??
     (config.SMTP_URL
@@ -126,6 +133,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   fileRoutes(app, ctx);
   backupRoutes(app, ctx);
   publicSiteRoutes(app, ctx);
+  openApiRoutes(app, config.publicUrl);
   await installWeb(app, config);
 
   handleBrowserSockets(io, ctx);
@@ -144,6 +152,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     app,
     io,
     ctx,
+    routes,
     drain,
     async close() {
       clearInterval(sweeper);

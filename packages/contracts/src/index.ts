@@ -13,3 +13,4 @@ export * from './files.ts';
 export * from './plans.ts';
 export * from './nether.ts';
 export * from './integrations.ts';
+export * from './endpoints.ts';

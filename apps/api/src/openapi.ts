@@ -1,0 +1,110 @@
+import { endpoints, errorCatalogue, type Endpoint } from '@spawnpoint/contracts';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+
+type JsonSchema = Record<string, unknown>;
+
+const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+};
+
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+function operation(endpoint: Endpoint): JsonSchema {
+  const parameters: JsonSchema[] = [...endpoint.path.matchAll(/:(\w+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  if (endpoint.query) {
+    const query = schemaOf(endpoint.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, schema] of Object.entries(query.properties ?? {})) {
+      parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
+    }
+  }
+  const success = {
+    type: 'object',
+    required: ['status', 'result'],
+    properties: { status: { const: 'SUCCESS' }, result: endpoint.result ? schemaOf(endpoint.result, 'output') : {} },
+  };
+  const op: JsonSchema = {
+    operationId: `${endpoint.method.toLowerCase()}${openApiPath(endpoint.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string = '') => c.toUpperCase())}`,
+    summary: endpoint.summary,
+    tags: [endpoint.tag],
+    security: endpoint.access === 'public' ? [] : endpoint.access === 'operator' ? [{ operatorToken: [] }] : [{ session: [] }],
+    parameters,
+    responses: {
+      '200': { description: 'SUCCESS', content: { 'application/json': { schema: success } } },
+      default: {
+        description: 'A failure of the error catalogue',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
+      },
+    },
+  };
+  if (endpoint.permission) op['x-permission'] = endpoint.permission;
+  if (endpoint.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(endpoint.body, 'input') } } };
+  return op;
+}
+
+/** The OpenAPI 3.1 document of the API, from the endpoint table and zod schemas in contracts. */
+export function openApiDocument(publicUrl: string): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const endpoint of endpoints) {
+    const path = openApiPath(endpoint.path);
+    paths[path] ??= {};
+    paths[path][endpoint.method.toLowerCase()] = operation(endpoint);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Spawnpoint API',
+      version: '1',
+      description:
+        'Every answer is {"status":"SUCCESS","result":…} or {"status":"<CODE>","message":"…","fields"?:{…}}. State-changing requests need a JSON or multipart body from our own origin (CSRF rule).',
+    },
+    servers: [{ url: publicUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        session: { type: 'apiKey', in: 'cookie', name: 'sp_session' },
+        operatorToken: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        Failure: {
+          type: 'object',
+          required: ['status', 'message'],
+          properties: {
+            status: { enum: Object.keys(errorCatalogue) },
+            message: { type: 'string' },
+            fields: { type: 'object', additionalProperties: { type: 'string' } },
+          },
+        },
+      },
+    },
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A plain page listing the endpoints (no script, so the API's strict CSP holds). */
+function docsPage(): string {
+  const rows = endpoints
+    .map(
+      (e) =>
+        `<tr><td><code>${e.method}</code></td><td><code>${escapeHtml(openApiPath(e.path))}</code></td><td>${escapeHtml(e.summary)}</td><td>${e.access}${e.permission ? ` · <code>${escapeHtml(e.permission)}</code>` : ''}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Spawnpoint API</title></head>
+<body><main><h1>Spawnpoint API</h1><p>The machine-readable document is <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>
+<table><thead><tr><th scope="col">Method</th><th scope="col">Path</th><th scope="col">What it does</th><th scope="col">Access</th></tr></thead><tbody>
+${rows}
+</tbody></table></main></body></html>`;
+}
+
+export function openApiRoutes(app: FastifyInstance, publicUrl: string): void {
+  let document: JsonSchema | null = null;
+  app.get('/v1/openapi.json', async () => (document ??= openApiDocument(publicUrl)));
+  app.get('/v1/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
+}
