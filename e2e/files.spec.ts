@@ -1,17 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
 import minecraftProtocol from 'minecraft-protocol';
-import { verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, verifiedAccount } from './helpers.ts';
 
 async function createServer(page: Page, prefix: string): Promise<string> {
   await verifiedAccount(page, prefix);
-  const name = `${prefix}-${Date.now().toString(36).slice(-6)}`;
-  await page.goto('/servers/create');
-  await page.getByLabel('Server name').fill(name);
-  await expect(page.getByText(`${name} is available.`)).toBeVisible();
-  await page.getByRole('button', { name: 'Create server' }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-  await expect(page).not.toHaveURL(/\/create$/);
-  return new URL(page.url()).pathname;
+  return createServerThroughForm(page, `${prefix}-${Date.now().toString(36).slice(-6)}`);
 }
 
 test('upload with progress, then edit a file and save it', async ({ page }) => {

@@ -66,3 +66,14 @@ export async function verifiedAccount(page: Page, prefix: string): Promise<strin
     .toContain('local');
   return email;
 }
+
+/** Creates a server from /servers/create (the account must be verified) and returns its page's path. */
+export async function createServerThroughForm(page: Page, name: string): Promise<string> {
+  await page.goto('/servers/create');
+  await page.getByLabel('Server name').fill(name);
+  await expect(page.getByText(`${name} is available.`)).toBeVisible();
+  await page.getByRole('button', { name: 'Create server' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page).not.toHaveURL(/\/create$/);
+  return new URL(page.url()).pathname;
+}

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import mineflayer from 'mineflayer';
-import { verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, verifiedAccount } from './helpers.ts';
 
 test('create a server, start it, join it with a real client, talk through the console, stop it', async ({ page }) => {
   test.setTimeout(120_000);
@@ -67,11 +67,7 @@ test('the server list shows the new server with its address and live state', asy
   test.setTimeout(90_000);
   await verifiedAccount(page, 'list');
   const name = `l-${Date.now().toString(36).slice(-8)}`;
-  await page.goto('/servers/create');
-  await page.getByLabel('Server name').fill(name);
-  await expect(page.getByText(`${name} is available.`)).toBeVisible();
-  await page.getByRole('button', { name: 'Create server' }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await createServerThroughForm(page, name);
 
   await page.getByRole('link', { name: 'Servers', exact: true }).first().click();
   const card = page.getByTestId('server-card').filter({ hasText: name });
@@ -92,11 +88,7 @@ test('an owner lists a server publicly and a visitor finds it on the server list
   test.setTimeout(90_000);
   await verifiedAccount(page, 'public');
   const name = `p-${Date.now().toString(36).slice(-8)}`;
-  await page.goto('/servers/create');
-  await page.getByLabel('Server name').fill(name);
-  await expect(page.getByText(`${name} is available.`)).toBeVisible();
-  await page.getByRole('button', { name: 'Create server' }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await createServerThroughForm(page, name);
   const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
   const address = /: (\S+:\d+)\. Copy$/.exec(direct ?? '')?.[1] ?? '';
 

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ping } from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 
 // ARCHITECTURE §12: an agent restart leaves running servers running. The agent runs as a real process
@@ -16,15 +15,6 @@ const token = randomBytes(24).toString('hex');
 let dataDir: string;
 let agentPort: number;
 let agent: ChildProcess | null = null;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function startAgent(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
@@ -60,6 +50,17 @@ async function call(method: string, url: string, body?: unknown) {
   return (await response.json()) as { status: string; result?: unknown };
 }
 
+/** Installs a built-in-runtime server on the agent (retrying while the agent is still starting). */
+async function install(serverId: string, motd: string): Promise<number> {
+  const port = await freePort();
+  const spec = { serverId, software: 'flying-squid', version: '1.21.4', port, memoryMb: 512, diskMb: 1024, maxPlayers: 5, motd };
+  await until(
+    () => call('PUT', `/v1/servers/${serverId}`, spec).catch(() => ({ status: 'DOWN' })),
+    (r) => r.status === 'SUCCESS',
+  );
+  return port;
+}
+
 const stateOf = async (id: string) =>
   ((await call('GET', '/v1/servers').catch(() => ({ result: [] }))).result as { serverId: string; state: string }[]).find(
     (s) => s.serverId === id,
@@ -78,21 +79,7 @@ afterAll(async () => {
 describe('agent restart', () => {
   it('leaves a running server running, and the next agent adopts it: console, commands and stop work', async () => {
     startAgent();
-    const gamePort = await freePort();
-    await until(
-      () =>
-        call('PUT', '/v1/servers/keep1', {
-          serverId: 'keep1',
-          software: 'flying-squid',
-          version: '1.21.4',
-          port: gamePort,
-          memoryMb: 512,
-          diskMb: 1024,
-          maxPlayers: 5,
-          motd: 'Still here',
-        }).catch(() => ({ status: 'DOWN' })),
-      (r) => r.status === 'SUCCESS',
-    );
+    const gamePort = await install('keep1', 'Still here');
     await call('POST', '/v1/servers/keep1/power', { action: 'start' });
     await until(
       () => stateOf('keep1'),
@@ -127,17 +114,7 @@ describe('agent restart', () => {
   });
 
   it('notices a server that ended while no agent was watching, and marks it offline', async () => {
-    const gamePort = await freePort();
-    await call('PUT', '/v1/servers/gone1', {
-      serverId: 'gone1',
-      software: 'flying-squid',
-      version: '1.21.4',
-      port: gamePort,
-      memoryMb: 512,
-      diskMb: 1024,
-      maxPlayers: 5,
-      motd: 'Gone',
-    });
+    await install('gone1', 'Gone');
     await call('POST', '/v1/servers/gone1/power', { action: 'start' });
     await until(
       () => stateOf('gone1'),

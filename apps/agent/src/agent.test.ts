@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFakeJar } from '../test-support/fake-jar.ts';
 import { createAgent, type Agent } from './agent.ts';
 import { loadAgentConfig } from './config.ts';
+import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 
 let agent: Agent;
@@ -42,16 +43,6 @@ async function call(method: string, url: string, body?: unknown, auth = token) {
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, body: (await response.json()) as { status: string; result?: unknown; message?: string } };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const stateOf = (id: string) => agent.servers.get(id)?.state;
