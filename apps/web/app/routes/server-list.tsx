@@ -52,7 +52,7 @@ export default function ServerList() {
         </h2>
         {failed && servers === null ? (
           <p className="rounded-xl border border-red-200 bg-red-50 p-6 text-red-800" role="alert">
-            The server list could not be loaded. Check your connection; the page tries again every few seconds.
+            The server list could not be loaded. Check your connection; the page tries again on its own.
           </p>
         ) : servers === null ? (
           <p className="text-slate-500">Loading the servers…</p>

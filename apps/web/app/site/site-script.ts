@@ -148,7 +148,11 @@ function openFeedback(): void {
     status,
     element('div', { className: 'mt-6 flex justify-end gap-3' }, cancel, send),
   );
-  const dialog = element('dialog', { className: 'w-full max-w-lg rounded-xl p-6 shadow-xl backdrop:bg-slate-900/50' }, form);
+  const dialog = element(
+    'dialog',
+    { className: 'm-auto w-[calc(100%-2rem)] max-w-lg rounded-xl p-6 shadow-xl backdrop:bg-slate-900/50' },
+    form,
+  );
   dialog.setAttribute('aria-labelledby', 'feedback-title');
   cancel.addEventListener('click', () => dialog.close());
   dialog.addEventListener('close', () => dialog.remove());
