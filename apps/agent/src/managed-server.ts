@@ -191,10 +191,19 @@ export class ManagedServer {
       return;
     }
     this.expectingExit = false;
-    await mkdir(this.runDir, { recursive: true });
-    await rememberSpec(this.runDir, this.spec);
     this.partialLine = '';
-    this.attach(launchDetached(this.runtime.plan(this.dir, this.spec, this.bindHost, this.runDir), this.runDir));
+    let proc: RuntimeProcess;
+    try {
+      await mkdir(this.runDir, { recursive: true });
+      await rememberSpec(this.runDir, this.spec);
+      proc = launchDetached(this.runtime.plan(this.dir, this.spec, this.bindHost, this.runDir), this.runDir);
+    } catch (err) {
+      // The node itself cannot launch processes (no FIFO support, disk full): say so, stay offline.
+      this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
+      this.setState('offline');
+      return;
+    }
+    this.attach(proc);
   }
 
   /**
