@@ -1,19 +1,45 @@
 /**
  * `npm start`: the whole product with the embedded defaults. Builds the web app first when it is
- * missing, then runs the API (which serves the web app, applies migrations and writes mail files) and
+ * missing or older than its sources (after a `git pull`, say), then runs the API (which serves the web app, applies migrations and writes mail files) and
  * one local agent that runs the game servers. They share a node token made fresh for this run.
  * When AGENTS is set, the operator runs their own agents and none is started here.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const webBuild = path.join(root, 'apps/web/build/client/__spa-fallback.html');
 
-if (!existsSync(webBuild)) {
-  console.log('Building the web app (first start only; `npm run build` rebuilds it)…');
+// What the web build is made from; a file changed after the last build means it is stale.
+const webSources = [
+  'apps/web/app',
+  'apps/web/content',
+  'apps/web/public',
+  'apps/web/scripts',
+  'apps/web/vite.config.ts',
+  'packages/contracts/src',
+];
+
+function newestSourceMs(): number {
+  let newest = 0;
+  for (const source of webSources) {
+    const full = path.join(root, source);
+    if (!existsSync(full)) continue;
+    const files = statSync(full).isDirectory()
+      ? readdirSync(full, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => path.join(e.parentPath, e.name))
+      : [full];
+    for (const file of files) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+const missing = !existsSync(webBuild);
+if (missing || newestSourceMs() > statSync(webBuild).mtimeMs) {
+  console.log(missing ? 'Building the web app (first start only)…' : 'The web app changed since its last build; building it again…');
   const build = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
