@@ -10,7 +10,7 @@ async function createServer(page: Page, prefix: string): Promise<string> {
 test('upload with progress, then edit a file and save it', async ({ page }) => {
   const base = await createServer(page, 'upl');
   await page.goto(`${base}/files`);
-  await expect(page.getByRole('button', { name: 'server.properties' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'server.properties', exact: true })).toBeVisible();
 
   // Slow the upload down so the progress can be watched, as on a real connection.
   const cdp = await page.context().newCDPSession(page);
@@ -32,7 +32,18 @@ test('upload with progress, then edit a file and save it', async ({ page }) => {
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   await expect(page.getByTestId('file-row').filter({ hasText: 'big.bin' })).toContainText('4.0 MB');
 
-  await page.getByRole('button', { name: 'notes.txt' }).click();
+  // Permissions: a bad value is refused with a hint and the dialog stays; a good one is applied.
+  await page.getByRole('button', { name: /^Permissions of big\.bin: \d{3}$/ }).click();
+  const permissions = page.getByRole('dialog', { name: 'Permissions of big.bin' });
+  await permissions.getByLabel('Permissions').fill('9');
+  await permissions.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('Use three digits from 0 to 7, such as 644.')).toBeVisible();
+  await permissions.getByLabel('Permissions').fill('600');
+  await permissions.getByRole('button', { name: 'Continue' }).click();
+  await expect(permissions).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Permissions of big.bin: 600' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'notes.txt', exact: true }).click();
   const editor = page.getByTestId('code-editor').locator('.cm-content');
   await expect(editor).toContainText('first line');
   await editor.click();

@@ -18,6 +18,8 @@ export interface Entry {
   type: 'file' | 'directory' | 'symlink' | 'other';
   size: number;
   modifiedAt: string;
+  /** Permission bits. */
+  mode: number;
 }
 
 const MAX_DEPTH = 64;
@@ -155,6 +157,7 @@ export class Sandbox {
           type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other',
           size: st.isFile() ? st.size : 0,
           modifiedAt: st.mtime.toISOString(),
+          mode: st.mode & 0o777,
         });
       }
       return entries.sort((a, b) =>
@@ -167,7 +170,7 @@ export class Sandbox {
 
   async stat(userPath: string): Promise<Entry> {
     const parts = pathParts(userPath);
-    if (parts.length === 0) return { name: '', type: 'directory', size: 0, modifiedAt: new Date().toISOString() };
+    if (parts.length === 0) return { name: '', type: 'directory', size: 0, modifiedAt: new Date().toISOString(), mode: 0o755 };
     const { dir, name } = await this.openParent(userPath);
     try {
       const st = await lstat(fdPath(dir.fd, name)).catch((err: unknown) => mapError(err, name));
@@ -176,6 +179,7 @@ export class Sandbox {
         type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other',
         size: st.size,
         modifiedAt: st.mtime.toISOString(),
+        mode: st.mode & 0o777,
       };
     } finally {
       await dir.close();

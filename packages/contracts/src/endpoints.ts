@@ -33,6 +33,7 @@ import {
 } from './api.ts';
 import {
   archiveRequest,
+  chmodRequest,
   backupListResult,
   backupLockRequest,
   deleteFilesRequest,
@@ -436,6 +437,15 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     permission: 'files.write',
     body: extractRequest,
+  },
+  {
+    method: 'POST',
+    path: '/v1/server/:serverId/files/chmod',
+    tag: 'Files',
+    summary: 'Change permission bits (never through a link)',
+    access: 'session',
+    permission: 'files.write',
+    body: chmodRequest,
   },
   {
     method: 'GET',

@@ -7,6 +7,8 @@ export const fileEntry = z.object({
   type: z.enum(['file', 'directory', 'symlink', 'other']),
   size: z.number(),
   modifiedAt: z.string(),
+  /** Permission bits (0o644 is 420). */
+  mode: z.number().int().min(0).max(0o777),
 });
 export type FileEntry = z.infer<typeof fileEntry>;
 export const fileListResult = z.array(fileEntry);

@@ -122,6 +122,25 @@ describe('files', () => {
     ]);
   });
 
+  it('changes permission bits, shows them in the listing, and refuses modes out of range', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const modeOf = async (name: string) =>
+      ((await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result as { name: string; mode: number }[]).find(
+        (e) => e.name === name,
+      )?.mode;
+    expect((await send('POST', `/v1/server/${id}/files/chmod`, cookie, { path: '/server.properties', mode: 0o600 })).json().status).toBe(
+      'SUCCESS',
+    );
+    expect(await modeOf('server.properties')).toBe(0o600);
+    expect((await send('POST', `/v1/server/${id}/files/chmod`, cookie, { path: '/server.properties', mode: 0o1777 })).json().status).toBe(
+      'INVALID_INPUT',
+    );
+    expect((await send('POST', `/v1/server/${id}/files/chmod`, cookie, { path: '/../etc/passwd', mode: 0o777 })).json().status).toBe(
+      'INVALID_INPUT',
+    );
+    expect(await modeOf('server.properties')).toBe(0o600);
+  });
+
   it("answers NOT_FOUND for another user's server", async () => {
     const owner = await ownerWithServer();
     const stranger = await ownerWithServer();

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import {
   EDITABLE_MAX_BYTES,
   archiveRequest,
+  chmodRequest,
   deleteFilesRequest,
   extractRequest,
   fileListResult,
@@ -124,6 +125,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   simple('delete', deleteFilesRequest);
   simple('archive', archiveRequest);
   simple('extract', extractRequest);
+  simple('chmod', chmodRequest);
 
   // server.properties through the typed form; values the form does not offer are kept as they are.
   app.get('/v1/server/:serverId/properties', async (request) => {

@@ -99,6 +99,8 @@ function InputDialog({ title, message, label, initialValue = '', onContinue }: D
           try {
             await onContinue(value);
             closeDialog();
+          } catch {
+            // The caller (or the API client's toast) said what is wrong; keep the dialog and the text.
           } finally {
             setBusy(false);
           }

@@ -24,6 +24,8 @@ export const makeFolder = (serverId: string, path: string) =>
   api('POST', `${base(serverId)}/files/mkdir`, { body: { path }, result: z.unknown() });
 export const renamePath = (serverId: string, from: string, to: string) =>
   api('POST', `${base(serverId)}/files/rename`, { body: { from, to }, result: z.unknown() });
+export const changeMode = (serverId: string, path: string, mode: number) =>
+  api('POST', `${base(serverId)}/files/chmod`, { body: { path, mode }, result: z.unknown() });
 export const deletePaths = (serverId: string, paths: string[]) =>
   api('POST', `${base(serverId)}/files/delete`, { body: { paths }, result: z.unknown() });
 export const archivePaths = (serverId: string, paths: string[], destination: string) =>

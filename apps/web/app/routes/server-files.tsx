@@ -17,6 +17,7 @@ import {
   parentOf,
   readFile,
   renamePath,
+  changeMode,
   saveFile,
   searchFiles,
   uploadFile,
@@ -432,6 +433,32 @@ export default function ServerFiles() {
                             >
                               Rename
                             </Button>
+                            {entry.type === 'file' || entry.type === 'directory' ? (
+                              <Button
+                                variant="ghost"
+                                aria-label={`Permissions of ${entry.name}: ${formatMode(entry.mode)}`}
+                                onClick={() =>
+                                  openDialog('input', {
+                                    title: `Permissions of ${entry.name}`,
+                                    message:
+                                      'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
+                                    label: 'Permissions',
+                                    initialValue: formatMode(entry.mode),
+                                    onContinue: async (value) => {
+                                      if (!/^[0-7]{3}$/.test(value.trim())) {
+                                        notify('warning', 'Permissions', 'Use three digits from 0 to 7, such as 644.');
+                                        throw new Error('invalid mode');
+                                      }
+                                      await changeMode(id, full, parseInt(value.trim(), 8));
+                                      notify('success', 'Permissions changed', `${entry.name} is now ${value.trim()}.`);
+                                      refresh();
+                                    },
+                                  })
+                                }
+                              >
+                                Permissions
+                              </Button>
+                            ) : null}
                           </div>
                         </td>
                       </tr>
@@ -530,4 +557,9 @@ function Editor({
       </div>
     </ServerShell>
   );
+}
+
+/** Permission bits as the three octal digits people type (644). */
+function formatMode(mode: number): string {
+  return mode.toString(8).padStart(3, '0');
 }
