@@ -1,17 +1,7 @@
 import type { ButtonHTMLAttributes, Ref } from 'react';
+import { buttonClass, type ButtonVariant as Variant } from './styles.ts';
 
-type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
-
-const styles: Record<Variant, string> = {
-  primary: 'bg-brand-600 text-white hover:bg-brand-700 disabled:opacity-50',
-  secondary: 'border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 disabled:opacity-60',
-  danger: 'bg-red-600 text-white hover:bg-red-700 disabled:opacity-50',
-  ghost: 'text-slate-700 hover:bg-slate-100',
-};
-
-export function buttonClass(variant: Variant = 'primary', extra = ''): string {
-  return `inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors disabled:cursor-not-allowed ${styles[variant]} ${extra}`;
-}
+export { buttonClass };
 
 export function Button({
   variant = 'primary',

@@ -1,6 +1,6 @@
 import { Link, NavLink } from 'react-router';
 import { logout, useUser } from '../lib/user-store.ts';
-import { buttonClass } from './button.tsx';
+import { buttonClass, navLinkClass } from './styles.ts';
 
 export function Logo() {
   return (
@@ -15,8 +15,7 @@ export function Logo() {
   );
 }
 
-const navClass = ({ isActive }: { isActive: boolean }) =>
-  `rounded-md px-3 py-2 text-sm font-medium ${isActive ? 'bg-brand-50 text-brand-700' : 'text-slate-700 hover:bg-slate-100'}`;
+const navClass = ({ isActive }: { isActive: boolean }) => navLinkClass(isActive);
 
 export function SiteHeader() {
   const signedIn = useUser((s) => s.userData !== null);

@@ -15,6 +15,7 @@ import {
   type feedbackRequest,
   type UserData,
 } from '@spawnpoint/contracts';
+import { buttonClass, navLinkClass } from '../components/styles.ts';
 import { analytics } from '../lib/analytics.ts';
 import { anyIntegration, consentStore, initConsent, setConsent } from '../lib/integrations.ts';
 import { forgetReferral, keepQueryParams, storedReferral } from '../lib/query-params.ts';
@@ -49,11 +50,9 @@ function element<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-const navLink = 'rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100';
-const primaryButton =
-  'inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors bg-brand-600 text-white hover:bg-brand-700 disabled:opacity-50';
-const secondaryButton =
-  'inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors border border-slate-300 bg-white text-slate-800 hover:bg-slate-50';
+const navLink = navLinkClass();
+const primaryButton = buttonClass('primary');
+const secondaryButton = buttonClass('secondary');
 
 /** The header of a signed-in user: the same links the app's header shows. */
 function showSignedIn(): void {
