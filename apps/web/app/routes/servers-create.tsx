@@ -13,11 +13,15 @@ export const meta = () => pageMeta('servers-create', 'Create a new Minecraft ser
 type Software = { id: string; name: string; versions: string[]; available: boolean };
 type Availability = { state: 'idle' } | { state: 'checking' } | { state: 'available' } | { state: 'taken'; reason: string };
 
+// The library's default instance draws in a worker made from a blob: URL, which the pages' CSP forbids.
+let cannon: confetti.CreateTypes | null = null;
+
 /** Confetti from the centre of an element (spec §2). */
 function confettiFrom(element: HTMLElement | null): void {
   if (!element || window.matchMedia('(prefers-reduced-motion: reduce)').matches) return;
   const rect = element.getBoundingClientRect();
-  void confetti({
+  cannon ??= confetti.create(undefined, { resize: true, useWorker: false });
+  void cannon({
     particleCount: 120,
     spread: 80,
     origin: { x: (rect.left + rect.width / 2) / window.innerWidth, y: (rect.top + rect.height / 2) / window.innerHeight },
