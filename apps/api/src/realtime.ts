@@ -1,6 +1,8 @@
 import type { Server as HttpServer } from 'node:http';
 import {
   SOCKET_AUTH_TIMEOUT_MS,
+  SOCKETS_PER_SESSION_MAX,
+  SOCKETS_PER_USER_MAX,
   serverCommandPayload,
   serverSubscribePayload,
   socketAuthPayload,
@@ -8,10 +10,9 @@ import {
   type ServerToClientEvents,
 } from '@spawnpoint/contracts';
 import { Server } from 'socket.io';
-import { readPurposeToken } from './auth/tokens.ts';
+import { MemorySpentTokenIds, redeemSocketToken, type SpentTokenIds } from './auth/socket-tokens.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './http/errors.ts';
-import { SOCKET_TOKEN_PURPOSE } from './routes/user.ts';
 
 interface SocketData {
   userId?: string;
@@ -26,6 +27,25 @@ const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 // Inbound budget per socket (as Wings does): 10 messages per 200 ms; beyond it messages are ignored.
 const INBOUND_MAX = 10;
 const INBOUND_WINDOW_MS = 200;
+
+/** Live authenticated sockets per key; a key leaves the map when its count returns to 0, so nothing accumulates. */
+class LiveCounts {
+  private counts = new Map<string, number>();
+
+  of(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  add(key: string): void {
+    this.counts.set(key, this.of(key) + 1);
+  }
+
+  remove(key: string): void {
+    const left = this.of(key) - 1;
+    if (left > 0) this.counts.set(key, left);
+    else this.counts.delete(key);
+  }
+}
 
 /** The Socket.IO server on the API's port: browsers on the default namespace, agents on `/agent`. */
 export function createRealtime(server: HttpServer, allowedOrigins: readonly string[]): Realtime {
@@ -43,14 +63,22 @@ export function createRealtime(server: HttpServer, allowedOrigins: readonly stri
 
 /**
  * Browser sockets are useless until they emit `auth` with a token from GET /v1/user/websocket; anything
- * else first, or nothing within 10 s, disconnects them. Then: console subscriptions and commands, each
- * checked against the server's permission keys.
+ * else first, or nothing within 10 s, disconnects them. Each token authenticates one socket once, and a
+ * session (and an account) holds a bounded number of authenticated sockets, so one token or one session
+ * cannot fan one console out to hundreds of sockets. Then: console subscriptions (capped per server in the
+ * hub) and commands, each checked against the server's permission keys.
+ *
+ * `spentTokens` is per process by default; several API processes must pass a shared one.
  */
-export function handleBrowserSockets(io: Realtime, ctx: AppContext): void {
+export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens: SpentTokenIds = new MemorySpentTokenIds()): void {
   const { directory, hub, nodes } = ctx.game;
+  const perSession = new LiveCounts();
+  const perUser = new LiveCounts();
 
   io.on('connection', (socket) => {
     const timer = setTimeout(() => socket.disconnect(true), SOCKET_AUTH_TIMEOUT_MS);
+    // A socket authenticates once: a second `auth` (even racing the first) would count it twice.
+    let authTried = false;
     let windowStart = 0;
     let windowCount = 0;
     socket.use(([event], next) => {
@@ -73,20 +101,34 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext): void {
       socket.emit('server:error', { serverId, status: code, message });
     };
 
+    const refuseAuth = (message: 'NOT_AUTHENTICATED' | 'TOO_MANY_CONNECTIONS') => {
+      socket.emit('auth:error', { message });
+      socket.disconnect(true);
+    };
+
     socket.on('auth', async (payload) => {
+      if (authTried) return;
+      authTried = true;
       const parsed = socketAuthPayload.safeParse(payload);
-      const sessionId = parsed.success ? readPurposeToken(ctx.config.appSecret, SOCKET_TOKEN_PURPOSE, parsed.data.token) : null;
+      const sessionId = parsed.success ? await redeemSocketToken(ctx.config.appSecret, spentTokens, parsed.data.token) : null;
       const session = sessionId ? await ctx.sessions.byId(sessionId).catch(() => null) : null;
-      if (!session || session.user.lockedAt) {
-        socket.emit('auth:error', { message: 'NOT_AUTHENTICATED' });
-        socket.disconnect(true);
-        return;
-      }
+      // Gone while we looked the session up: its disconnect handlers already ran, so it must not be counted.
+      if (!socket.connected) return;
+      if (!session || session.user.lockedAt) return refuseAuth('NOT_AUTHENTICATED');
+      // Checked and counted with no await in between, so sockets authenticating at once cannot all slip under the caps.
+      if (perSession.of(session.sessionId) >= SOCKETS_PER_SESSION_MAX || perUser.of(session.user.id) >= SOCKETS_PER_USER_MAX)
+        return refuseAuth('TOO_MANY_CONNECTIONS');
+      perSession.add(session.sessionId);
+      perUser.add(session.user.id);
       clearTimeout(timer);
       socket.data.userId = session.user.id;
       socket.data.sessionId = session.sessionId;
       const unwatch = ctx.sessions.watch(session.sessionId);
-      socket.once('disconnect', unwatch);
+      socket.once('disconnect', () => {
+        unwatch();
+        perSession.remove(session.sessionId);
+        perUser.remove(session.user.id);
+      });
       await socket.join([userRoom(session.user.id), sessionRoom(session.sessionId)]);
       socket.emit('auth:success');
     });

@@ -1,5 +1,12 @@
-import { CONSOLE_HISTORY_LINES, type AgentBackupEvent, type ServerState, type ServerStats } from '@spawnpoint/contracts';
+import {
+  CONSOLE_HISTORY_LINES,
+  CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
+  type AgentBackupEvent,
+  type ServerState,
+  type ServerStats,
+} from '@spawnpoint/contracts';
 import type { Socket } from 'socket.io';
+import { ApiError } from './http/errors.ts';
 import type { NodeEvents, NodeRegistry } from './nodes.ts';
 import type { Realtime } from './realtime.ts';
 import { userRoom } from './realtime.ts';
@@ -15,6 +22,8 @@ interface Subscriber {
   queue: string[];
   dropped: number;
   waiting: boolean;
+  /** Holds its place under the per-server cap while the console history is fetched; nothing is sent yet. */
+  pending: boolean;
 }
 
 // Per socket: beyond this many undelivered lines the oldest are dropped (a slow reader loses lines,
@@ -137,17 +146,35 @@ export class ServerHub implements NodeEvents {
 
   // --- console subscriptions ---
 
-  /** Sends the last lines, then live lines. The caller has checked `console.read`. */
+  /**
+   * Sends the last lines, then live lines. The caller has checked `console.read`. A socket counts once
+   * however often it subscribes; beyond CONSOLE_SUBSCRIBERS_PER_SERVER_MAX sockets on one server this
+   * throws RATE_LIMIT, since every line is copied to every subscriber.
+   */
   async subscribe(socket: Socket, serverId: string): Promise<void> {
     const placement = this.placements.get(serverId);
-    if (!placement) return;
+    // A socket that left while its permission was checked would never be unsubscribed again.
+    if (!placement || !socket.connected) return;
+    const subs = this.subscribers.get(serverId) ?? new Map<string, Subscriber>();
+    if (!subs.has(socket.id) && subs.size >= CONSOLE_SUBSCRIBERS_PER_SERVER_MAX)
+      throw new ApiError(
+        'RATE_LIMIT',
+        undefined,
+        `This server's console is open in too many places (at most ${CONSOLE_SUBSCRIBERS_PER_SERVER_MAX}). Close it in another tab or window and try again.`,
+      );
+    // The place is taken before the history is awaited, so subscriptions arriving together cannot all pass the check.
+    const sub: Subscriber = { socket, queue: [], dropped: 0, waiting: false, pending: true };
+    subs.set(socket.id, sub);
+    this.subscribers.set(serverId, subs);
     if (!this.history.has(serverId) && this.nodes.isConnected(placement.nodeId)) {
       const lines = await this.nodes.consoleHistory(placement.nodeId, serverId).catch(() => []);
       if (!this.history.has(serverId)) this.history.set(serverId, lines.slice(-CONSOLE_HISTORY_LINES));
     }
-    const subs = this.subscribers.get(serverId) ?? new Map<string, Subscriber>();
-    this.subscribers.set(serverId, subs);
-    subs.set(socket.id, { socket, queue: [...(this.history.get(serverId) ?? [])], dropped: 0, waiting: false });
+    // Unsubscribed, disconnected, forgotten or subscribed again meanwhile: that call owns the place now.
+    if (this.subscribers.get(serverId)?.get(socket.id) !== sub) return;
+    // The history already holds any line that arrived while waiting.
+    sub.queue = [...(this.history.get(serverId) ?? [])];
+    sub.pending = false;
     await socket.join(consoleRoom(serverId));
     socket.emit('server:state', { serverId, state: this.stateOf(serverId) });
     const stats = this.latestStats.get(serverId);
@@ -158,9 +185,16 @@ export class ServerHub implements NodeEvents {
   unsubscribe(socket: Socket, serverId?: string): void {
     const ids = serverId ? [serverId] : [...this.subscribers.keys()];
     for (const id of ids) {
-      this.subscribers.get(id)?.delete(socket.id);
+      const subs = this.subscribers.get(id);
+      subs?.delete(socket.id);
+      if (subs?.size === 0) this.subscribers.delete(id);
       void socket.leave(consoleRoom(id));
     }
+  }
+
+  /** Sockets subscribed to a server's console, including those still receiving the history. */
+  subscriberCount(serverId: string): number {
+    return this.subscribers.get(serverId)?.size ?? 0;
   }
 
   /** Ends every console subscription of a user on a server (member removed, access revoked). */
@@ -178,7 +212,7 @@ export class ServerHub implements NodeEvents {
   }
 
   private flush(serverId: string, sub: Subscriber): void {
-    if (sub.waiting || sub.queue.length === 0) return;
+    if (sub.pending || sub.waiting || sub.queue.length === 0) return;
     const conn = sub.socket.conn;
     // Wait while the transport still holds earlier batches: this is where a slow reader falls behind.
     // (engine.io keeps unsent packets in `writeBuffer` and emits `drain` when it empties.)

@@ -35,5 +35,17 @@ export const serverCommandPayload = z.object({ serverId: z.string().min(1).max(6
 
 /** How long a socket may stay connected without authenticating. */
 export const SOCKET_AUTH_TIMEOUT_MS = 10_000;
-/** Lifetime of a token from GET /v1/user/websocket. */
+/** Lifetime of a token from GET /v1/user/websocket (each token authenticates one socket, once). */
 export const SOCKET_TOKEN_TTL_MS = 60_000;
+/**
+ * Authenticated browser sockets one session may hold at once. The web app keeps one per tab, so this is
+ * room for ten tabs of one browser; one token-minting session cannot open hundreds of sockets.
+ */
+export const SOCKETS_PER_SESSION_MAX = 10;
+/**
+ * Authenticated browser sockets one account may hold at once over all its sessions, so signing in again
+ * is no way around the cap above. Kept above the per-server cap below, so that one, not this, bounds one console.
+ */
+export const SOCKETS_PER_USER_MAX = 50;
+/** Sockets subscribed to one server's console at once (as Pterodactyl's Wings); each console line is copied to each of them. */
+export const CONSOLE_SUBSCRIBERS_PER_SERVER_MAX = 30;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { FREE_SERVER_LIMIT } from '@spawnpoint/contracts';
+import { CONSOLE_SUBSCRIBERS_PER_SERVER_MAX, FREE_SERVER_LIMIT, SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -292,6 +292,113 @@ describe('power, console and deletion (real agent, real flying-squid)', () => {
     const refused = new Promise<{ status: string }>((resolve) => socket.once('server:error', resolve));
     socket.emit('server:subscribe', { serverId: id });
     expect((await refused).status).toBe('NOT_FOUND');
+  });
+
+  it(`serves one console to at most ${CONSOLE_SUBSCRIBERS_PER_SERVER_MAX} sockets; the next gets RATE_LIMIT until a place is freed`, async () => {
+    const { cookie, email } = await account();
+    const id = (await create(cookie)).json().result.serverId as string;
+    // One session may hold only SOCKETS_PER_SESSION_MAX sockets, so the owner signs in a few more times.
+    const sessions = [cookie];
+    const sessionFor = async (n: number) => {
+      const index = Math.floor(n / SOCKETS_PER_SESSION_MAX);
+      while (sessions.length <= index) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/v1/auth/login',
+          payload: { emailAddress: email, password: 'long enough password' },
+          remoteAddress: uniqueIp(),
+        });
+        sessions.push(cookieFrom(res.headers['set-cookie']));
+      }
+      return sessions[index] as string;
+    };
+
+    interface Watcher {
+      socket: Socket;
+      lines: string[];
+      errors: string[];
+      /** Answers 'subscribed' (the hub sends the state to a new subscriber) or the server:error status. */
+      subscribe(): Promise<string>;
+    }
+    let opened = 0;
+    const watcher = async (): Promise<Watcher> => {
+      const cookieOfSession = await sessionFor(opened++);
+      const token = (await get('/v1/user/websocket', cookieOfSession)).json().result.token;
+      const socket = connect(base, { transports: ['websocket'], reconnection: false });
+      sockets.push(socket);
+      await new Promise<void>((resolve) => {
+        socket.once('auth:success', () => resolve());
+        socket.emit('auth', { token });
+      });
+      const lines: string[] = [];
+      const errors: string[] = [];
+      socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === id && lines.push(...e.lines));
+      const subscribe = () =>
+        new Promise<string>((resolve) => {
+          const onState = (e: { serverId: string }) => e.serverId === id && done('subscribed');
+          const onError = (e: { serverId: string; status: string; message: string }) => {
+            if (e.serverId !== id) return;
+            errors.push(e.message);
+            done(e.status);
+          };
+          const done = (outcome: string) => {
+            socket.off('server:state', onState);
+            socket.off('server:error', onError);
+            resolve(outcome);
+          };
+          socket.on('server:state', onState);
+          socket.on('server:error', onError);
+          socket.emit('server:subscribe', { serverId: id });
+        });
+      return { socket, lines, errors, subscribe };
+    };
+
+    // Subscribed while the server is offline, so no state broadcast can pass for a subscription answer.
+    const watchers = await Promise.all(Array.from({ length: CONSOLE_SUBSCRIBERS_PER_SERVER_MAX }, () => watcher()));
+    expect(await Promise.all(watchers.map((w) => w.subscribe()))).toEqual(Array(CONSOLE_SUBSCRIBERS_PER_SERVER_MAX).fill('subscribed'));
+    const late = await watcher();
+    expect(await late.subscribe()).toBe('RATE_LIMIT');
+    expect(late.errors).toEqual([
+      `This server's console is open in too many places (at most ${CONSOLE_SUBSCRIBERS_PER_SERVER_MAX}). Close it in another tab or window and try again.`,
+    ]);
+    // A socket that subscribes again still takes one place.
+    expect(await (watchers[0] as Watcher).subscribe()).toBe('subscribed');
+    expect(await late.subscribe()).toBe('RATE_LIMIT');
+
+    // Every subscribed socket still gets the console.
+    expect((await post(`/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.state,
+      (s) => s === 'online',
+    );
+    expect((await post(`/v1/server/${id}/command`, cookie, { command: 'say to every watcher' })).json().status).toBe('SUCCESS');
+    await until(
+      () => watchers.filter((w) => w.lines.some((l) => l.includes('[Server] to every watcher'))).length,
+      (n) => n === CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
+    );
+    expect(late.lines).toEqual([]);
+
+    // Places come back on unsubscribe and on disconnect (the API sees either a moment after the client).
+    (watchers[0] as Watcher).socket.emit('server:unsubscribe', { serverId: id });
+    await until(
+      () => late.subscribe(),
+      (outcome) => outcome === 'subscribed',
+    );
+    (watchers[1] as Watcher).socket.disconnect();
+    const next = await watcher();
+    await until(
+      () => next.subscribe(),
+      (outcome) => outcome === 'subscribed',
+    );
+    expect(await (await watcher()).subscribe()).toBe('RATE_LIMIT');
+
+    // Once every socket has gone, the hub holds no subscriber of this server: nothing leaks.
+    for (const w of [...watchers, late, next]) w.socket.disconnect();
+    await until(
+      () => t.ctx.game.hub.subscriberCount(id),
+      (n) => n === 0,
+    );
+    expect((await post(`/v1/server/${id}/kill`, cookie)).json().status).toBe('SUCCESS');
   });
 
   it('deletes a server with its files', async () => {

@@ -1,11 +1,8 @@
-import { SOCKET_TOKEN_TTL_MS } from '@spawnpoint/contracts';
 import type { FastifyInstance } from 'fastify';
-import { signPurposeToken } from '../auth/tokens.ts';
+import { issueSocketToken } from '../auth/socket-tokens.ts';
 import { requireSession, type AppContext } from '../context.ts';
 import { ok } from '../http/errors.ts';
 import { presentUser } from './present.ts';
-
-export const SOCKET_TOKEN_PURPOSE = 'socket';
 
 export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/user/me', async (request) => {
@@ -21,6 +18,6 @@ export function userRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/v1/user/websocket', async (request) => {
     const session = await requireSession(ctx, request);
-    return ok({ token: signPurposeToken(ctx.config.appSecret, SOCKET_TOKEN_PURPOSE, session.sessionId, SOCKET_TOKEN_TTL_MS) });
+    return ok({ token: issueSocketToken(ctx.config.appSecret, session.sessionId) });
   });
 }
