@@ -22,7 +22,7 @@ export default defineConfig({
         },
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'apps/web/app/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'apps/web/app/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -2,12 +2,14 @@
  * `npm start`: the whole product with the embedded defaults. Builds the web app first when it is
  * missing or older than its sources (after a `git pull`, say), then runs the API (which serves the web app, applies migrations and writes mail files) and
  * one local agent that runs the game servers. They share a node token made fresh for this run.
- * When AGENTS is set, the operator runs their own agents and none is started here.
+ * When AGENTS is set, the operator runs their own agents and none is started here. A part that exits
+ * unexpectedly is started again with back-off; SIGINT or SIGTERM stops everything.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { supervise, type Supervised } from './supervise.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const webBuild = path.join(root, 'apps/web/build/client/__spa-fallback.html');
@@ -47,16 +49,13 @@ if (missing || newestSourceMs() > statSync(webBuild).mtimeMs) {
 const port = Number(process.env.PORT ?? 3000);
 const agentPort = Number(process.env.AGENT_PORT ?? port + 1000);
 const env: NodeJS.ProcessEnv = { ...process.env };
-const children: { child: ChildProcess; stopSignal: NodeJS.Signals }[] = [];
+const parts: { supervised: Supervised; stopSignal: NodeJS.Signals }[] = [];
 
+// A part that exits unexpectedly is started again with back-off (scripts/supervise.ts); only a signal to
+// `npm start` stops everything.
 function run(name: string, entry: string, childEnv: NodeJS.ProcessEnv, stopSignal: NodeJS.Signals = 'SIGTERM'): void {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
-  children.push({ child, stopSignal });
-  child.on('exit', (code, signal) => {
-    if (shuttingDown) return;
-    console.error(`${name} exited (${signal ?? code}); stopping Spawnpoint.`);
-    stop(typeof code === 'number' && code !== 0 ? code : 1);
-  });
+  const start = () => spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
+  parts.push({ supervised: supervise(name, start), stopSignal });
 }
 
 if (!env.AGENTS) {
@@ -84,12 +83,11 @@ if (!env.AGENTS) {
 run('api', 'apps/api/src/main.ts', env);
 
 let shuttingDown = false;
-function stop(code: number): void {
+function stop(): void {
+  if (shuttingDown) return;
   shuttingDown = true;
-  for (const { child, stopSignal } of children) child.kill(stopSignal);
-  let left = children.length;
-  for (const { child } of children) child.once('exit', () => --left === 0 && process.exit(code));
-  setTimeout(() => process.exit(code), 40_000).unref();
+  setTimeout(() => process.exit(1), 40_000).unref();
+  void Promise.all(parts.map(({ supervised, stopSignal }) => supervised.stop(stopSignal))).then(() => process.exit(0));
 }
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -13,6 +13,18 @@ async function main() {
     throw err;
   }
   const { app, close } = await buildApp({ config });
+
+  // A promise nobody awaited failed (a bug, maybe reached by user input): log it and keep serving.
+  process.on('unhandledRejection', (reason) => {
+    app.log.error({ err: reason }, 'unhandled promise rejection; still serving');
+  });
+  // An exception escaped outside any request: the process state may be corrupt, so log it and exit
+  // non-zero; the supervisor (`npm start`, or the service manager) starts a clean process.
+  process.on('uncaughtException', (err, origin) => {
+    app.log.fatal({ err, origin }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+
   await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(`Spawnpoint is up on ${config.publicUrl} (data in ${config.dataDir})`);
 

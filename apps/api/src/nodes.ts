@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { finished, Readable, Transform } from 'node:stream';
 import {
   AGENT_NAMESPACE,
   agentConsoleEvent,
@@ -37,12 +38,29 @@ interface NodeEntry {
 }
 
 const agentAnswer = z.object({ status: z.string(), message: z.string().optional(), result: z.unknown().optional() });
+type AgentAnswer = z.infer<typeof agentAnswer>;
+
+/** JSON calls (power, files, properties) are answered within this; streamed ones may take as long as they need. */
+const CALL_TIMEOUT_MS = 30_000;
+export const UPLOAD_INCOMPLETE = 'The upload did not complete. Please try again.';
 
 function sameToken(a: string, b: unknown): boolean {
   if (typeof b !== 'string') return false;
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * The agent closed the connection while a body was still being sent to it, and whatever it answered was
+ * lost with the connection (it closes at once after refusing midway, and a write that meets the closed
+ * connection ends the exchange before the answer is read). Answered as NODE_UNAVAILABLE unless the caller
+ * can tell why (an upload asks whether the file could have fitted).
+ */
+export class AgentCutOff extends ApiError {
+  constructor(readonly sentBytes: number) {
+    super('NODE_UNAVAILABLE');
+  }
 }
 
 /**
@@ -140,62 +158,43 @@ export class NodeRegistry {
    * passed on as it arrives, never buffered. Refusals become the matching catalogue codes.
    */
   async download(nodeId: string, path: string): Promise<{ headers: IncomingHttpHeaders; body: IncomingMessage }> {
-    const node = this.nodes.get(nodeId);
-    if (!node || !node.socket?.connected) throw new ApiError('NO_SERVERS_AVAILABLE');
-    const url = new URL(path, node.config.url);
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-        method: 'GET',
-        headers: { authorization: `Bearer ${node.config.token}` },
-      });
-      request.once('response', resolve);
-      request.once('error', reject);
-      request.end();
-    }).catch((err: unknown) => {
-      this.log.error({ err, nodeId }, 'agent unreachable');
-      throw new ApiError('NO_SERVERS_AVAILABLE');
-    });
+    const response = await this.exchange(nodeId, 'GET', path);
     if ((response.headers['content-type'] ?? '').includes('application/json')) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      const answer = agentAnswer.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
-      if (!answer.success) throw new ApiError('INTERNAL_ERROR');
-      this.refusal(nodeId, path, answer.data);
+      const answer = await this.answerOf(nodeId, path, response);
+      if (answer.status !== 'SUCCESS') this.refusal(nodeId, path, answer);
+      this.log.error({ nodeId, path }, 'malformed agent answer: JSON instead of a download');
+      throw new ApiError('INTERNAL_ERROR');
+    }
+    if (response.statusCode !== 200) {
+      response.destroy();
+      this.log.error({ nodeId, path, httpStatus: response.statusCode }, 'malformed agent answer: a failed download without a refusal');
+      throw new ApiError('INTERNAL_ERROR');
     }
     return { headers: response.headers, body: response };
   }
 
-  /** A streaming call (uploads): the answer's body is passed on, never buffered. */
-  async stream(nodeId: string, method: string, path: string, body?: ReadableStream<Uint8Array> | NodeJS.ReadableStream): Promise<Response> {
-    const node = this.nodes.get(nodeId);
-    if (!node || !node.socket?.connected) throw new ApiError('NO_SERVERS_AVAILABLE');
-    let response: Response;
-    try {
-      response = await fetch(`${node.config.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${node.config.token}`, ...(body ? { 'content-type': 'application/octet-stream' } : {}) },
-        ...(body ? { body: body as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
-      } as RequestInit);
-    } catch (err) {
-      this.log.error({ err, nodeId }, 'agent unreachable');
-      throw new ApiError('NO_SERVERS_AVAILABLE');
-    }
-    if ((response.headers.get('content-type') ?? '').includes('application/json')) {
-      const answer = agentAnswer.safeParse(await response.json().catch(() => null));
-      if (!answer.success) throw new ApiError('INTERNAL_ERROR');
-      if (answer.data.status !== 'SUCCESS') this.refusal(nodeId, path, answer.data);
-      return new Response(JSON.stringify(answer.data), { headers: { 'content-type': 'application/json' } });
-    }
-    return response;
+  /**
+   * A call whose body is sent as it arrives (uploads, editor saves) and whose answer is JSON. An agent that
+   * refuses midway (DISK_LIMIT) is heard while the body is still being sent; a body that fails (the user's
+   * upload was cut off) answers INVALID_INPUT and the agent discards what it got.
+   */
+  async upload(nodeId: string, method: string, path: string, body: Buffer | Readable): Promise<unknown> {
+    const response = await this.exchange(nodeId, method, path, { body, contentType: 'application/octet-stream' });
+    const answer = await this.answerOf(nodeId, path, response);
+    if (answer.status === 'SUCCESS') return answer.result;
+    this.refusal(nodeId, path, answer);
   }
 
-  private refusal(nodeId: string, path: string, answer: z.infer<typeof agentAnswer>): never {
-    const { status, message } = answer;
-    if (status === 'INVALID_STATE' || status === 'INVALID_INPUT' || status === 'NOT_FOUND' || status === 'DISK_LIMIT') {
-      throw new ApiError(status, undefined, message);
+  /** Reads a body the agent is sending (a download being buffered); a connection lost midway → NODE_UNAVAILABLE. */
+  async collect(nodeId: string, body: Readable): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of body) chunks.push(chunk as Buffer);
+    } catch (err) {
+      this.log.error({ err, nodeId }, 'agent connection lost during its answer');
+      throw new ApiError('NODE_UNAVAILABLE');
     }
-    this.log.error({ nodeId, path, answer }, 'agent refused');
-    throw new ApiError('INTERNAL_ERROR');
+    return Buffer.concat(chunks);
   }
 
   async install(nodeId: string, spec: AgentServerSpec): Promise<void> {
@@ -221,23 +220,121 @@ export class NodeRegistry {
   }
 
   private async call(nodeId: string, method: string, path: string, body?: unknown): Promise<unknown> {
-    const node = this.nodes.get(nodeId);
-    if (!node || !node.socket?.connected) throw new ApiError('NO_SERVERS_AVAILABLE');
-    let response: Response;
-    try {
-      response = await fetch(`${node.config.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${node.config.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (err) {
-      this.log.error({ err, nodeId }, 'agent unreachable');
-      throw new ApiError('NO_SERVERS_AVAILABLE');
+    const response = await this.exchange(nodeId, method, path, {
+      ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' } : {}),
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    const answer = await this.answerOf(nodeId, path, response);
+    if (answer.status === 'SUCCESS') return answer.result;
+    this.refusal(nodeId, path, answer);
+  }
+
+  private refusal(nodeId: string, path: string, answer: AgentAnswer): never {
+    const { status, message } = answer;
+    if (status === 'INVALID_STATE' || status === 'INVALID_INPUT' || status === 'NOT_FOUND' || status === 'DISK_LIMIT') {
+      throw new ApiError(status, undefined, message);
     }
-    const answer = agentAnswer.safeParse(await response.json().catch(() => null));
-    if (!answer.success) throw new ApiError('INTERNAL_ERROR');
-    if (answer.data.status === 'SUCCESS') return answer.data.result;
-    this.refusal(nodeId, path, answer.data);
+    this.log.error({ nodeId, path, answer }, 'agent refused');
+    throw new ApiError('INTERNAL_ERROR');
+  }
+
+  /**
+   * One HTTP exchange with a node's agent, settled as soon as the agent's answer begins, even while `body`
+   * is still being sent (an agent refuses an upload midway and closes the connection; its answer is what
+   * counts). Who failed decides the code: the node is not connected, or the connection to it fails or
+   * times out → NODE_UNAVAILABLE; `body` fails or ends early (the user's upload was cut off) → INVALID_INPUT,
+   * and the agent's request is aborted so it keeps nothing; the agent closes the connection while the body
+   * is being sent and its answer is lost with it → AgentCutOff.
+   */
+  private exchange(
+    nodeId: string,
+    method: string,
+    path: string,
+    options: { body?: Buffer | Readable; contentType?: string; timeoutMs?: number } = {},
+  ): Promise<IncomingMessage> {
+    const node = this.nodes.get(nodeId);
+    if (!node?.socket?.connected) return Promise.reject(new ApiError('NODE_UNAVAILABLE'));
+    const { body, contentType, timeoutMs } = options;
+    const url = new URL(path, node.config.url);
+    const headers: OutgoingHttpHeaders = { authorization: `Bearer ${node.config.token}` };
+    if (body !== undefined) headers['content-type'] = contentType ?? 'application/octet-stream';
+    if (Buffer.isBuffer(body)) headers['content-length'] = body.length;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      let settled = false;
+      let connected = false;
+      let sentBytes = 0;
+      let paced: Transform | null = null;
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method,
+        headers,
+        ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      });
+      request.on('error', (err) => {
+        // After the answer began, a reset (the agent closing after an early refusal) is no news.
+        if (settled) return;
+        settled = true;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (connected && sentBytes > 0 && (code === 'EPIPE' || code === 'ECONNRESET')) {
+          this.log.warn({ err, nodeId, path, sentBytes }, 'agent closed the connection while the body was being sent');
+          return reject(new AgentCutOff(sentBytes));
+        }
+        this.log.error({ err, nodeId, path }, 'agent unreachable');
+        reject(new ApiError('NODE_UNAVAILABLE'));
+      });
+      request.on('response', (response) => {
+        if (settled) return void response.destroy();
+        settled = true;
+        if (body instanceof Readable && paced && !request.writableEnded) {
+          // An early answer: the agent stopped reading, so stop sending; this connection is done.
+          body.unpipe(paced);
+          paced.unpipe(request);
+          response.once('end', () => request.destroy());
+        }
+        resolve(response);
+      });
+      request.once('socket', (socket) => {
+        if (socket.connecting) socket.once('connect', () => (connected = true));
+        else connected = true;
+      });
+      if (!(body instanceof Readable)) {
+        sentBytes = body?.length ?? 0;
+        return void request.end(body);
+      }
+      finished(body, (err) => {
+        if (!err || settled) return;
+        settled = true;
+        request.destroy();
+        reject(new ApiError('INVALID_INPUT', undefined, UPLOAD_INCOMPLETE));
+      });
+      // Each piece goes out after the event loop has polled the connection, so an agent that has answered
+      // (and is about to close) is heard before the next write runs into the closed connection.
+      paced = new Transform({
+        transform: (chunk: Buffer, _encoding, done) =>
+          void setImmediate(() => {
+            sentBytes += chunk.length;
+            done(null, chunk);
+          }),
+      });
+      body.pipe(paced).pipe(request);
+    });
+  }
+
+  /**
+   * The agent's JSON answer. The connection dropping while it is read → NODE_UNAVAILABLE (502); a complete
+   * answer that is not the agent protocol (a bug or a version mismatch, never the user's doing) is logged
+   * with what came and answered INTERNAL_ERROR (500).
+   */
+  private async answerOf(nodeId: string, path: string, response: IncomingMessage): Promise<AgentAnswer> {
+    const text = (await this.collect(nodeId, response)).toString('utf8');
+    let parsed: unknown = undefined;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // reported below with the text itself
+    }
+    const answer = agentAnswer.safeParse(parsed);
+    if (answer.success) return answer.data;
+    this.log.error({ nodeId, path, httpStatus: response.statusCode, body: text.slice(0, 500) }, 'malformed agent answer');
+    throw new ApiError('INTERNAL_ERROR');
   }
 }

@@ -27,8 +27,8 @@ const spec = [
 ];
 
 describe('error catalogue', () => {
-  it('holds every code of spec §8 plus NOT_FOUND and INTERNAL_ERROR', () => {
-    expect([...errorCodes].sort()).toEqual([...spec, 'NOT_FOUND', 'INTERNAL_ERROR'].sort());
+  it('holds every code of spec §8 plus NOT_FOUND, NODE_UNAVAILABLE and INTERNAL_ERROR', () => {
+    expect([...errorCodes].sort()).toEqual([...spec, 'NOT_FOUND', 'NODE_UNAVAILABLE', 'INTERNAL_ERROR'].sort());
   });
 
   it('gives every code an English sentence', () => {
@@ -45,8 +45,16 @@ describe('error catalogue', () => {
     expect(errorStatus('INTERNAL_ERROR')).toBe(500);
   });
 
+  it('tells an unreachable node (502) apart from no room on any node (503)', () => {
+    expect(errorStatus('NODE_UNAVAILABLE')).toBe(502);
+    expect(errorStatus('NO_SERVERS_AVAILABLE')).toBe(503);
+    expect(errorCatalogue.NODE_UNAVAILABLE.message).not.toMatch(/capacity/);
+  });
+
   it('answers what the user did wrong with a 4xx', () => {
-    const userCaused = errorCodes.filter((c) => !['INTERNAL_ERROR', 'TEMPORARILY_DISABLED', 'NO_SERVERS_AVAILABLE'].includes(c));
+    const userCaused = errorCodes.filter(
+      (c) => !['INTERNAL_ERROR', 'TEMPORARILY_DISABLED', 'NO_SERVERS_AVAILABLE', 'NODE_UNAVAILABLE'].includes(c),
+    );
     for (const code of userCaused) expect(errorStatus(code), code).toBeLessThan(500);
   });
 

@@ -1,6 +1,6 @@
 /**
- * The error catalogue (spec §8 plus NOT_FOUND and INTERNAL_ERROR). One table maps every code to its
- * English message and HTTP status; the API and the web app both read it.
+ * The error catalogue (spec §8 plus NOT_FOUND, NODE_UNAVAILABLE and INTERNAL_ERROR). One table maps every
+ * code to its English message and HTTP status; the API and the web app both read it.
  */
 export const errorCatalogue = {
   RATE_LIMIT: { status: 429, message: 'You are sending too many requests. Please wait a moment and try again.' },
@@ -29,9 +29,15 @@ export const errorCatalogue = {
     status: 403,
     message: 'Please verify your email address first. A verification email has been sent to you.',
   },
+  /** Only when no node has room for a new (or starting) server. */
   NO_SERVERS_AVAILABLE: {
     status: 503,
     message: 'All of our servers are at capacity right now. Please upgrade your plan or try again later.',
+  },
+  /** The node of an existing server is not connected, or the connection to it failed. */
+  NODE_UNAVAILABLE: {
+    status: 502,
+    message: 'The machine that runs this server cannot be reached right now. Please try again in a minute.',
   },
   SERVER_PLAY_TIME_REACHED: { status: 403, message: 'Your server has used up its play time. Upgrade the plan to continue.' },
   CONTENT_RESTRICTED: { status: 400, message: 'Please change the server name and/or the message of the day.' },

@@ -216,9 +216,9 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
     for (const server of owned) {
       if (!ctx.game.nodes.isConnected(server.nodeId))
         throw new ApiError(
-          'NO_SERVERS_AVAILABLE',
+          'NODE_UNAVAILABLE',
           undefined,
-          'A node holding one of your servers is offline, so its files cannot be removed now. Try again later.',
+          'The machine that runs one of your servers cannot be reached right now, so its files cannot be removed. Please try again in a minute.',
         );
       await ctx.game.nodes.remove(server.nodeId, server.id);
       ctx.game.hub.forget(server.id);

@@ -1,4 +1,7 @@
+import { truncate, writeFile } from 'node:fs/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backups, users } from '../db/schema.ts';
@@ -8,12 +11,14 @@ import { until } from '../../../../test-support/until.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let agent: AgentProcess;
+let apiUrl: string;
 
 beforeAll(async () => {
   agent = await prepareAgent();
   t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]) });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
-  agent.start(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`);
+  apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(apiUrl);
   await until(
     async () => (await send('GET', '/healthz')).json().result.agents,
     (a: string[]) => a.includes('test-node'),
@@ -59,14 +64,53 @@ async function ownerWithServer() {
 
 function multipart(name: string, content: Buffer) {
   const boundary = '----spawnpoint' + Math.random().toString(16).slice(2);
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    ),
-    content,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const payload = Buffer.concat([head, content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { head, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/**
+ * Uploads over a real connection the way a browser does with a large file: the form keeps coming in
+ * 64 KiB pieces (up to `totalBytes`) until the API answers, which it may do before the body is complete.
+ */
+function uploadUntilAnswered(id: string, cookie: string, name: string, totalBytes: number) {
+  const form = multipart(name, Buffer.alloc(0));
+  return new Promise<{ status: number; connection: string | undefined; body: unknown; sentBytes: number }>((resolve, reject) => {
+    const request = httpRequest(`${apiUrl}/v1/server/${id}/files/upload?path=/${name}`, {
+      method: 'POST',
+      headers: { cookie, ...form.headers },
+    });
+    let sent = 0;
+    let answered = false;
+    const piece = Buffer.alloc(64 * 1024, 7);
+    const pump = () => {
+      while (!answered && sent < totalBytes) {
+        sent += piece.length;
+        if (!request.write(piece)) return void request.once('drain', pump);
+      }
+      if (!answered) request.end(form.payload.subarray(form.head.length));
+    };
+    request.on('response', (response: IncomingMessage) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      response.on('data', (c: Buffer) => chunks.push(c));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          connection: response.headers.connection,
+          body: JSON.parse(Buffer.concat(chunks).toString()),
+          sentBytes: sent,
+        }),
+      );
+      response.on('error', reject);
+    });
+    // Writing after the API has answered and closed is expected; only a missing answer fails the test.
+    request.on('error', (err) => !answered && reject(err));
+    request.write(form.head);
+    pump();
+  });
 }
 
 describe('files', () => {
@@ -93,6 +137,78 @@ describe('files', () => {
     const download = await send('GET', `/v1/server/${id}/files/download?path=/notes.txt`, cookie);
     expect(download.body).toBe('edited');
     expect(download.headers['content-disposition']).toBe('attachment; filename="notes.txt"');
+  });
+
+  it('saves an empty file from the editor', async () => {
+    const { cookie, id } = await ownerWithServer();
+    expect((await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/empty.txt', content: 'not yet' })).json().status).toBe(
+      'SUCCESS',
+    );
+    const saved = await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/empty.txt', content: '' });
+    expect(saved.json()).toEqual({ status: 'SUCCESS', result: null });
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/empty.txt`, cookie)).json().result.content).toBe('');
+  });
+
+  it('answers a clear INVALID_INPUT for an upload cut off before its closing boundary, and keeps no partial file', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const upload = multipart('cut.bin', Buffer.alloc(512 * 1024, 1));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/server/${id}/files/upload?path=/cut.bin`,
+      headers: { cookie, ...upload.headers },
+      // The client went away halfway through the file: no closing boundary.
+      payload: upload.payload.subarray(0, upload.head.length + 200 * 1024),
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ status: 'INVALID_INPUT', message: 'The upload did not complete. Please try again.' });
+    // Cut off even before the file's own headers were complete.
+    const early = await t.app.inject({
+      method: 'POST',
+      url: `/v1/server/${id}/files/upload?path=/cut.bin`,
+      headers: { cookie, ...upload.headers },
+      payload: upload.payload.subarray(0, 30),
+      remoteAddress: uniqueIp(),
+    });
+    expect(early.statusCode).toBe(400);
+    expect(early.json()).toEqual({ status: 'INVALID_INPUT', message: 'The upload did not complete. Please try again.' });
+    const names = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result.map((e: { name: string }) => e.name);
+    expect(names).not.toContain('cut.bin');
+    expect(names.filter((n: string) => n.endsWith('.uploading'))).toEqual([]);
+  });
+
+  it("answers the node's DISK_LIMIT when an upload crosses the quota midway, and keeps serving", async () => {
+    const { cookie, id } = await ownerWithServer();
+    // Fill the folder to 64 KiB under its quota with a sparse file (no real disk used), then measure again.
+    const { quota } = (await send('GET', `/v1/server/${id}/files/usage`, cookie)).json().result;
+    const filler = path.join(agent.dataDir, 'servers', id, 'filler.bin');
+    await writeFile(filler, '');
+    await truncate(filler, quota - 64 * 1024);
+    expect((await send('GET', `/v1/server/${id}/files/usage`, cookie)).json().result.used).toBeGreaterThan(quota - 100 * 1024);
+
+    // Through inject: the whole 32 MiB form is there, and the API is still sending it when the node refuses.
+    const big = multipart('big.bin', Buffer.alloc(32 * 1024 * 1024, 1));
+    const injected = await t.app.inject({
+      method: 'POST',
+      url: `/v1/server/${id}/files/upload?path=/big.bin`,
+      headers: { cookie, ...big.headers },
+      payload: big.payload,
+      remoteAddress: uniqueIp(),
+    });
+    expect(injected.statusCode).toBe(409);
+    expect(injected.json().status).toBe('DISK_LIMIT');
+
+    // Over a real connection: the answer arrives while the client is still uploading.
+    const answered = await uploadUntilAnswered(id, cookie, 'bigger.bin', 256 * 1024 * 1024);
+    expect(answered.status).toBe(409);
+    expect(answered.body).toMatchObject({ status: 'DISK_LIMIT' });
+    expect(answered.sentBytes).toBeLessThan(256 * 1024 * 1024);
+    // The rest of the form is not wanted: the connection closes, so a browser stops sending and reads the answer.
+    expect(answered.connection).toBe('close');
+
+    const names = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result.map((e: { name: string }) => e.name);
+    expect(names).not.toContain('big.bin');
+    expect(names).not.toContain('bigger.bin');
   });
 
   it('refuses to open binary files in the editor and explains', async () => {

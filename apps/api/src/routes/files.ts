@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import {
   EDITABLE_MAX_BYTES,
   archiveRequest,
@@ -19,9 +19,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { requireSession, type AppContext } from '../context.ts';
 import { ApiError, ok, parse } from '../http/errors.ts';
-import type { NodeRegistry } from '../nodes.ts';
+import { AgentCutOff, UPLOAD_INCOMPLETE, type NodeRegistry } from '../nodes.ts';
 
 const q = (value: string) => encodeURIComponent(value);
+const diskUsage = z.object({ used: z.number(), quota: z.number() });
 
 /** Passes an agent's streamed answer on, never holding it in memory. */
 function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['download']>>, filename: string) {
@@ -46,6 +47,21 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   };
   const base = (serverId: string) => `/v1/servers/${serverId}`;
 
+  /**
+   * Writes a file on the node. When the node cut the body short and its answer was lost with the
+   * connection, the one refusal it makes midway is the disk limit: ask it whether the file could have fitted.
+   */
+  const writeFile = async (server: { id: string; nodeId: string }, path: string, body: Buffer | Readable) => {
+    try {
+      await nodes.upload(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=true`, body);
+    } catch (err) {
+      if (!(err instanceof AgentCutOff)) throw err;
+      const usage = diskUsage.safeParse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`).catch(() => null));
+      if (usage.success && usage.data.used + err.sentBytes > usage.data.quota) throw new ApiError('DISK_LIMIT');
+      throw err;
+    }
+  };
+
   app.get('/v1/server/:serverId/files/list', async (request) => {
     const server = await authorize(request, 'files.read');
     const { path } = parse(pathQuery, request.query);
@@ -60,9 +76,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/v1/server/:serverId/files/usage', async (request) => {
     const server = await authorize(request, 'files.read');
-    return ok(
-      z.object({ used: z.number(), quota: z.number() }).parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`)),
-    );
+    return ok(diskUsage.parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`)));
   });
 
   app.get('/v1/server/:serverId/files/download', async (request, reply) => {
@@ -78,17 +92,17 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/server/:serverId/files/content', async (request) => {
     const server = await authorize(request, 'files.read');
     const { path } = parse(pathQuery, request.query);
-    const response = await nodes.stream(server.nodeId, 'GET', `${base(server.id)}/files/download?path=${q(path)}`);
-    const length = Number(response.headers.get('content-length') ?? 'NaN');
-    if (!(length <= EDITABLE_MAX_BYTES) || !(response.headers.get('content-type') ?? '').includes('octet-stream')) {
-      await response.body?.cancel();
+    const download = await nodes.download(server.nodeId, `${base(server.id)}/files/download?path=${q(path)}`);
+    const length = Number(download.headers['content-length'] ?? 'NaN');
+    if (!(length <= EDITABLE_MAX_BYTES) || !(download.headers['content-type'] ?? '').includes('octet-stream')) {
+      download.body.destroy();
       throw new ApiError(
         'INVALID_INPUT',
         undefined,
         `Only text files up to ${EDITABLE_MAX_BYTES / 1024 / 1024} MB open in the editor. Download this one instead.`,
       );
     }
-    const bytes = Buffer.from(await response.arrayBuffer());
+    const bytes = await nodes.collect(server.nodeId, download.body);
     if (bytes.includes(0)) throw new ApiError('INVALID_INPUT', undefined, 'This is not a text file. Download it instead.');
     return ok({ path, content: bytes.toString('utf8') });
   });
@@ -99,17 +113,29 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     const bytes = Buffer.from(body.content, 'utf8');
     if (bytes.length > EDITABLE_MAX_BYTES)
       throw new ApiError('INVALID_INPUT', { content: 'The file is too large to save from the editor.' });
-    await nodes.stream(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(body.path)}&overwrite=true`, Readable.from([bytes]));
+    await writeFile(server, body.path, bytes);
     return ok(null);
   });
 
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
-  app.post('/v1/server/:serverId/files/upload', async (request) => {
+  app.post('/v1/server/:serverId/files/upload', async (request, reply) => {
     const server = await authorize(request, 'files.write');
     const { path } = parse(z.object({ path: z.string().min(1).max(4096) }), request.query);
-    const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } });
+    const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } }).catch((err: unknown) => {
+      // The multipart parser fails only on what the client sent (cut off, malformed); its own 4xx say what.
+      const status = (err as { statusCode?: unknown }).statusCode;
+      if (typeof status === 'number' && status >= 400 && status < 500) throw err;
+      throw new ApiError('INVALID_INPUT', undefined, UPLOAD_INCOMPLETE);
+    });
     if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
-    await nodes.stream(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=true`, file.file);
+    try {
+      await writeFile(server, path, file.file);
+    } catch (err) {
+      // Refused before the whole form was read (DISK_LIMIT midway): the rest is not wanted, and this
+      // connection cannot carry another request, so the client stops sending and reads the answer.
+      if (!file.file.readableEnded) reply.header('connection', 'close');
+      throw err;
+    }
     return ok(null);
   });
 

@@ -108,9 +108,9 @@ export function serverRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (nodes.isConnected(row.nodeId)) await nodes.remove(row.nodeId, row.id);
     else
       throw new ApiError(
-        'NO_SERVERS_AVAILABLE',
+        'NODE_UNAVAILABLE',
         undefined,
-        'The node of this server is offline, so its files cannot be removed now. Try again later.',
+        'The machine that runs this server cannot be reached right now, so its files cannot be removed. Please try again in a minute.',
       );
     await db.delete(servers).where(eq(servers.id, row.id));
     hub.forget(row.id);

@@ -47,8 +47,9 @@ export class PowerDispatcher {
     if (allowed !== 'any' && !allowed.includes(state)) {
       throw new ApiError('INVALID_STATE', undefined, `Cannot ${action} the server while it is ${state.replace('_', ' ')}.`);
     }
-    if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NO_SERVERS_AVAILABLE');
+    if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NODE_UNAVAILABLE');
     if (action === 'start') {
+      // The node is there but has no room for one more running server: that one is "at capacity".
       const capacity = this.nodes.config(server.nodeId)?.capacity ?? 0;
       if (this.hub.activeOn(server.nodeId) >= capacity) throw new ApiError('NO_SERVERS_AVAILABLE');
       this.hub.setState(server.id, 'queued');

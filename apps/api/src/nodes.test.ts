@@ -1,0 +1,102 @@
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from './db/schema.ts';
+import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
+import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from './test/build-test-app.ts';
+import { freePort } from '../../../test-support/free-port.ts';
+import { until } from '../../../test-support/until.ts';
+
+const unreachable = {
+  status: 'NODE_UNAVAILABLE',
+  message: 'The machine that runs this server cannot be reached right now. Please try again in a minute.',
+};
+
+/**
+ * A real agent whose socket reaches the API, while the address the API has for its HTTP API answers
+ * nothing (a port no one listens on): the node is connected yet cannot be reached.
+ */
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let agent: AgentProcess;
+
+beforeAll(async () => {
+  agent = await prepareAgent();
+  t = await buildTestApp({ AGENTS: JSON.stringify([{ ...agent.nodeConfig, url: `http://127.0.0.1:${await freePort()}` }]) });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  agent.start(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`);
+  await until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+});
+afterAll(async () => {
+  await t.cleanup();
+  await agent.stop();
+});
+
+function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, cookie?: string, payload?: unknown) {
+  return t.app.inject({
+    method,
+    url,
+    headers: cookie ? { cookie } : {},
+    ...(payload !== undefined ? { payload: payload as string } : {}),
+    remoteAddress: uniqueIp(),
+  });
+}
+
+async function owner() {
+  const res = await send('POST', '/v1/auth/register', undefined, { emailAddress: uniqueEmail('nodes'), password: 'long enough password' });
+  const userId = res.json().result.userId;
+  await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+  t.ctx.sessions.forgetUser(userId);
+  return cookieFrom(res.headers['set-cookie']);
+}
+
+let n = 0;
+const uniqueName = () => `n${Date.now().toString(36).slice(-6)}${++n}`;
+
+describe('a node that cannot be reached', () => {
+  it('answers 502 NODE_UNAVAILABLE for actions on its servers, never "at capacity"', async () => {
+    const cookie = await owner();
+    const created = await send('POST', '/v1/server/create', cookie, { serverName: uniqueName() });
+    expect(created.json().status).toBe('SUCCESS');
+    const id = created.json().result.serverId as string;
+
+    for (const [method, url, body] of [
+      ['GET', `/v1/server/${id}/files/list?path=/`, undefined],
+      ['GET', `/v1/server/${id}/files/download?path=/server.properties`, undefined],
+      ['GET', `/v1/server/${id}/files/content?path=/server.properties`, undefined],
+      ['PUT', `/v1/server/${id}/files/content`, { path: '/a.txt', content: 'hello' }],
+      ['POST', `/v1/server/${id}/start`, {}],
+      ['DELETE', `/v1/server/${id}`, undefined],
+    ] as const) {
+      const res = await send(method, url, cookie, body);
+      expect(res.statusCode, url).toBe(502);
+      expect(res.json(), url).toEqual(unreachable);
+    }
+    // The failed start left the server offline, and it is still listed (its files were not removed).
+    expect((await send('GET', `/v1/server/${id}`, cookie)).json().result).toMatchObject({ serverId: id, state: 'offline' });
+  });
+
+  it('answers NODE_UNAVAILABLE once the node is gone, and NO_SERVERS_AVAILABLE only when creating', async () => {
+    const cookie = await owner();
+    const id = (await send('POST', '/v1/server/create', cookie, { serverName: uniqueName() })).json().result.serverId as string;
+    await agent.stop();
+    await until(
+      async () => (await send('GET', '/healthz')).json().result.agents,
+      (a: string[]) => a.length === 0,
+    );
+    for (const [method, url, body] of [
+      ['GET', `/v1/server/${id}/files/list?path=/`, undefined],
+      ['POST', `/v1/server/${id}/start`, {}],
+      ['DELETE', `/v1/server/${id}`, undefined],
+    ] as const) {
+      const res = await send(method, url, cookie, body);
+      expect(res.statusCode, url).toBe(502);
+      expect(res.json().status, url).toBe('NODE_UNAVAILABLE');
+    }
+    const more = await send('POST', '/v1/server/create', cookie, { serverName: uniqueName() });
+    expect(more.statusCode).toBe(503);
+    expect(more.json().status).toBe('NO_SERVERS_AVAILABLE');
+  });
+});
