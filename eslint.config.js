@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/build/**', '**/.react-router/**', 'apps/api/src/db/migrations/**'] },
+  { ignores: ['**/node_modules/**', '**/build/**', '**/.react-router/**', 'apps/api/src/db/migrations/**', 'apps/agent/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,7 +11,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { Sandbox } from '../apps/agent/src/sandbox.ts';
-import { packTarGz } from '../apps/agent/src/archives.ts';
+import { openTrees, packTarGz } from '../apps/agent/src/archives.ts';
 import { startStack } from './stack.ts';
 
 const MB = 1024 * 1024;
@@ -36,7 +36,7 @@ const tarSeconds = await seconds(() => {
 })();
 const sandbox = await Sandbox.open(folder, 100 * 1024 * MB);
 const oursSeconds = await seconds(async () => {
-  await packTarGz(sandbox, ['/'], createWriteStream(path.join(work, 'ours.tar.gz')), 1);
+  await packTarGz(await openTrees(sandbox, ['/']), createWriteStream(path.join(work, 'ours.tar.gz')), 1);
 })();
 await sandbox.close();
 console.log(

@@ -21,7 +21,7 @@ import { InvalidStateError, ManagedServer, warmUpPing, type ServerEvents } from 
 import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
-import { SandboxError } from './sandbox.ts';
+import { removeTree, SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage } from './storage.ts';
 
@@ -217,7 +217,8 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
       servers.delete(serverId);
     }
     await storage.removePrefix(`backups/${serverId}`);
-    await rm(path.join(config.serversDir, serverId), { recursive: true, force: true });
+    // Through descriptors: a link the game planted in its folder is removed, never followed.
+    await removeTree(path.join(config.serversDir, serverId));
     await rm(path.join(config.runDir, serverId), { recursive: true, force: true });
     return { status: 'SUCCESS', result: null };
   });

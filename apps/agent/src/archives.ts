@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
-import { pathParts, SandboxError, type Sandbox } from './sandbox.ts';
+import { pathParts, SandboxError, type Sandbox, type SandboxPath, type Tree } from './sandbox.ts';
 
 export interface ExtractLimits {
   maxEntries: number;
@@ -25,43 +25,86 @@ export const defaultExtractLimits = (sandbox: Sandbox): ExtractLimits => ({
   maxBytes: Math.max(0, sandbox.quotaBytes - sandbox.used),
 });
 
-/** Streams the given paths of the sandbox as tar.gz into `output` (gzip level 1 by default). */
-export async function packTarGz(
-  sandbox: Sandbox,
-  roots: string[],
-  output: Writable,
-  level = 1,
-  onBytes?: (n: number) => void,
-): Promise<void> {
-  const pack = tar.pack();
-  const gzip = createGzip({ level });
-  const done = pipeline(pack, gzip, output);
+/**
+ * Opens every root for archiving before a byte is streamed, so a missing path or a link is a clear
+ * refusal and not a broken download. The caller passes the trees to `packTarGz`, which closes them.
+ */
+export async function openTrees(sandbox: Sandbox, roots: SandboxPath[]): Promise<Tree[]> {
+  const trees: Tree[] = [];
   try {
-    for (const root of roots) {
-      for await (const item of sandbox.walkFiles(root)) {
-        if (item.type === 'directory') {
-          pack.entry({ name: `${item.path}/`, type: 'directory', mtime: item.mtime, mode: 0o755 });
-          continue;
-        }
-        const { stream, size } = await sandbox.readStream(item.path);
-        const entry = pack.entry({ name: item.path, size, mtime: item.mtime, mode: 0o644 });
-        stream.on('data', (chunk: string | Buffer) => onBytes?.(chunk.length));
-        await pipeline(stream, entry);
-      }
-    }
-    pack.finalize();
+    for (const root of roots) trees.push(await sandbox.openTree(root));
   } catch (err) {
-    pack.destroy(err as Error);
+    await Promise.all(trees.map((t) => t.close()));
+    throw err;
   }
-  await done;
+  return trees;
 }
 
-/** Joins an archive entry name under `destination`, through the same rules as every user path. */
-function entryParts(destination: string[], name: string): string[] {
-  const clean = name.replace(/\\/g, '/');
-  if (clean.startsWith('/') || /^[A-Za-z]:/.test(clean))
-    throw new SandboxError('INVALID_INPUT', `The archive holds an absolute path (${name}).`);
-  return [...destination, ...pathParts(clean)];
+/**
+ * Streams the trees as tar.gz into `output` (gzip level 1 by default). Entries are named relative to the
+ * folder each tree was chosen in. Every stream is awaited: a reader that goes away (a cancelled download,
+ * a full disk on the other side) ends this with a rejection the caller handles, never an unhandled one.
+ */
+export async function packTarGz(trees: Tree[], output: Writable, level = 1, onBytes?: (n: number) => void): Promise<void> {
+  const pack = tar.pack();
+  const gzip = createGzip({ level });
+  const abort = new AbortController();
+  const feed = async () => {
+    try {
+      for (const tree of trees) {
+        for await (const item of tree.walk()) {
+          const name = item.parts.join('/');
+          if (item.type === 'directory') {
+            pack.entry({ name: `${name}/`, type: 'directory', mtime: item.mtime, mode: 0o755 });
+            continue;
+          }
+          const file = await item.open();
+          if (!file) continue; // went away or became a link while we walked
+          try {
+            abort.signal.throwIfAborted();
+            const entry = pack.entry({ name, size: file.size, mtime: item.mtime, mode: 0o644 });
+            const count = new Transform({
+              transform(chunk: Buffer, _encoding, done) {
+                onBytes?.(chunk.length);
+                done(null, chunk);
+              },
+            });
+            await pipeline(file.stream, count, entry, { signal: abort.signal });
+          } finally {
+            file.stream.destroy(); // closes the file however this ended
+          }
+        }
+      }
+      pack.finalize();
+    } catch (err) {
+      pack.destroy(err as Error);
+      throw err;
+    }
+  };
+  try {
+    const writing = pipeline(pack, gzip, output).catch((err: unknown) => {
+      abort.abort(); // the reader is gone: stop reading files
+      throw err;
+    });
+    await Promise.all([writing, feed()]);
+  } finally {
+    await Promise.all(trees.map((t) => t.close().catch(() => undefined)));
+  }
+}
+
+/**
+ * Joins an archive entry name under `destination`. Archives users upload follow the rules of every user
+ * path; our own backups (`literal`) restore whatever names the game created (backslashes, `C:x`, control
+ * characters), refusing only what can never be a name inside the folder.
+ */
+function entryParts(destination: string[], name: string, literal: boolean): string[] {
+  if (name.startsWith('/')) throw new SandboxError('INVALID_INPUT', `The archive holds an absolute path (${name}).`);
+  if (literal) {
+    const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+    if (parts.includes('..')) throw new SandboxError('INVALID_INPUT', 'The archive holds a path that leaves the folder.');
+    return [...destination, ...parts];
+  }
+  return [...destination, ...pathParts(name)];
 }
 
 class Budget {
@@ -88,6 +131,15 @@ async function* counted(source: AsyncIterable<Buffer>, count: (chunk: Buffer) =>
   }
 }
 
+/** A damaged or truncated archive is the user's input, not our failure: say so. */
+function damaged(err: unknown): SandboxError {
+  if (err instanceof SandboxError) return err;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new SandboxError('DISK_LIMIT', 'The disk is full.');
+  const detail = err instanceof Error ? err.message : String(err);
+  return new SandboxError('INVALID_INPUT', `The archive is damaged or incomplete and could not be extracted (${detail}).`);
+}
+
 /** Extracts a .tar, .tar.gz/.tgz or .zip entry by entry through the sandbox. */
 export async function extractArchive(
   sandbox: Sandbox,
@@ -101,44 +153,56 @@ export async function extractArchive(
   if (lower.endsWith('.zip')) return extractZip(sandbox, archivePath, destination, limits);
   if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz') || lower.endsWith('.tar')) {
     const { stream } = await sandbox.readStream(archivePath);
-    return extractTarStream(sandbox, lower.endsWith('.tar') ? stream : stream.pipe(createGunzip()), destination, limits);
+    return extractTar(sandbox, stream, { gzip: !lower.endsWith('.tar'), destination, limits, literal: false });
   }
   throw new SandboxError('INVALID_INPUT', 'Only .zip, .tar, .tar.gz and .tgz archives can be extracted.');
 }
 
-export async function extractTarStream(
-  sandbox: Sandbox,
-  input: Readable,
-  destination: string[],
-  limits: ExtractLimits,
-): Promise<ExtractResult> {
+export interface TarExtractOptions {
+  gzip: boolean;
+  destination: string[];
+  limits: ExtractLimits;
+  /** Names as they are (restoring our own backups); otherwise the rules of user paths. */
+  literal: boolean;
+}
+
+/** Extracts a tar (or tar.gz) stream entry by entry through the sandbox; `input` is always consumed or destroyed. */
+export async function extractTar(sandbox: Sandbox, input: Readable, options: TarExtractOptions): Promise<ExtractResult> {
   const result: ExtractResult = { files: 0, folders: 0, bytes: 0, skipped: 0 };
-  const budget = new Budget(limits);
+  const budget = new Budget(options.limits);
   const extract = tar.extract();
-  const feeding = pipeline(input, extract).catch((err: unknown) => {
+  // Its failure reaches the loop below through `extract`; the promise itself is awaited at the end.
+  const feeding = (options.gzip ? pipeline(input, createGunzip(), extract) : pipeline(input, extract)).catch((err: unknown) => {
     extract.destroy(err as Error);
+    return err;
   });
-  for await (const entry of extract) {
-    budget.entry();
-    const header = entry.header;
-    if (header.type === 'directory') {
-      await sandbox.ensureDir(entryParts(destination, header.name));
-      result.folders++;
-      entry.resume();
-    } else if (header.type === 'file' || header.type === 'contiguous-file') {
-      const parts = entryParts(destination, header.name);
-      await sandbox.ensureDir(parts.slice(0, -1));
-      result.bytes += await sandbox.writeFrom(parts.join('/'), counted(entry as AsyncIterable<Buffer>, budget.counter()), {
-        overwrite: true,
-      });
-      result.files++;
-    } else {
-      // Symlinks, hard links, devices and FIFOs are never created.
-      result.skipped++;
-      entry.resume();
+  try {
+    for await (const entry of extract) {
+      budget.entry();
+      const header = entry.header;
+      if (header.type === 'directory') {
+        await sandbox.ensureDir(entryParts(options.destination, header.name, options.literal));
+        result.folders++;
+        entry.resume();
+      } else if (header.type === 'file' || header.type === 'contiguous-file') {
+        const parts = entryParts(options.destination, header.name, options.literal);
+        if (parts.length === options.destination.length)
+          throw new SandboxError('INVALID_INPUT', 'The archive holds an entry without a name.');
+        await sandbox.ensureDir(parts.slice(0, -1));
+        result.bytes += await sandbox.writeFrom(parts, counted(entry as AsyncIterable<Buffer>, budget.counter()), { overwrite: true });
+        result.files++;
+      } else {
+        // Symlinks, hard links, devices and FIFOs are never created.
+        result.skipped++;
+        entry.resume();
+      }
     }
+  } catch (err) {
+    input.destroy();
+    throw damaged(err);
   }
-  await feeding;
+  const failed = await feeding;
+  if (failed) throw damaged(failed);
   return result;
 }
 
@@ -149,18 +213,12 @@ async function extractZip(sandbox: Sandbox, archivePath: string, destination: st
   try {
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
       yauzl.fromFd(handle.fd, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, z) =>
-        err || !z ? reject(err ?? new Error('zip')) : resolve(z),
+        err || !z ? reject(damaged(err ?? new Error('unreadable'))) : resolve(z),
       ),
     );
     await new Promise<void>((resolve, reject) => {
-      const fail = (err: unknown) => {
-        // The descriptor belongs to `handle`, closed below; yauzl must not close it.
-        reject(
-          err instanceof SandboxError
-            ? err
-            : new SandboxError('INVALID_INPUT', `The archive could not be read: ${err instanceof Error ? err.message : String(err)}`),
-        );
-      };
+      // The descriptor belongs to `handle`, closed below; yauzl must not close it.
+      const fail = (err: unknown) => reject(damaged(err));
       zip.on('error', fail);
       zip.on('end', resolve);
       zip.on('entry', (entry: yauzl.Entry) => {
@@ -168,17 +226,17 @@ async function extractZip(sandbox: Sandbox, archivePath: string, destination: st
           budget.entry();
           const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
           if (entry.fileName.endsWith('/')) {
-            await sandbox.ensureDir(entryParts(destination, entry.fileName));
+            await sandbox.ensureDir(entryParts(destination, entry.fileName, false));
             result.folders++;
           } else if (mode === 0o120000 || (mode !== 0 && mode !== 0o100000)) {
             result.skipped++;
           } else {
-            const parts = entryParts(destination, entry.fileName);
+            const parts = entryParts(destination, entry.fileName, false);
             await sandbox.ensureDir(parts.slice(0, -1));
             const stream = await new Promise<Readable>((res, rej) =>
               zip.openReadStream(entry, (err, s) => (err || !s ? rej(err ?? new Error('zip')) : res(s))),
             );
-            result.bytes += await sandbox.writeFrom(parts.join('/'), counted(stream as AsyncIterable<Buffer>, budget.counter()), {
+            result.bytes += await sandbox.writeFrom(parts, counted(stream as AsyncIterable<Buffer>, budget.counter()), {
               overwrite: true,
             });
             result.files++;

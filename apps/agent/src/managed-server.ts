@@ -1,11 +1,11 @@
-import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir, rename } from 'node:fs/promises';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
 import minecraftProtocol from 'minecraft-protocol';
 import pidusage from 'pidusage';
 import { ConsoleBuffer } from './console-buffer.ts';
 import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
-import { Sandbox, SandboxError } from './sandbox.ts';
+import { removeTree, Sandbox, SandboxError } from './sandbox.ts';
+import { LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
 
 export interface ServerEvents {
@@ -63,9 +63,9 @@ export class ManagedServer {
     this.console = new ConsoleBuffer((lines) => this.events.lines(spec.serverId, lines));
   }
 
+  /** Prepares the folder for the runtime; every file it writes there goes through the sandbox. */
   async install(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    await this.runtime.install(this.dir, this.spec);
+    await this.runtime.install(await this.sandbox(), this.spec);
   }
 
   /** The server folder's sandbox, opened once and reused; its quota is the plan's disk. */
@@ -138,10 +138,11 @@ export class ManagedServer {
       await this.closeSandbox();
       await rename(this.dir, old);
       await rename(staging, this.dir);
-      await rm(old, { recursive: true, force: true });
+      // Through descriptors: a link inside the old folder is removed, never followed.
+      await removeTree(old);
       this.console.notice('The server folder was restored from a backup.');
     } catch (err) {
-      await rm(staging, { recursive: true, force: true });
+      await removeTree(staging).catch(() => undefined);
       throw err;
     } finally {
       this.setState('offline');
@@ -194,10 +195,19 @@ export class ManagedServer {
     this.partialLine = '';
     let proc: RuntimeProcess;
     try {
+      // Every path the game will take from its files is checked here, through the sandbox.
+      const settings = await readGameSettings(sandbox);
+      await refuseLinksIn(sandbox, this.runtime.writtenFolders(settings));
+      const plan = await this.runtime.plan({ dir: this.dir, spec: this.spec, bindHost: this.bindHost, runDir: this.runDir, settings });
       await mkdir(this.runDir, { recursive: true });
       await rememberSpec(this.runDir, this.spec);
-      proc = launchDetached(this.runtime.plan(this.dir, this.spec, this.bindHost, this.runDir), this.runDir);
+      proc = launchDetached(plan, this.runDir);
     } catch (err) {
+      if (err instanceof LaunchRefused) {
+        this.console.notice(`Not started: ${err.message}`);
+        this.setState('offline');
+        return;
+      }
       // The node itself cannot launch processes (no FIFO support, disk full): say so, stay offline.
       this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
       this.setState('offline');
@@ -348,7 +358,10 @@ export class ManagedServer {
     }
     if (Date.now() - this.lastDisk > DISK_EVERY_MS) {
       this.lastDisk = Date.now();
-      this.disk = await folderSize(this.dir).catch(() => this.disk);
+      // Also refreshes the quota figure: the game writes outside the file manager.
+      this.disk = await this.sandbox()
+        .then((s) => s.measure())
+        .catch(() => this.disk);
     }
     let players = { online: this.players.length, max: this.spec.maxPlayers, list: this.players };
     if (this.state === 'online') {
@@ -380,16 +393,4 @@ async function pingPlayers(port: number, max: number) {
     max: response.players?.max ?? max,
     list: (response.players?.sample ?? []).map((p) => p.name),
   };
-}
-
-/** Bytes used by a folder, without following symlinks. */
-export async function folderSize(dir: string): Promise<number> {
-  let total = 0;
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await folderSize(full);
-    else total += (await lstat(full)).size;
-  }
-  return total;
 }

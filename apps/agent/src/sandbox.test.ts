@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -18,9 +19,12 @@ import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 
 type TarHeader = { name: string; type: 'file' | 'symlink' | 'link' | 'directory'; size?: number; linkname?: string };
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { until } from '../../../test-support/until.ts';
 import { extractArchive } from './archives.ts';
-import { Sandbox } from './sandbox.ts';
+import { MEASURE_MAX_AGE_MS, Sandbox } from './sandbox.ts';
 
 /**
  * The escape suite: each test attacks the sandbox the way published panel advisories did, and checks
@@ -54,6 +58,11 @@ const read = async (p: string) => {
   for await (const c of stream) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 };
+/** Bytes of regular files under `dir`, counted on disk without the sandbox. */
+const duBytes = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .reduce((sum, e) => sum + statSync(path.join(e.parentPath, e.name)).size, 0);
 const outsideUntouched = () => {
   expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
   expect(statSync(path.join(outside, 'secret.txt')).mode & 0o777).toBe(0o600);
@@ -267,12 +276,132 @@ describe('disk quota', () => {
     );
     await expect(sandbox.writeFrom('big.bin', big, { overwrite: true })).rejects.toMatchObject({ code: 'DISK_LIMIT' });
     expect(existsSync(path.join(root, 'big.bin'))).toBe(false);
-    expect((await sandbox.list('/')).filter((e) => e.name.endsWith('.uploading'))).toEqual([]);
+    expect((await sandbox.list('/')).filter((e) => e.name.startsWith('.spawnpoint-'))).toEqual([]);
   });
 
   it('counts an overwrite as the difference', async () => {
     await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(6 * MB)]), { overwrite: true });
     await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(7 * MB)]), { overwrite: true });
     expect(sandbox.used).toBe(7 * MB);
+  });
+
+  /** A source that yields `total` bytes in 256 KiB chunks, letting other writes run in between. */
+  const slow = (total: number, gate?: { at: number; wait: Promise<void> }) =>
+    (async function* () {
+      for (let sent = 0; sent < total; sent += MB / 4) {
+        if (gate && sent === gate.at) await gate.wait;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        yield Buffer.alloc(Math.min(MB / 4, total - sent), 7);
+      }
+    })();
+
+  it('does not let parallel writes pass the quota together', async () => {
+    await sandbox.writeFrom('world.bin', Readable.from([Buffer.alloc(6 * MB)]), { overwrite: true });
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => sandbox.writeFrom(`up${i}.bin`, slow(3 * MB), { overwrite: true })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled').length).toBeLessThanOrEqual(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'DISK_LIMIT' });
+    expect(duBytes(root)).toBeLessThanOrEqual(10 * MB);
+    expect(readdirSync(root).filter((n) => n.startsWith('.spawnpoint-'))).toEqual([]);
+    expect(sandbox.used).toBe(await sandbox.measure());
+  });
+
+  it('does not let parallel overwrites of one file each use its room', async () => {
+    await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(5 * MB)]), { overwrite: true });
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () => sandbox.writeFrom('a.bin', slow(5 * MB), { overwrite: true })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+    expect(duBytes(root)).toBeLessThanOrEqual(10 * MB);
+  });
+
+  it('refuses an overwrite whose file was renamed away meanwhile when the result would pass the quota', async () => {
+    await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(6 * MB)]), { overwrite: true });
+    let open!: () => void;
+    const wait = new Promise<void>((resolve) => (open = resolve));
+    const writing = sandbox.writeFrom('a.bin', slow(7 * MB, { at: 2 * MB, wait }), { overwrite: true });
+    await until(
+      () => readdirSync(root).some((n) => n.startsWith('.spawnpoint-')),
+      (started) => started,
+    );
+    await sandbox.rename('a.bin', 'b.bin');
+    open();
+    await expect(writing).rejects.toMatchObject({ code: 'DISK_LIMIT' });
+    expect(readdirSync(root).sort()).toEqual(['b.bin']);
+    expect(duBytes(root)).toBeLessThanOrEqual(10 * MB);
+  });
+
+  it('measures the folder again when its figure is old, because the game writes too', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      writeFileSync(path.join(root, 'written-by-the-game.bin'), Buffer.alloc(9 * MB)); // not through the sandbox
+      vi.setSystemTime(Date.now() + MEASURE_MAX_AGE_MS + 1);
+      await expect(sandbox.writeFrom('upload.bin', Readable.from([Buffer.alloc(2 * MB)]), { overwrite: true })).rejects.toMatchObject({
+        code: 'DISK_LIMIT',
+      });
+      expect(existsSync(path.join(root, 'upload.bin'))).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('bad input is a clear refusal, never a failure of ours', () => {
+  const valid = async () =>
+    tarGz(
+      [
+        { name: 'world/a.txt', type: 'file', size: 4 },
+        { name: 'world/b.txt', type: 'file', size: 4 },
+      ],
+      { 'world/a.txt': 'AAAA', 'world/b.txt': 'BBBB' },
+    );
+
+  it('refuses damaged and truncated archives of every kind with INVALID_INPUT', async () => {
+    const good = await valid();
+    const tarOnly = gunzipSync(good);
+    writeFileSync(path.join(root, 'cut.tar.gz'), good.subarray(0, Math.floor(good.length / 2)));
+    writeFileSync(path.join(root, 'noise.tar.gz'), randomBytes(4096));
+    writeFileSync(path.join(root, 'cut.tar'), tarOnly.subarray(0, 700));
+    writeFileSync(path.join(root, 'noise.tar'), randomBytes(4096));
+    writeFileSync(path.join(root, 'noise.zip'), randomBytes(4096));
+    zipWith(path.join(root, 'ok.zip'), "z.writestr('a.txt', 'A' * 10000)");
+    const zip = readFileSync(path.join(root, 'ok.zip'));
+    writeFileSync(path.join(root, 'cut.zip'), zip.subarray(0, Math.floor(zip.length / 2)));
+    for (const name of ['cut.tar.gz', 'noise.tar.gz', 'cut.tar', 'noise.tar', 'noise.zip', 'cut.zip']) {
+      await expect(extractArchive(sandbox, name, `out-${name}`), name).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    outsideUntouched();
+  });
+
+  it('accepts names up to 255 bytes of multi-byte characters and refuses longer ones clearly', async () => {
+    for (const count of [84, 85]) {
+      const name = '界'.repeat(count); // 3 bytes each: 252 and 255 bytes
+      await sandbox.writeFrom(name, body('wide'), { overwrite: true });
+      expect(await read(name)).toBe('wide');
+    }
+    await expect(sandbox.writeFrom('界'.repeat(86), body('x'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('keeps walking the folder it opened when the path is swapped for a link, and skips links swapped in midway', async () => {
+    mkdirSync(path.join(root, 'd/sub'), { recursive: true });
+    writeFileSync(path.join(root, 'd/a.txt'), 'inside');
+    writeFileSync(path.join(root, 'd/sub/b.txt'), 'inside too');
+    const tree = await sandbox.openTree('d');
+    renameSync(path.join(root, 'd'), path.join(root, 'd-moved'));
+    symlinkSync(outside, path.join(root, 'd'));
+    const seen: string[] = [];
+    for await (const item of tree.walk()) {
+      if (item.parts.join('/') === 'd') {
+        // Swap the subfolder for a link to the outside once the walk has begun.
+        rmSync(path.join(root, 'd-moved/sub'), { recursive: true });
+        symlinkSync(outside, path.join(root, 'd-moved/sub'));
+      }
+      const file = await item.open();
+      if (file) for await (const chunk of file.stream) seen.push(String(chunk));
+    }
+    await tree.close();
+    expect(seen).toEqual(['inside']);
+    outsideUntouched();
   });
 });

@@ -1,6 +1,8 @@
-import { constants, type ReadStream, type WriteStream } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
 
@@ -22,8 +24,27 @@ export interface Entry {
   mode: number;
 }
 
-const MAX_DEPTH = 64;
+/** One item of a tree walk. `open` reads the file through the descriptor of its folder (null if it went away or became a link). */
+export interface TreeItem {
+  /** Components relative to the walked tree's parent folder (so a folder's archive starts with its own name). */
+  parts: string[];
+  type: 'file' | 'directory';
+  size: number;
+  mtime: Date;
+  open(): Promise<{ stream: Readable; size: number } | null>;
+}
+
+/**
+ * A user path as typed (`"/world/level.dat"`, checked strictly by `pathParts`), or components the agent
+ * already holds (archive entries of our own backups, walk results), checked only for what can never be a
+ * name: empty, `.`, `..`, `/` and NUL. Backups must restore whatever names the game process created.
+ */
+export type SandboxPath = string | readonly string[];
+
+export const MAX_DEPTH = 64;
 const MAX_NAME = 255;
+/** How old the measured folder size may be before a write measures it again (the game writes too). */
+export const MEASURE_MAX_AGE_MS = 10_000;
 
 /**
  * Splits a user path ("/world/level.dat", "world/level.dat") into safe components. Refuses `..`, NUL and
@@ -33,17 +54,27 @@ export function pathParts(userPath: string): string[] {
   if (typeof userPath !== 'string' || userPath.length > 4096) throw new SandboxError('INVALID_INPUT', 'The path is too long.');
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(userPath)) throw new SandboxError('INVALID_INPUT', 'The path contains characters that are not allowed.');
-  const parts = userPath.split('/').filter((p) => p !== '' && p !== '.');
+  return checkedParts(userPath.split('/').filter((p) => p !== '' && p !== '.'));
+}
+
+function checkedParts(parts: readonly string[]): string[] {
   for (const part of parts) {
-    if (part === '..') throw new SandboxError('INVALID_INPUT', 'The path may not leave the server folder.');
-    if (Buffer.byteLength(part) > MAX_NAME) throw new SandboxError('INVALID_INPUT', 'A name in the path is too long.');
+    if (part === '' || part === '.' || part === '..' || part.includes('/') || part.includes('\0'))
+      throw new SandboxError('INVALID_INPUT', 'The path may not leave the server folder.');
+    if (Buffer.byteLength(part) > MAX_NAME) throw new SandboxError('INVALID_INPUT', 'A name in the path is too long (255 bytes at most).');
   }
   if (parts.length > MAX_DEPTH) throw new SandboxError('INVALID_INPUT', 'The path is too deep.');
-  return parts;
+  return [...parts];
 }
+
+const toParts = (p: SandboxPath): string[] => (typeof p === 'string' ? pathParts(p) : checkedParts(p));
 
 function fdPath(fd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
+}
+
+function typeOf(st: Stats): Entry['type'] {
+  return st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other';
 }
 
 function mapError(err: unknown, what: string): never {
@@ -54,8 +85,67 @@ function mapError(err: unknown, what: string): never {
     throw new SandboxError('INVALID_INPUT', `${what} goes through a link or a file, which is not allowed.`);
   if (code === 'EEXIST' || code === 'ENOTEMPTY') throw new SandboxError('INVALID_STATE', `${what} already exists.`);
   if (code === 'ENXIO' || code === 'EISDIR') throw new SandboxError('INVALID_INPUT', `${what} is not a regular file.`);
+  if (code === 'ENAMETOOLONG') throw new SandboxError('INVALID_INPUT', `The name of ${what} is too long.`);
   if (code === 'ENOSPC' || code === 'EDQUOT') throw new SandboxError('DISK_LIMIT', 'The disk is full.');
   throw err;
+}
+
+/** Runs critical sections one at a time (the check-then-rename steps of this folder). */
+class Lock {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** Opens a regular file of an open folder without following links; null when it is gone, a link or not a file. */
+async function openRegular(dirFd: number, name: string): Promise<{ stream: Readable; size: number } | null> {
+  const file = await open(fdPath(dirFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch(() => null);
+  if (!file) return null;
+  const st = await file.stat();
+  if (!st.isFile()) {
+    await file.close();
+    return null;
+  }
+  if (st.size === 0) {
+    await file.close();
+    return { stream: Readable.from([]), size: 0 };
+  }
+  // Exactly the size seen now (the game may append while a backup reads: the tar entry must match its
+  // header). 1 MiB reads: fewer, larger chunks through the agent and the API.
+  return { stream: file.createReadStream({ autoClose: true, start: 0, end: st.size - 1, highWaterMark: 1024 * 1024 }), size: st.size };
+}
+
+/** Walks an open folder depth first through descriptors; links, special files and what vanishes midway are skipped. */
+async function* walkOpenDir(dir: FileHandle, prefix: string[], skip: (name: string) => boolean): AsyncGenerator<TreeItem> {
+  if (prefix.length >= MAX_DEPTH) return;
+  for (const entry of await readdir(fdPath(dir.fd), { withFileTypes: true }).catch(() => [])) {
+    if (skip(entry.name)) continue;
+    const parts = [...prefix, entry.name];
+    if (entry.isDirectory()) {
+      const child = await open(fdPath(dir.fd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
+      if (!child) continue;
+      try {
+        const st = await child.stat();
+        yield { parts, type: 'directory', size: 0, mtime: st.mtime, open: async () => null };
+        yield* walkOpenDir(child, parts, skip);
+      } finally {
+        await child.close();
+      }
+    } else if (entry.isFile()) {
+      const st = await lstat(fdPath(dir.fd, entry.name)).catch(() => null);
+      if (!st?.isFile()) continue;
+      yield { parts, type: 'file', size: st.size, mtime: st.mtime, open: () => openRegular(dir.fd, entry.name) };
+    }
+  }
+}
+
+/** A folder or file opened for walking: it stays the one that was opened even if its path is swapped for a link. */
+export interface Tree {
+  walk(): AsyncGenerator<TreeItem>;
+  close(): Promise<void>;
 }
 
 /**
@@ -64,20 +154,37 @@ function mapError(err: unknown, what: string): never {
  * for directories), so a symlink anywhere fails with ELOOP/ENOTDIR instead of being followed, and a
  * symlink swapped in between a check and a use cannot redirect it. Files are opened non-blocking and
  * checked with fstat, so FIFOs and devices are refused without hanging.
+ *
+ * Disk quota: one counter. `usedBytes` is the folder as last measured plus what this sandbox committed
+ * since; `inflightBytes` is what writes in progress have written so far. Every chunk is charged before it
+ * is written, so parallel writes cannot pass the quota together, and a failed write gives its charge back.
+ * The folder is measured again when the figure is older than `MEASURE_MAX_AGE_MS`, because the game writes too.
  */
 export class Sandbox {
+  private inflightBytes = 0;
+  private measuredAt = 0;
+  private measuring: Promise<number> | null = null;
+  /** Bytes committed while a measurement walked the folder (it may have missed them). */
+  private committedDuringMeasure = 0;
+  /** Temporary names of writes in progress: their bytes are in `inflightBytes`, so a measurement skips them. */
+  private readonly temps = new Set<string>();
+  /** Files (inodes) an overwrite in progress counts as replaced. */
+  private readonly credited = new Set<number>();
+  private readonly commitLock = new Lock();
+
   private constructor(
     readonly root: string,
     private rootHandle: FileHandle,
     readonly quotaBytes: number,
     private usedBytes: number,
+    private readonly measureMaxAgeMs: number,
   ) {}
 
-  static async open(root: string, quotaBytes: number): Promise<Sandbox> {
+  static async open(root: string, quotaBytes: number, options: { measureMaxAgeMs?: number } = {}): Promise<Sandbox> {
     await mkdir(root, { recursive: true });
     const handle = await open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    const sandbox = new Sandbox(root, handle, quotaBytes, 0);
-    sandbox.usedBytes = await sandbox.measure();
+    const sandbox = new Sandbox(root, handle, quotaBytes, 0, options.measureMaxAgeMs ?? MEASURE_MAX_AGE_MS);
+    await sandbox.measure();
     return sandbox;
   }
 
@@ -85,36 +192,53 @@ export class Sandbox {
     await this.rootHandle.close();
   }
 
+  /** Bytes in use, counting writes in progress. */
   get used(): number {
-    return this.usedBytes;
+    return this.usedBytes + this.inflightBytes;
   }
 
-  /** Re-measures the folder (the game server writes too). */
-  async measure(): Promise<number> {
-    const walk = async (dirFd: number): Promise<number> => {
-      let total = 0;
-      for (const entry of await readdir(fdPath(dirFd), { withFileTypes: true })) {
-        if (entry.isDirectory()) {
-          const child = await open(fdPath(dirFd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
-          if (!child) continue;
-          try {
-            total += await walk(child.fd);
-          } finally {
-            await child.close();
+  /** Measures the folder again (the game server writes too). Concurrent calls share one walk. */
+  measure(): Promise<number> {
+    this.measuring ??= (async () => {
+      this.committedDuringMeasure = 0;
+      const walk = async (dirFd: number): Promise<number> => {
+        let total = 0;
+        for (const entry of await readdir(fdPath(dirFd), { withFileTypes: true }).catch(() => [])) {
+          if (entry.isDirectory()) {
+            const child = await open(fdPath(dirFd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
+            if (!child) continue;
+            try {
+              total += await walk(child.fd);
+            } finally {
+              await child.close();
+            }
+          } else if (!this.temps.has(entry.name)) {
+            total += (await lstat(fdPath(dirFd, entry.name)).catch(() => ({ size: 0 }))).size;
           }
-        } else {
-          total += (await lstat(fdPath(dirFd, entry.name)).catch(() => ({ size: 0 }))).size;
         }
+        return total;
+      };
+      try {
+        const total = await walk(this.rootHandle.fd);
+        // Over-counting what was committed during the walk is safe; missing it is not.
+        this.usedBytes = total + this.committedDuringMeasure;
+        this.measuredAt = Date.now();
+        return this.used;
+      } finally {
+        this.measuring = null;
       }
-      return total;
-    };
-    this.usedBytes = await walk(this.rootHandle.fd);
-    return this.usedBytes;
+    })();
+    return this.measuring;
   }
 
-  /** Throws DISK_LIMIT when `bytes` more would not fit. */
+  /** Measures again when the figure is older than the allowed age. */
+  private async fresh(): Promise<void> {
+    if (Date.now() - this.measuredAt > this.measureMaxAgeMs) await this.measure();
+  }
+
+  /** Throws DISK_LIMIT when `bytes` more would not fit (a check only; writes charge as they go). */
   reserve(bytes: number): void {
-    if (this.usedBytes + bytes > this.quotaBytes) {
+    if (this.used + bytes > this.quotaBytes) {
       throw new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached.');
     }
   }
@@ -137,15 +261,15 @@ export class Sandbox {
   }
 
   /** The parent directory handle and the last name of a non-root path. */
-  private async openParent(userPath: string): Promise<{ dir: FileHandle; name: string; parts: string[] }> {
-    const parts = pathParts(userPath);
+  private async openParent(target: SandboxPath): Promise<{ dir: FileHandle; name: string; parts: string[] }> {
+    const parts = toParts(target);
     const name = parts.pop();
     if (name === undefined) throw new SandboxError('INVALID_INPUT', 'This is the server folder itself.');
     return { dir: await this.openDir(parts), name, parts: [...parts, name] };
   }
 
-  async list(userPath: string): Promise<Entry[]> {
-    const dir = await this.openDir(pathParts(userPath));
+  async list(target: SandboxPath): Promise<Entry[]> {
+    const dir = await this.openDir(toParts(target));
     try {
       const names = await readdir(fdPath(dir.fd));
       const entries: Entry[] = [];
@@ -154,7 +278,7 @@ export class Sandbox {
         if (!st) continue;
         entries.push({
           name,
-          type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other',
+          type: typeOf(st),
           size: st.isFile() ? st.size : 0,
           modifiedAt: st.mtime.toISOString(),
           mode: st.mode & 0o777,
@@ -168,93 +292,147 @@ export class Sandbox {
     }
   }
 
-  async stat(userPath: string): Promise<Entry> {
-    const parts = pathParts(userPath);
+  async stat(target: SandboxPath): Promise<Entry> {
+    const parts = toParts(target);
     if (parts.length === 0) return { name: '', type: 'directory', size: 0, modifiedAt: new Date().toISOString(), mode: 0o755 };
-    const { dir, name } = await this.openParent(userPath);
+    const { dir, name } = await this.openParent(parts);
     try {
       const st = await lstat(fdPath(dir.fd, name)).catch((err: unknown) => mapError(err, name));
-      return {
-        name,
-        type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other',
-        size: st.size,
-        modifiedAt: st.mtime.toISOString(),
-        mode: st.mode & 0o777,
-      };
+      return { name, type: typeOf(st), size: st.size, modifiedAt: st.mtime.toISOString(), mode: st.mode & 0o777 };
     } finally {
       await dir.close();
     }
   }
 
   /** A read stream of a regular file; links, FIFOs and devices are refused. */
-  async readStream(userPath: string): Promise<{ stream: ReadStream; size: number }> {
-    const { dir, name } = await this.openParent(userPath);
-    let file: FileHandle;
+  async readStream(target: SandboxPath): Promise<{ stream: Readable; size: number }> {
+    const { dir, name } = await this.openParent(target);
     try {
-      file = await open(fdPath(dir.fd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((err: unknown) => mapError(err, name));
+      // Distinguish "missing" and "a link" from "not a regular file" for the message.
+      await lstat(fdPath(dir.fd, name)).catch((err: unknown) => mapError(err, name));
+      const opened = await openRegular(dir.fd, name);
+      if (!opened) throw new SandboxError('INVALID_INPUT', `${name} is not a regular file.`);
+      return opened;
     } finally {
       await dir.close();
     }
-    const st = await file.stat();
-    if (!st.isFile()) {
-      await file.close();
-      throw new SandboxError('INVALID_INPUT', `${name} is not a regular file.`);
+  }
+
+  /** Reads a small text file whole (the agent's own reads of tenant files: server.properties, …). */
+  async readText(target: SandboxPath, maxBytes = 1024 * 1024): Promise<string> {
+    const { stream, size } = await this.readStream(target);
+    if (size > maxBytes) {
+      stream.destroy();
+      throw new SandboxError('INVALID_INPUT', `${toParts(target).join('/')} is larger than ${maxBytes} bytes.`);
     }
-    // 1 MiB reads: fewer, larger chunks through the agent and the API (downloads, backups to storage).
-    return { stream: file.createReadStream({ autoClose: true, highWaterMark: 1024 * 1024 }), size: st.size };
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) {
+        stream.destroy();
+        throw new SandboxError('INVALID_INPUT', `${toParts(target).join('/')} is larger than ${maxBytes} bytes.`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** Reads a small text file, or null when it does not exist. */
+  async readTextIfExists(target: SandboxPath, maxBytes?: number): Promise<string | null> {
+    try {
+      return await this.readText(target, maxBytes);
+    } catch (err) {
+      if (err instanceof SandboxError && err.code === 'NOT_FOUND') return null;
+      throw err;
+    }
   }
 
   /**
-   * Writes a file atomically: into a temporary file beside it, then renamed over it. Counts bytes against
-   * the quota while writing and stops with DISK_LIMIT (removing the partial file) when it would not fit.
+   * Writes a file atomically: into a temporary file beside it, then renamed over it. Every chunk is charged
+   * to the quota before it is written (DISK_LIMIT as soon as it would not fit, the partial file removed and
+   * the charge given back); the replaced file's size is given back once the rename happened.
    */
-  async writeFrom(userPath: string, source: AsyncIterable<Buffer | string>, options: { overwrite: boolean }): Promise<number> {
-    const { dir, name } = await this.openParent(userPath);
-    const temp = `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.uploading`;
+  async writeFrom(target: SandboxPath, source: AsyncIterable<Buffer | string>, options: { overwrite: boolean }): Promise<number> {
+    const { dir, name } = await this.openParent(target);
+    // Fixed length, so a 255-byte name still has a valid temporary name; skipped by measurements.
+    const temp = `.spawnpoint-${randomBytes(8).toString('hex')}.part`;
     let written = 0;
-    let previous = 0;
+    // Bytes of this write charged to `inflightBytes` and not yet committed or given back.
+    let charged = 0;
+    // An overwrite is charged only beyond the size of the file it replaces; one write at a time may count
+    // a given file that way, so parallel overwrites of one file cannot each use its room.
+    let credit = 0;
+    let claimed: number | null = null;
     try {
+      await this.fresh();
       const existing = await lstat(fdPath(dir.fd, name)).catch(() => null);
       if (existing) {
         if (!existing.isFile()) throw new SandboxError('INVALID_INPUT', `${name} exists and is not a regular file.`);
         if (!options.overwrite) throw new SandboxError('INVALID_STATE', `${name} already exists.`);
-        previous = existing.size;
+        if (!this.credited.has(existing.ino)) {
+          claimed = existing.ino;
+          this.credited.add(claimed);
+          credit = existing.size;
+        }
       }
       const handle = await open(fdPath(dir.fd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644).catch((err: unknown) =>
         mapError(err, name),
       );
-      const out: WriteStream = handle.createWriteStream({ autoClose: true });
-      try {
-        for await (const chunk of source) {
+      this.temps.add(temp);
+      const meter = new Transform({
+        transform: (chunk: Buffer | string, _encoding, done) => {
           const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+          const more = Math.max(0, written + buf.length - credit) - charged;
+          if (more > 0 && this.used + more > this.quotaBytes) {
+            done(new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached.'));
+            return;
+          }
           written += buf.length;
-          this.reserve(written - previous);
-          if (!out.write(buf))
-            await new Promise<void>((resolve, reject) => {
-              out.once('drain', resolve);
-              out.once('error', reject);
-            });
-        }
-        await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-      } catch (err) {
-        out.destroy();
-        await unlink(fdPath(dir.fd, temp)).catch(() => undefined);
-        throw err;
-      }
-      await rename(fdPath(dir.fd, temp), fdPath(dir.fd, name)).catch(async (err: unknown) => {
-        await unlink(fdPath(dir.fd, temp)).catch(() => undefined);
-        mapError(err, name);
+          if (more > 0) {
+            this.inflightBytes += more;
+            charged += more;
+          }
+          done(null, buf);
+        },
       });
-      this.usedBytes += written - previous;
-      return written;
+      try {
+        await pipeline(source, meter, handle.createWriteStream({ autoClose: true }));
+        return await this.commitLock.run(async () => {
+          const replaced = await lstat(fdPath(dir.fd, name)).catch(() => null);
+          if (replaced && !replaced.isFile()) throw new SandboxError('INVALID_INPUT', `${name} exists and is not a regular file.`);
+          if (replaced && !options.overwrite) throw new SandboxError('INVALID_STATE', `${name} already exists.`);
+          // The file counted as replaced may have been renamed or replaced meanwhile: check the real outcome.
+          const delta = written - (replaced?.size ?? 0);
+          if (delta > 0 && this.usedBytes + (this.inflightBytes - charged) + delta > this.quotaBytes)
+            throw new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached.');
+          await rename(fdPath(dir.fd, temp), fdPath(dir.fd, name)).catch((err: unknown) => mapError(err, name));
+          this.inflightBytes -= charged;
+          charged = 0;
+          this.commit(delta);
+          return written;
+        });
+      } catch (err) {
+        await unlink(fdPath(dir.fd, temp)).catch(() => undefined);
+        return mapError(err, name);
+      } finally {
+        this.temps.delete(temp);
+      }
     } finally {
+      this.inflightBytes -= charged;
+      if (claimed !== null) this.credited.delete(claimed);
       await dir.close();
     }
   }
 
+  private commit(delta: number): void {
+    this.usedBytes += delta;
+    if (this.measuring && delta > 0) this.committedDuringMeasure += delta;
+  }
+
   /** A handle of a regular file for random access (zip reading); the caller closes it. */
-  async openFile(userPath: string): Promise<{ handle: FileHandle; size: number }> {
-    const { dir, name } = await this.openParent(userPath);
+  async openFile(target: SandboxPath): Promise<{ handle: FileHandle; size: number }> {
+    const { dir, name } = await this.openParent(target);
     let handle: FileHandle;
     try {
       handle = await open(fdPath(dir.fd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((err: unknown) => mapError(err, name));
@@ -269,8 +447,8 @@ export class Sandbox {
     return { handle, size: st.size };
   }
 
-  async mkdir(userPath: string): Promise<void> {
-    const { dir, name } = await this.openParent(userPath);
+  async mkdir(target: SandboxPath): Promise<void> {
+    const { dir, name } = await this.openParent(target);
     try {
       await mkdir(fdPath(dir.fd, name), { mode: 0o755 }).catch((err: unknown) => mapError(err, name));
     } finally {
@@ -278,16 +456,19 @@ export class Sandbox {
     }
   }
 
-  async rename(fromPath: string, toPath: string): Promise<void> {
+  async rename(fromPath: SandboxPath, toPath: SandboxPath): Promise<void> {
     const from = await this.openParent(fromPath);
     try {
       const to = await this.openParent(toPath);
       try {
         if (to.parts.join('/').startsWith(`${from.parts.join('/')}/`))
           throw new SandboxError('INVALID_INPUT', 'A folder cannot be moved into itself.');
-        if (await lstat(fdPath(to.dir.fd, to.name)).catch(() => null))
-          throw new SandboxError('INVALID_STATE', `${to.name} already exists.`);
-        await rename(fdPath(from.dir.fd, from.name), fdPath(to.dir.fd, to.name)).catch((err: unknown) => mapError(err, from.name));
+        // Under the commit lock: a write finishing in between cannot be replaced by this rename.
+        await this.commitLock.run(async () => {
+          if (await lstat(fdPath(to.dir.fd, to.name)).catch(() => null))
+            throw new SandboxError('INVALID_STATE', `${to.name} already exists.`);
+          await rename(fdPath(from.dir.fd, from.name), fdPath(to.dir.fd, to.name)).catch((err: unknown) => mapError(err, from.name));
+        });
       } finally {
         await to.dir.close();
       }
@@ -297,34 +478,25 @@ export class Sandbox {
   }
 
   /** Deletes a file, a link (never its target) or a folder with everything in it. */
-  async remove(userPath: string): Promise<void> {
-    const { dir, name } = await this.openParent(userPath);
+  async remove(target: SandboxPath): Promise<void> {
+    const { dir, name } = await this.openParent(target);
     try {
-      await this.removeAt(dir.fd, name);
+      await removeAt(dir.fd, name);
     } finally {
       await dir.close();
     }
     await this.measure();
   }
 
-  private async removeAt(dirFd: number, name: string): Promise<void> {
-    const st = await lstat(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
-    if (!st.isDirectory()) {
-      await unlink(fdPath(dirFd, name));
-      return;
-    }
-    const child = await open(fdPath(dirFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) => mapError(err, name));
-    try {
-      for (const entry of await readdir(fdPath(child.fd))) await this.removeAt(child.fd, entry);
-    } finally {
-      await child.close();
-    }
-    await rmdir(fdPath(dirFd, name));
+  /** Empties the server folder (deleting a server): through descriptors, never through a link. */
+  async clear(): Promise<void> {
+    for (const name of await readdir(fdPath(this.rootHandle.fd))) await removeAt(this.rootHandle.fd, name);
+    await this.measure();
   }
 
   /** Changes permissions through a descriptor of the file itself, never through a link. */
-  async chmod(userPath: string, mode: number): Promise<void> {
-    const { dir, name } = await this.openParent(userPath);
+  async chmod(target: SandboxPath, mode: number): Promise<void> {
+    const { dir, name } = await this.openParent(target);
     try {
       const file = await open(fdPath(dir.fd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((err: unknown) => mapError(err, name));
       try {
@@ -345,7 +517,7 @@ export class Sandbox {
     const found: { path: string; type: Entry['type']; size: number }[] = [];
     const walk = async (dirFd: number, prefix: string, depth: number): Promise<void> => {
       if (depth > MAX_DEPTH) return;
-      for (const entry of await readdir(fdPath(dirFd), { withFileTypes: true })) {
+      for (const entry of await readdir(fdPath(dirFd), { withFileTypes: true }).catch(() => [])) {
         if (found.length >= limit) return;
         const rel = `${prefix}/${entry.name}`;
         const type: Entry['type'] = entry.isFile()
@@ -374,38 +546,97 @@ export class Sandbox {
     return found;
   }
 
-  /** Every regular file and folder under `userPath`, depth first, for archiving. Links are skipped. */
-  async *walkFiles(userPath: string): AsyncGenerator<{ path: string; type: 'file' | 'directory'; size: number; mtime: Date }> {
-    const parts = pathParts(userPath);
-    const start = await this.stat(userPath);
-    if (start.type === 'file') {
-      yield { path: parts.join('/'), type: 'file', size: start.size, mtime: new Date(start.modifiedAt) };
-      return;
+  /**
+   * Opens a file or folder for archiving. Failures (missing, a link) surface here, before anything is
+   * streamed; afterwards the walk goes through descriptors, so a folder swapped for a link midway is
+   * skipped instead of followed or failing the whole stream. Items are named relative to the parent of
+   * `target` (the whole folder: relative to the folder itself).
+   */
+  async openTree(target: SandboxPath): Promise<Tree> {
+    const parts = toParts(target);
+    // Writes in progress (an archive being written into the folder it archives) are not part of it.
+    const skip = (name: string) => this.temps.has(name);
+    if (parts.length === 0) {
+      const dir = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
+      return { walk: () => walkOpenDir(dir, [], skip), close: () => dir.close() };
     }
-    if (start.type !== 'directory') return;
-    const stack: string[] = [parts.join('/')];
-    while (stack.length) {
-      const rel = stack.pop() as string;
-      const entries = await this.list(rel);
-      for (const entry of entries) {
-        const child = rel ? `${rel}/${entry.name}` : entry.name;
-        if (entry.type === 'directory') {
-          yield { path: child, type: 'directory', size: 0, mtime: new Date(entry.modifiedAt) };
-          stack.push(child);
-        } else if (entry.type === 'file') {
-          yield { path: child, type: 'file', size: entry.size, mtime: new Date(entry.modifiedAt) };
-        }
+    const { dir: parent, name } = await this.openParent(parts);
+    try {
+      const st = await lstat(fdPath(parent.fd, name)).catch((err: unknown) => mapError(err, name));
+      if (st.isFile()) {
+        const file = await openRegular(parent.fd, name);
+        if (!file) throw new SandboxError('INVALID_INPUT', `${name} is not a regular file.`);
+        let used = false;
+        return {
+          async *walk() {
+            used = true;
+            yield { parts: [name], type: 'file', size: file.size, mtime: st.mtime, open: async () => file };
+          },
+          close: async () => {
+            if (!used) file.stream.destroy();
+          },
+        };
       }
+      if (!st.isDirectory()) throw new SandboxError('INVALID_INPUT', `${name} is not a regular file or folder.`);
+      const dir = await open(fdPath(parent.fd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) => mapError(err, name));
+      return {
+        async *walk() {
+          yield { parts: [name], type: 'directory', size: 0, mtime: st.mtime, open: async () => null };
+          yield* walkOpenDir(dir, [name], skip);
+        },
+        close: () => dir.close(),
+      };
+    } finally {
+      await parent.close();
     }
   }
 
-  /** Creates every missing folder of `parts` (refusing links) and returns nothing. */
-  async ensureDir(parts: string[]): Promise<void> {
+  /** Creates every missing folder of `target` (refusing links and files on the way). */
+  async ensureDir(target: SandboxPath): Promise<void> {
+    const parts = toParts(target);
     for (let i = 1; i <= parts.length; i++) {
-      const sub = parts.slice(0, i).join('/');
-      const st = await this.stat(sub).catch(() => null);
-      if (!st) await this.mkdir(sub);
-      else if (st.type !== 'directory') throw new SandboxError('INVALID_INPUT', `${parts[i - 1]} is not a folder.`);
+      const sub = parts.slice(0, i);
+      const st = await this.stat(sub).catch((err: unknown) => {
+        if (err instanceof SandboxError && err.code === 'NOT_FOUND') return null;
+        throw err;
+      });
+      if (!st) {
+        // Another write may create it in between (parallel uploads of one folder): that is fine.
+        await this.mkdir(sub).catch((err: unknown) => {
+          if (!(err instanceof SandboxError && err.code === 'INVALID_STATE')) throw err;
+        });
+      } else if (st.type !== 'directory') throw new SandboxError('INVALID_INPUT', `${parts[i - 1]} is not a folder.`);
     }
   }
+}
+
+/** Removes `name` in the open folder `dirFd`: files and links unlinked, folders emptied through descriptors first. */
+async function removeAt(dirFd: number, name: string): Promise<void> {
+  const st = await lstat(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
+  if (!st.isDirectory()) {
+    await unlink(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
+    return;
+  }
+  const child = await open(fdPath(dirFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) => mapError(err, name));
+  try {
+    for (const entry of await readdir(fdPath(child.fd))) await removeAt(child.fd, entry);
+  } finally {
+    await child.close();
+  }
+  await rmdir(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
+}
+
+/** Deletes a whole folder the agent owns (a server folder, a restore's old copy) without following any link inside. */
+export async function removeTree(folder: string): Promise<void> {
+  const handle = await open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  });
+  if (!handle) return;
+  try {
+    for (const name of await readdir(fdPath(handle.fd))) await removeAt(handle.fd, name);
+  } finally {
+    await handle.close();
+  }
+  await rmdir(folder);
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import {
   archiveRequest,
   chmodRequest,
@@ -16,7 +15,7 @@ import {
 } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { extractArchive, extractTarStream, packTarGz, sandboxSink } from './archives.ts';
+import { extractArchive, extractTar, openTrees, packTarGz, sandboxSink } from './archives.ts';
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
 import type { Sandbox } from './sandbox.ts';
@@ -51,6 +50,9 @@ export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
   const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'INVALID_INPUT' ? 400 : 409;
   return reply.status(status).send({ status: err.code, message: err.message });
 }
+
+/** How long a refused upload's remaining body is read and discarded before the connection is cut. */
+const DISCARD_MS = 30_000;
 
 export const backupKey = (serverId: string, backupId: string) => `backups/${serverId}/${backupId}.tar.gz`;
 
@@ -96,23 +98,39 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       return reply.header('content-length', size).type('application/octet-stream').send(stream);
     }
     if (entry.type !== 'directory') throw new SandboxError('INVALID_INPUT', 'Only files and folders can be downloaded.');
+    // Opened before answering: a folder that is gone or swapped for a link is a clear refusal, not a broken stream.
+    const trees = await openTrees(sandbox, [target]);
     const out = new PassThrough();
-    packTarGz(sandbox, [target], out).catch((err: unknown) => out.destroy(err as Error));
+    // A reader that goes away mid-stream (a cancelled download) ends the packing and closes every file it
+    // had open; the error is handled here.
+    reply.raw.once('close', () => out.destroy());
+    packTarGz(trees, out).catch((err: unknown) => out.destroy(err as Error));
     return reply.type('application/gzip').send(out);
   });
 
-  http.put('/v1/servers/:serverId/files/write', async (request, reply) => {
+  http.put('/v1/servers/:serverId/files/write', async (request) => {
+    const incoming = request.body as Readable;
+    // Bridged, so a refused write (DISK_LIMIT midway) does not destroy the request: destroying it would
+    // close the socket with unread data, the kernel would answer with a reset, and the control plane
+    // would lose our answer. The rest is read and discarded instead (the control plane stops sending
+    // when it sees the answer), bounded in time.
+    const bridge = new PassThrough();
+    incoming.pipe(bridge);
     try {
       const { sandbox } = await server(request.params);
       const query = z
         .object({ path: z.string().min(1).max(4096), overwrite: z.enum(['true', 'false']).default('true') })
         .parse(request.query);
-      const body = request.body as AsyncIterable<Buffer>;
-      const written = await sandbox.writeFrom(query.path, body, { overwrite: query.overwrite === 'true' });
+      const written = await sandbox.writeFrom(query.path, bridge, { overwrite: query.overwrite === 'true' });
       return { status: 'SUCCESS', result: { bytes: written } };
     } catch (err) {
-      // The rest of the body was not read: this connection cannot carry another request.
-      reply.header('connection', 'close');
+      incoming.unpipe(bridge);
+      bridge.destroy();
+      if (!incoming.readableEnded) {
+        incoming.resume();
+        const cut = setTimeout(() => incoming.destroy(), DISCARD_MS).unref();
+        incoming.once('close', () => clearTimeout(cut));
+      }
       throw err;
     }
   });
@@ -147,8 +165,13 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const { sandbox } = await server(request.params);
     const { paths, destination } = archiveRequest.parse(request.body);
     if (!destination.endsWith('.tar.gz')) throw new SandboxError('INVALID_INPUT', 'The archive name must end in .tar.gz.');
+    // Entries are named relative to the folder the selection is in, so extracting there gives the same files.
+    const trees = await openTrees(sandbox, paths);
     const sink = sandboxSink(sandbox, destination);
-    await Promise.all([packTarGz(sandbox, paths, sink.stream, 6), sink.done]);
+    // Answer once both ended (the partial file is gone); the writer's refusal (DISK_LIMIT) says most.
+    const [packed, written] = await Promise.allSettled([packTarGz(trees, sink.stream, 6), sink.done]);
+    if (written.status === 'rejected') throw written.reason;
+    if (packed.status === 'rejected') throw packed.reason;
     return { status: 'SUCCESS', result: null };
   });
 
@@ -160,14 +183,14 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
 
   http.get('/v1/servers/:serverId/properties', async (request) => {
     const { sandbox } = await server(request.params);
-    const text = await readText(sandbox, 'server.properties').catch(() => '');
+    const text = (await sandbox.readTextIfExists('server.properties')) ?? '';
     return { status: 'SUCCESS', result: Object.fromEntries(parseProperties(text)) };
   });
 
   http.put('/v1/servers/:serverId/properties', async (request) => {
     const { sandbox } = await server(request.params);
     const { values } = propertiesUpdate.parse(request.body);
-    const current = await readText(sandbox, 'server.properties').catch(() => '');
+    const current = (await sandbox.readTextIfExists('server.properties')) ?? '';
     const next = updateProperties(current, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, propertyValue(v)])));
     await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
     return { status: 'SUCCESS', result: Object.fromEntries(parseProperties(next)) };
@@ -205,18 +228,17 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
     await managed
       .restoreFrom(async (staging) => {
-        await extractTarStream(staging, found.stream.pipe(createGunzip()), [], { maxEntries: 1_000_000, maxBytes: staging.quotaBytes });
+        // Our own backup: names restored as they are, whatever the game created.
+        await extractTar(staging, found.stream, {
+          gzip: true,
+          destination: [],
+          limits: { maxEntries: 1_000_000, maxBytes: staging.quotaBytes },
+          literal: true,
+        });
       })
       .finally(() => found.stream.destroy());
     return { status: 'SUCCESS', result: null };
   });
-}
-
-async function readText(sandbox: Sandbox, file: string): Promise<string> {
-  const { stream } = await sandbox.readStream(file);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -230,7 +252,7 @@ async function runBackup(
   key: string,
   report: (event: Omit<AgentBackupEvent, 'serverId' | 'backupId'>) => void,
 ): Promise<void> {
-  const totalBytes = await sandbox.measure();
+  let totalBytes = 0;
   let bytes = 0;
   let lastReport = 0;
   const hash = createHash('sha256');
@@ -242,18 +264,28 @@ async function runBackup(
       done(null, chunk);
     },
   });
+  // Called without awaiting (progress goes out as events): every failure must end as a `failed` event.
   try {
     await managed.beforeBackup();
-    const writing = storage.put(key, tap);
+  } catch (err) {
+    report({ phase: 'failed', bytes, totalBytes, error: err instanceof Error ? err.message : String(err) });
+    return;
+  }
+  try {
+    totalBytes = await sandbox.measure();
+    const trees = await openTrees(sandbox, ['/']);
     report({ phase: 'running', bytes: 0, totalBytes });
-    await packTarGz(sandbox, ['/'], tap, 1, (n) => {
-      bytes += n;
-      if (Date.now() - lastReport > 250) {
-        lastReport = Date.now();
-        report({ phase: 'running', bytes, totalBytes });
-      }
-    });
-    await writing;
+    // Both awaited together: a failing store stops the packing and neither failure goes unhandled.
+    await Promise.all([
+      storage.put(key, tap),
+      packTarGz(trees, tap, 1, (n) => {
+        bytes += n;
+        if (Date.now() - lastReport > 250) {
+          lastReport = Date.now();
+          report({ phase: 'running', bytes, totalBytes });
+        }
+      }),
+    ]);
     report({ phase: 'complete', bytes: totalBytes, totalBytes, size, sha256: hash.digest('hex') });
   } catch (err) {
     tap.destroy();

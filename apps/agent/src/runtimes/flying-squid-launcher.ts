@@ -1,14 +1,15 @@
 /**
- * Runs one flying-squid server in this process, configured from ./server.properties (flying-squid has
- * none of its own), never through its CLI. The agent starts it detached with cwd = the server folder,
+ * Runs one flying-squid server in this process, never through its CLI. The agent compiles this file to
+ * JavaScript and runs it by absolute path (runtimes/compile-launcher.ts), with the server folder as working
+ * directory and a clean environment: no loader reads configuration from the tenant's folder, and the only
+ * input is SPAWNPOINT_SETTINGS, which the agent made from server.properties through the sandbox. The agent
  * reads stdout/stderr (a log file) as the console, writes console commands to stdin (a FIFO), sees the
  * ready line below, and learns the players from a status ping. Adds what flying-squid lacks: a graceful
  * stop that saves the world and every player (also on SIGTERM), `save-all`, `list`, and a max-players
  * limit. It does not depend on the agent: an agent restart leaves it running.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parseProperties } from '../properties.ts';
+import type { LauncherSettings } from './launcher-settings.ts';
 
 interface SquidPlayer {
   username: string;
@@ -30,39 +31,33 @@ interface SquidServer {
   on(event: string, fn: (...args: unknown[]) => void): void;
 }
 
+// Resolved from this file's own location (the node's install), never from the working directory.
 const require = createRequire(import.meta.url);
 const { createMCServer } = require('flying-squid') as { createMCServer(options: Record<string, unknown>): SquidServer };
 
-const props = parseProperties(readFileSync('server.properties', 'utf8'));
-const num = (key: string, fallback: number) => {
-  const n = Number(props.get(key));
-  return Number.isFinite(n) && props.get(key) !== '' ? n : fallback;
-};
-const gameModes: Record<string, number> = { survival: 0, creative: 1, adventure: 2, spectator: 3 };
-const difficulties: Record<string, number> = { peaceful: 0, easy: 1, normal: 2, hard: 3 };
-const maxPlayers = Math.max(1, num('max-players', 10));
-const seed = props.get('level-seed');
+const settings = JSON.parse(process.env.SPAWNPOINT_SETTINGS ?? '{}') as LauncherSettings;
+const maxPlayers = settings.maxPlayers;
 
 const options = {
-  port: Number(process.env.SPAWNPOINT_PORT),
-  host: process.env.SPAWNPOINT_HOST ?? '0.0.0.0',
-  version: process.env.SPAWNPOINT_VERSION,
-  motd: props.get('motd') ?? 'A Spawnpoint server',
+  port: settings.port,
+  host: settings.host,
+  version: settings.version,
+  motd: settings.motd,
   'max-players': maxPlayers,
-  'online-mode': props.get('online-mode') === 'true',
+  'online-mode': settings.onlineMode,
   logging: true,
-  gameMode: gameModes[props.get('gamemode') ?? ''] ?? 0,
-  difficulty: difficulties[props.get('difficulty') ?? ''] ?? 1,
-  worldFolder: props.get('level-name') || 'world',
+  gameMode: settings.gameMode,
+  difficulty: settings.difficulty,
+  worldFolder: settings.worldFolder,
   generation: {
-    name: props.get('level-type') === 'flat' ? 'superflat' : 'diamond_square',
-    options: { worldHeight: 80, ...(seed && /^-?\d+$/.test(seed) ? { seed: Number(seed) } : {}) },
+    name: settings.flat ? 'superflat' : 'diamond_square',
+    options: { worldHeight: 80, ...(settings.seed !== null ? { seed: settings.seed } : {}) },
   },
   kickTimeout: 10_000,
   plugins: {},
   modpe: false,
-  'view-distance': Math.min(32, Math.max(2, num('view-distance', 10))),
-  'player-list-text': { header: { text: props.get('motd') ?? 'Spawnpoint' }, footer: { text: 'Hosted on Spawnpoint' } },
+  'view-distance': settings.viewDistance,
+  'player-list-text': { header: { text: settings.motd }, footer: { text: 'Hosted on Spawnpoint' } },
   'everybody-op': false,
   'max-entities': 100,
   beforePing: (response: { players?: { sample?: { name: string; id: string }[] } }) => {

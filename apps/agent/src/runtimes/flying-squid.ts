@@ -1,34 +1,36 @@
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { Readable } from 'node:stream';
 import { defaultProperties } from '../properties.ts';
+import { compiledLauncher } from './compile-launcher.ts';
+import { launcherSettings } from './launcher-settings.ts';
 import type { Runtime } from './types.ts';
 
-const launcher = path.join(import.meta.dirname, 'flying-squid-launcher.ts');
-const tsxLoader = import.meta.resolve('tsx');
-
-/** The built-in runtime: flying-squid in a process of its own, through our launcher. */
+/** The built-in runtime: flying-squid in a process of its own, through our launcher compiled to JavaScript. */
 export const flyingSquidRuntime: Runtime = {
   stopCommand: 'stop',
   readyPattern: /The server is ready for players/,
 
-  async install(dir, spec) {
-    const file = path.join(dir, 'server.properties');
-    if (!existsSync(file)) await writeFile(file, defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers }));
+  async install(sandbox, spec) {
+    const text = defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers });
+    // Created only when missing (never overwritten), through the sandbox: a planted link is refused, not followed.
+    await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(text)]), { overwrite: false }).catch((err: unknown) => {
+      if ((err as { code?: string }).code !== 'INVALID_STATE') throw err;
+    });
   },
 
-  plan(dir, spec, bindHost) {
+  writtenFolders: (settings) => {
+    const world = settings.levelName.split('/');
+    return [[], world, [...world, 'region'], [...world, 'playerdata'], ['logs']];
+  },
+
+  async plan({ dir, spec, bindHost, settings }) {
+    const settingsJson = JSON.stringify(
+      launcherSettings(settings.properties, { port: spec.port, host: bindHost, version: spec.version, worldFolder: settings.levelName }),
+    );
     return {
       command: process.execPath,
-      args: ['--import', tsxLoader, `--max-old-space-size=${Math.max(128, spec.memoryMb)}`, launcher],
+      args: [`--max-old-space-size=${Math.max(128, spec.memoryMb)}`, await compiledLauncher()],
       cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        FORCE_COLOR: '1',
-        SPAWNPOINT_PORT: String(spec.port),
-        SPAWNPOINT_HOST: bindHost,
-        SPAWNPOINT_VERSION: spec.version,
-      },
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', FORCE_COLOR: '1', SPAWNPOINT_SETTINGS: settingsJson },
     };
   },
 };

@@ -1,35 +1,53 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { defaultProperties, updateProperties } from '../properties.ts';
 import type { Runtime } from './types.ts';
 
+/** The Java binary by absolute path (JAVA_BIN, or `java` found on the agent's PATH once). */
+function javaBinary(configured: string | undefined): string {
+  if (configured) return configured;
+  try {
+    return execFileSync('sh', ['-c', 'command -v java'], { encoding: 'utf8' }).trim() || 'java';
+  } catch {
+    return '/usr/bin/java';
+  }
+}
+
 /**
- * Java servers (Paper, Vanilla, …): `java -Xmx… -jar server.jar nogui` in the server folder, the jar taken
- * from the node's software cache at `<softwareDir>/<software>/<version>.jar`. Filling that cache from the
- * vendors' download APIs (with checksums) is the operator's job; this machine cannot download jars.
+ * Java servers (Paper, Vanilla, …): `java -Xmx… -jar <cache>/<software>/<version>.jar nogui` in the server
+ * folder. The jar runs from the node's software cache by absolute path — never a copy in the tenant's
+ * folder, which the tenant could replace. Filling that cache from the vendors' download APIs (with
+ * checksums) is the operator's job; this machine cannot download jars.
  */
-export function javaJarRuntime(softwareDir: string): Runtime {
+export function javaJarRuntime(softwareDir: string, javaBin?: string): Runtime {
+  const jarOf = (software: string, version: string) => path.join(softwareDir, software, `${version}.jar`);
+  let java: string | null = null;
   return {
     stopCommand: 'stop',
     // Vanilla and its forks print `Done (1.234s)! For help, type "help"` once they accept players.
     readyPattern: /Done \(/,
 
-    async install(dir, spec) {
-      const jar = path.join(softwareDir, spec.software, `${spec.version}.jar`);
-      if (!existsSync(jar)) throw new Error(`${spec.software} ${spec.version} is not available on this node yet.`);
-      await copyFile(jar, path.join(dir, 'server.jar'));
-      const file = path.join(dir, 'server.properties');
-      const current = existsSync(file) ? await readFile(file, 'utf8') : defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers });
-      await writeFile(file, updateProperties(current, { 'server-port': String(spec.port) }));
+    async install(sandbox, spec) {
+      if (!existsSync(jarOf(spec.software, spec.version)))
+        throw new Error(`${spec.software} ${spec.version} is not available on this node yet.`);
+      const current =
+        (await sandbox.readTextIfExists('server.properties')) ?? defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers });
+      const next = updateProperties(current, { 'server-port': String(spec.port) });
+      if (next !== current) await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
     },
 
-    plan(dir, spec, bindHost) {
+    writtenFolders: (settings) => [[], settings.levelName.split('/'), ['logs'], ['plugins']],
+
+    async plan({ dir, spec, bindHost }) {
+      java ??= javaBinary(javaBin);
       return {
-        command: 'java',
-        args: [`-Xmx${spec.memoryMb}M`, `-Xms${Math.min(spec.memoryMb, 256)}M`, '-jar', 'server.jar', 'nogui'],
+        command: java,
+        args: [`-Xmx${spec.memoryMb}M`, `-Xms${Math.min(spec.memoryMb, 256)}M`, '-jar', jarOf(spec.software, spec.version), 'nogui'],
         cwd: dir,
-        env: { PATH: process.env.PATH, SPAWNPOINT_HOST: bindHost, SPAWNPOINT_PORT: String(spec.port) },
+        // No JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS of the agent's, nothing secret.
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', SPAWNPOINT_HOST: bindHost, SPAWNPOINT_PORT: String(spec.port) },
       };
     },
   };

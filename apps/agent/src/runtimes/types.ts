@@ -1,11 +1,25 @@
 import type { AgentServerSpec } from '@spawnpoint/contracts';
+import type { Sandbox } from '../sandbox.ts';
+import type { GameSettings } from './game-settings.ts';
 
 /** How to run a game process; the agent launches it detached (detached-process.ts). */
 export interface LaunchPlan {
+  /** An absolute path: never looked up in a folder the tenant controls. */
   command: string;
   args: string[];
   cwd: string;
+  /** The whole environment of the game process: nothing of the agent's (no token, no NODE_OPTIONS). */
   env: NodeJS.ProcessEnv;
+}
+
+export interface LaunchInput {
+  /** The server folder (the game's working directory). */
+  dir: string;
+  spec: AgentServerSpec;
+  bindHost: string;
+  runDir: string;
+  /** What the agent read from the folder through the sandbox and checked. */
+  settings: GameSettings;
 }
 
 /** A running game process, started by this agent or adopted from an earlier one. */
@@ -22,11 +36,20 @@ export interface RuntimeProcess {
   detach(): void;
 }
 
-/** One way of running a game server. Adding a runtime touches no other code than the registry in agent.ts. */
+/**
+ * One way of running a game server. Adding a runtime touches no other code than the registry in agent.ts.
+ * A runtime touches the server folder only through the sandbox, and its plan loads only code the node
+ * installed, by absolute path.
+ */
 export interface Runtime {
   /** Prepares the server folder (idempotent). Throws with a user-facing message when it cannot. */
-  install(dir: string, spec: AgentServerSpec): Promise<void>;
-  plan(dir: string, spec: AgentServerSpec, bindHost: string, runDir: string): LaunchPlan;
+  install(sandbox: Sandbox, spec: AgentServerSpec): Promise<void>;
+  plan(input: LaunchInput): Promise<LaunchPlan>;
+  /**
+   * Folders the game writes into (relative to the server folder); a start is refused while one of them
+   * holds a link, which only game code can have planted.
+   */
+  writtenFolders(settings: GameSettings): string[][];
   /** The console command that stops the server gracefully. */
   stopCommand: string;
   /** A console line that means the server accepts players. */

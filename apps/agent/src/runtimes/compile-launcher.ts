@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * The built-in runtime's launcher as plain JavaScript, run by absolute path. A TypeScript loader (tsx)
+ * would read tsconfig.json, package.json and more from the game's working directory — the tenant's
+ * folder — and so let a tenant choose which code the node runs. Compiled once per agent start into the
+ * agent's own install (apps/agent/dist), where packages resolve from the agent's node_modules.
+ */
+const source = path.join(import.meta.dirname, 'flying-squid-launcher.ts');
+const target = path.join(import.meta.dirname, '..', '..', 'dist', 'flying-squid-launcher.mjs');
+
+let compiled: Promise<string> | null = null;
+
+export function compiledLauncher(): Promise<string> {
+  compiled ??= (async () => {
+    await mkdir(path.dirname(target), { recursive: true });
+    // Several agents (tests) may compile at once: each writes its own file and renames it into place.
+    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    await build({
+      entryPoints: [source],
+      outfile: temp,
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'silent',
+    });
+    await rename(temp, target);
+    return target;
+  })();
+  compiled.catch(() => (compiled = null));
+  return compiled;
+}

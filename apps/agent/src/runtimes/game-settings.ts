@@ -1,0 +1,76 @@
+import { parseProperties, type Properties } from '../properties.ts';
+import { pathParts, SandboxError, type Sandbox } from '../sandbox.ts';
+
+/** What a game reads from its folder, read by the agent through the sandbox and checked before a start. */
+export interface GameSettings {
+  properties: Properties;
+  /** The world folder, relative to the server folder, checked to stay inside it. */
+  levelName: string;
+}
+
+/** A refusal to start that the console shows as it is. */
+export class LaunchRefused extends Error {}
+
+/**
+ * Reads server.properties through the sandbox and checks every path-valued setting: `level-name` must be
+ * a folder inside the server folder (no `..`, not absolute), reached without a link. A tenant can write
+ * any byte of that file with the file editor, so the typed form is not the only way in.
+ */
+export async function readGameSettings(sandbox: Sandbox): Promise<GameSettings> {
+  let text: string | null;
+  try {
+    text = await sandbox.readTextIfExists('server.properties');
+  } catch (err) {
+    throw new LaunchRefused(
+      `server.properties cannot be read (${err instanceof Error ? err.message : String(err)}). Delete it in the file manager and start again.`,
+    );
+  }
+  const properties = parseProperties(text ?? '');
+  const raw = properties.get('level-name') || 'world';
+  let parts: string[];
+  try {
+    if (raw.startsWith('/') || raw.includes('\\') || /^[A-Za-z]:/.test(raw)) throw new SandboxError('INVALID_INPUT', 'absolute');
+    parts = pathParts(raw);
+    if (parts.length === 0) throw new SandboxError('INVALID_INPUT', 'empty');
+  } catch {
+    throw new LaunchRefused(
+      `level-name=${raw} in server.properties must name a folder inside the server folder (for example "world"). Change it and start again.`,
+    );
+  }
+  await refuseLinks(sandbox, parts, `level-name=${raw}`);
+  return { properties, levelName: parts.join('/') };
+}
+
+/**
+ * Refuses a path whose folders exist as anything but real folders (a link planted by game code, a file).
+ * Missing parts are fine: the game creates them.
+ */
+export async function refuseLinks(sandbox: Sandbox, parts: string[], what: string): Promise<void> {
+  for (let i = 1; i <= parts.length; i++) {
+    const entry = await sandbox.stat(parts.slice(0, i)).catch((err: unknown) => {
+      if (err instanceof SandboxError && err.code === 'NOT_FOUND') return null;
+      throw new LaunchRefused(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    if (!entry) return;
+    if (entry.type !== 'directory')
+      throw new LaunchRefused(
+        `${what}: ${parts.slice(0, i).join('/')} is a ${entry.type === 'symlink' ? 'link' : 'file'}, not a folder. Delete it in the file manager and start again.`,
+      );
+  }
+}
+
+/**
+ * Links at the top of the folder and in the folders the game writes are refused before a start: the
+ * file manager and archives never create links, so one there was planted by game code to redirect the
+ * next writes.
+ */
+export async function refuseLinksIn(sandbox: Sandbox, folders: string[][]): Promise<void> {
+  for (const folder of folders) {
+    const entries = await sandbox.list(folder).catch(() => []);
+    const link = entries.find((e) => e.type === 'symlink');
+    if (link)
+      throw new LaunchRefused(
+        `${[...folder, link.name].join('/')} is a link, which is not allowed in a server folder. Delete it in the file manager and start again.`,
+      );
+  }
+}
