@@ -57,6 +57,7 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     'java-jar': javaJarRuntime(config.softwareDir),
   };
   const servers = new Map<string, ManagedServer>();
+  const installing = new Map<string, Promise<{ server: ManagedServer; err: unknown }>>();
   const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
@@ -172,16 +173,37 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     const spec = agentServerSpec.parse(request.body);
     if (spec.serverId !== serverId)
       throw new z.ZodError([{ code: 'custom', path: ['serverId'], message: 'Mismatched server id.', input: spec.serverId }]);
-    let server = servers.get(serverId);
-    if (server) server.spec = spec;
-    else {
-      server = newServer(spec);
-      servers.set(serverId, server);
-    }
-    await server.install().catch((err: unknown) => {
+    const failed = (err: unknown) => {
       if (err instanceof SandboxError) throw err;
       throw new InvalidStateError(err instanceof Error ? err.message : String(err));
-    });
+    };
+    let server = servers.get(serverId);
+    if (server) {
+      server.spec = spec;
+      await server.install().catch(failed);
+    } else {
+      // A new server is known to the other endpoints only once its folder is installed, so nobody sees a
+      // half-made folder; concurrent installs of one new server share the work.
+      let pending = installing.get(serverId);
+      if (!pending) {
+        const made = newServer(spec);
+        pending = made
+          .install()
+          .then(
+            () => null,
+            (err: unknown) => err,
+          )
+          .then((err) => {
+            servers.set(serverId, made);
+            installing.delete(serverId);
+            return { server: made, err };
+          });
+        installing.set(serverId, pending);
+      }
+      const done = await pending;
+      server = done.server;
+      if (done.err) failed(done.err);
+    }
     return { status: 'SUCCESS', result: { serverId, state: server.state } };
   });
 

@@ -15,10 +15,19 @@ let t: TestApp;
 let agent: AgentProcess;
 let base: string;
 const sockets: Socket[] = [];
+const otherNode = {
+  id: 'other-node',
+  url: 'http://127.0.0.1:9',
+  token: 'o'.repeat(64),
+  publicHost: 'localhost',
+  capacity: 50,
+  portRange: '45000-45010',
+};
 
 beforeAll(async () => {
   agent = await prepareAgent();
-  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), PLAY_DOMAIN: 'play.example.test' });
+  // A second node that connects only in the node-isolation test (so nothing is scheduled on it).
+  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig, otherNode]), PLAY_DOMAIN: 'play.example.test' });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   agent.start(base);
@@ -450,6 +459,42 @@ describe('public server list', () => {
 
     await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: false });
     expect(await names()).not.toContain(created.name);
+  });
+});
+
+describe('node isolation', () => {
+  it("ignores one node's events about another node's server, and refuses its token for another node", async () => {
+    const { cookie } = await account();
+    const server = (await create(cookie)).json().result;
+    expect(server.state).toBe('offline');
+    // Another node's token under this node's name is refused.
+    const impostor = connect(`${base}/agent`, {
+      auth: { nodeId: 'test-node', token: otherNode.token },
+      transports: ['websocket'],
+      reconnection: false,
+    });
+    sockets.push(impostor);
+    await new Promise<void>((resolve) => impostor.once('connect_error', () => resolve()));
+    // The other node with its own token may connect, but what it says about this server is dropped.
+    const other = connect(`${base}/agent`, {
+      auth: { nodeId: 'other-node', token: otherNode.token },
+      transports: ['websocket'],
+      reconnection: false,
+    });
+    sockets.push(other);
+    await new Promise<void>((resolve) => other.once('connect', () => resolve()));
+    other.emit('agent:state', { serverId: server.serverId, state: 'online' });
+    other.emit('agent:console', { serverId: server.serverId, lines: ['forged line from another node'] });
+    other.emit('agent:hello', { protocol: 1, nodeId: 'other-node', servers: [{ serverId: server.serverId, state: 'online' }] });
+    other.disconnect();
+    // Events of one socket are handled in order: once its disconnect is seen, the forged events were too.
+    await until(
+      async () => (await get('/healthz')).json().result.agents,
+      (a: string[]) => !a.includes('other-node'),
+    );
+    const seen = (await get(`/v1/server/${server.serverId}`, cookie)).json().result;
+    expect(seen.state).toBe('offline');
+    expect(t.ctx.game.hub.stateOf(server.serverId)).toBe('offline');
   });
 });
 
