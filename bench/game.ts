@@ -70,11 +70,13 @@ try {
   const id = created.result.serverId as string;
   await call('POST', `/v1/server/${id}/start`, {});
   await waitState(id, 'online');
-  const socketToken = (await call('GET', '/v1/user/websocket')).result.token as string;
   const socket = io(BASE, { transports: ['websocket'], extraHeaders: { cookie: stack.cookie() } });
   await new Promise<void>((resolve) => {
     socket.once('auth:success', () => resolve());
-    socket.on('connect', () => socket.emit('auth', { token: socketToken }));
+    // Socket tokens are single use: a fresh one on every (re)connect, as the web app does.
+    socket.on('connect', () => {
+      void call('GET', '/v1/user/websocket').then((answer) => socket.emit('auth', { token: answer.result.token as string }));
+    });
   });
   const latencies: number[] = [];
   let received = 0;
