@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, ping } from 'minecraft-protocol';
@@ -163,6 +163,27 @@ describe('built-in runtime (real flying-squid servers)', () => {
     expect((await call('DELETE', '/v1/servers/del1')).body.status).toBe('SUCCESS');
     expect(existsSync(path.join(dataDir, 'servers/del1'))).toBe(false);
     expect(agent.servers.has('del1')).toBe(false);
+  });
+});
+
+describe('a game port held by another program', () => {
+  it('is reported by /v1/ports/bindable, and a start there fails at once with a clear message', async () => {
+    const port = await install('busy1');
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '0.0.0.0', resolve));
+    try {
+      const free = await freePort();
+      const answer = await call('POST', '/v1/ports/bindable', { ports: [port, free] });
+      expect(answer.body.result).toEqual({ bindable: [free] });
+      await call('POST', '/v1/servers/busy1/power', { action: 'start' });
+      await until(
+        () => consoleOf('busy1'),
+        (c) => c.includes(`Port ${port} is used by another program on this machine`),
+      );
+      expect(stateOf('busy1')).toBe('offline');
+    } finally {
+      squatter.close();
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import {
   AGENT_NAMESPACE,
   AGENT_PROTOCOL_VERSION,
   agentCommandRequest,
+  agentPortsRequest,
   agentServerSpec,
   type AgentServerSpec,
   findSoftware,
@@ -13,6 +14,7 @@ import {
   type AgentToApiEvents,
   type ServerState,
 } from '@spawnpoint/contracts';
+import { loggerOptions } from '@spawnpoint/logging';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
@@ -21,6 +23,7 @@ import { InvalidStateError, ManagedServer, warmUpPing, type ServerEvents } from 
 import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
+import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage } from './storage.ts';
@@ -138,7 +141,10 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     socket.emit('agent:hello', { protocol: AGENT_PROTOCOL_VERSION, nodeId: config.AGENT_NODE_ID, servers: statuses() });
   });
 
-  const http = Fastify({ logger: { level: config.LOG_LEVEL }, bodyLimit: 64 * 1024 });
+  const http = Fastify({
+    logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: `agent ${config.AGENT_NODE_ID}` }),
+    bodyLimit: 64 * 1024,
+  });
   http.addHook('onRequest', async (request, reply) => {
     if (!tokenMatches(config.AGENT_TOKEN, request.headers.authorization)) return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
   });
@@ -166,6 +172,13 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
   });
 
   http.get('/v1/servers', async () => ({ status: 'SUCCESS', result: statuses() }));
+
+  // The control plane allocates ports from its own records; only the node knows what else listens here.
+  http.post('/v1/ports/bindable', async (request) => {
+    const { ports } = agentPortsRequest.parse(request.body);
+    const free = await Promise.all(ports.map((port) => canBind(port, config.GAME_BIND_HOST)));
+    return { status: 'SUCCESS', result: { bindable: ports.filter((_, i) => free[i]) } };
+  });
 
   // Install or update a server's spec; idempotent. The API sends the whole spec before every start.
   http.put('/v1/servers/:serverId', async (request) => {

@@ -4,6 +4,7 @@ import minecraftProtocol from 'minecraft-protocol';
 import pidusage from 'pidusage';
 import { ConsoleBuffer } from './console-buffer.ts';
 import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
+import { canBind } from './ports.ts';
 import { removeTree, Sandbox, SandboxError } from './sandbox.ts';
 import { LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
@@ -198,6 +199,12 @@ export class ManagedServer {
       // Every path the game will take from its files is checked here, through the sandbox.
       const settings = await readGameSettings(sandbox);
       await refuseLinksIn(sandbox, this.runtime.writtenFolders(settings));
+      // Said at once, instead of a start that never becomes ready (the control plane moves the server to
+      // a free port before a start; this catches a program that took the port since).
+      if (!(await canBind(this.spec.port, this.bindHost)))
+        throw new LaunchRefused(
+          `Port ${this.spec.port} is used by another program on this machine, so the server cannot listen on it. Start it again to move it to a free port.`,
+        );
       const plan = await this.runtime.plan({ dir: this.dir, spec: this.spec, bindHost: this.bindHost, runDir: this.runDir, settings });
       await mkdir(this.runDir, { recursive: true });
       await rememberSpec(this.runDir, this.spec);

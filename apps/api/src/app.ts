@@ -1,6 +1,7 @@
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
+import { loggerOptions } from '@spawnpoint/logging';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -15,6 +16,7 @@ import { createRealtime, handleBrowserSockets, type Realtime } from './realtime.
 import { NodeRegistry } from './nodes.ts';
 import { ServerHub } from './server-hub.ts';
 import { ServerDirectory } from './servers/directory.ts';
+import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -64,7 +66,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       onConnectionLost: (error) => app.log.warn({ err: error }, 'a database connection was lost; the pool opens a new one'),
     }));
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL },
+    logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -94,7 +96,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   nodes.attach(io, hub);
   const directory = new ServerDirectory(database.db, hub, nodes, config);
   await directory.load();
-  const power = new PowerDispatcher(nodes, hub);
+  const power = new PowerDispatcher(
+    nodes,
+    hub,
+    (server) => portReallocator(database.db, nodes, server),
+    (server) => directory.invalidate(server.ownerId),
+  );
   // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.
   hub.onHello = (nodeId) => {
     void (async () => {

@@ -9,6 +9,7 @@ import {
   agentStateEvent,
   agentStatsEvent,
   agentBackupEvent,
+  agentPortsResult,
   type AgentBackupEvent,
   type AgentServerSpec,
   type AgentToApiEvents,
@@ -199,6 +200,13 @@ export class NodeRegistry {
 
   async install(nodeId: string, spec: AgentServerSpec): Promise<void> {
     await this.call(nodeId, 'PUT', `/v1/servers/${spec.serverId}`, spec);
+  }
+
+  /** Which of `ports` the node could listen on now (another program may hold some). */
+  async bindablePorts(nodeId: string, ports: number[]): Promise<number[]> {
+    const result = agentPortsResult.safeParse(await this.call(nodeId, 'POST', '/v1/ports/bindable', { ports }));
+    if (!result.success) throw new ApiError('INTERNAL_ERROR');
+    return result.data.bindable;
   }
 
   async power(nodeId: string, serverId: string, action: PowerAction): Promise<void> {

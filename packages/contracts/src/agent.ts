@@ -28,6 +28,10 @@ export type AgentServerSpec = z.infer<typeof agentServerSpec>;
 
 export const agentCommandRequest = z.object({ command: z.string().min(1).max(256) });
 
+/** `POST /v1/ports/bindable`: which of these game ports the node could listen on now (another program may hold one). */
+export const agentPortsRequest = z.object({ ports: z.array(z.number().int().min(1).max(65535)).min(1).max(256) });
+export const agentPortsResult = z.object({ bindable: z.array(z.number().int()) });
+
 export const agentServerStatus = z.object({ serverId: z.string(), state: serverState });
 export const agentServerList = z.array(agentServerStatus);
 export const agentConsoleHistory = z.object({ lines: z.array(z.string()) });

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CONSOLE_SUBSCRIBERS_PER_SERVER_MAX, FREE_SERVER_LIMIT, SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../db/schema.ts';
+import { servers as serverTable, users } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, cookieFrom, mailsTo, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
@@ -459,6 +459,39 @@ describe('public server list', () => {
 
     await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: false });
     expect(await names()).not.toContain(created.name);
+  });
+});
+
+describe('game ports held by another program', () => {
+  const hold = async (port: number) => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '0.0.0.0', resolve));
+    return squatter;
+  };
+
+  it('skips them when placing a new server, and moves a server whose port was taken before starting it', async () => {
+    const { cookie } = await account();
+    const used = new Set((await t.ctx.database.db.select({ port: serverTable.port }).from(serverTable)).map((r) => r.port));
+    const [low] = agent.nodeConfig.portRange.split('-').map(Number) as [number];
+    const next: number[] = [];
+    for (let p = low; next.length < 2; p++) if (!used.has(p)) next.push(p);
+    const held = await Promise.all(next.map(hold));
+    try {
+      const server = (await create(cookie)).json().result;
+      expect(next).not.toContain(server.port);
+      // Another program takes this server's port after it was placed: the start moves it.
+      held.push(await hold(server.port));
+      expect((await post(`/v1/server/${server.serverId}/start`, cookie)).json().status).toBe('SUCCESS');
+      const moved = await until(
+        async () => (await get(`/v1/server/${server.serverId}`, cookie)).json().result,
+        (s: { state: string; port: number }) => s.state === 'online',
+      );
+      expect(moved.port).not.toBe(server.port);
+      expect(next).not.toContain(moved.port);
+      await post(`/v1/server/${server.serverId}/kill`, cookie);
+    } finally {
+      for (const s of held) s.close();
+    }
   });
 });
 

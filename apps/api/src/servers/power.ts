@@ -27,6 +27,10 @@ export class PowerDispatcher {
   constructor(
     private nodes: NodeRegistry,
     private hub: ServerHub,
+    /** Before a start: the row to start, moved to a free port if another program took its port. */
+    private preparePort: (server: ServerRow) => Promise<ServerRow> = async (server) => server,
+    /** Told when a start moved the server (caches of its row are stale). */
+    private onMoved: (server: ServerRow) => void = () => undefined,
   ) {}
 
   run(server: ServerRow, action: PowerAction): Promise<void> {
@@ -54,7 +58,9 @@ export class PowerDispatcher {
       if (this.hub.activeOn(server.nodeId) >= capacity) throw new ApiError('NO_SERVERS_AVAILABLE');
       this.hub.setState(server.id, 'queued');
       try {
-        await this.nodes.install(server.nodeId, specOf(server));
+        const prepared = await this.preparePort(server);
+        if (prepared.port !== server.port) this.onMoved(prepared);
+        await this.nodes.install(server.nodeId, specOf(prepared));
       } catch (err) {
         this.hub.setState(server.id, 'offline');
         throw err;

@@ -6,13 +6,14 @@ import {
   isRestrictedName,
   type CreateServerRequest,
 } from '@spawnpoint/contracts';
-import { count, eq, sql } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import type { Db } from '../db/index.ts';
 import { servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
+import { allocatePort } from './port-allocator.ts';
 
 export type ServerRow = typeof servers.$inferSelect;
 
@@ -60,18 +61,7 @@ export async function serverCreator(
 
     const perNode = await tx.select({ nodeId: servers.nodeId, n: count() }).from(servers).groupBy(servers.nodeId);
     const nodeId = pickNode(nodes, hub, new Map(perNode.map((r) => [r.nodeId, Number(r.n)])));
-    // One allocation per node at a time, across API replicas too.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`ports:${nodeId}`}))`);
-    const used = new Set((await tx.select({ port: servers.port }).from(servers).where(eq(servers.nodeId, nodeId))).map((r) => r.port));
-    const [low, high] = (nodes.config(nodeId)?.portRange ?? '25600-25699').split('-').map(Number) as [number, number];
-    let port = 0;
-    for (let p = low; p <= high; p++) {
-      if (!used.has(p)) {
-        port = p;
-        break;
-      }
-    }
-    if (!port) throw new ApiError('NO_SERVERS_AVAILABLE');
+    const port = await allocatePort(tx, nodes, nodeId);
 
     const inserted = await tx
       .insert(servers)
