@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
 
 const portRange = z
@@ -23,10 +24,19 @@ const envSchema = z.object({
     .regex(/^s3:\/\/[^:@/]+:[^@/]+@[^/]+\/[^/?]+/, 'must look like s3://KEY:SECRET@host:port/bucket')
     .optional(),
   STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** `pretty` (readable lines) or `json`; by default JSON when NODE_ENV is `production` and pretty otherwise. */
+  LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
+  NODE_ENV: z.string().optional(),
 });
 
-export type AgentConfig = z.infer<typeof envSchema> & { serversDir: string; softwareDir: string; storageDir: string; runDir: string };
+export type AgentConfig = z.infer<typeof envSchema> & {
+  serversDir: string;
+  softwareDir: string;
+  storageDir: string;
+  runDir: string;
+  logFormat: LogFormat;
+};
 
 export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentConfig {
   const parsed = envSchema.safeParse(source);
@@ -42,5 +52,6 @@ export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentC
     storageDir: path.join(dataDir, 'storage'),
     // Process records, logs and command FIFOs of running servers; never inside a user's server folder.
     runDir: path.join(dataDir, 'run'),
+    logFormat: resolveLogFormat(parsed.data.LOG_FORMAT, parsed.data.NODE_ENV),
   };
 }

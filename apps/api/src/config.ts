@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
 
 /** One game-server node: where its agent listens, the token both sides share, and its game ports. */
@@ -74,7 +75,9 @@ const envSchema = z.object({
   TAG_MANAGER_ID: z.string().optional(),
   ADS_CLIENT: z.string().optional(),
   GIVEAWAY_DEADLINE: z.iso.datetime({ offset: true }).default('2027-01-31T23:59:59Z'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** `pretty` (readable lines) or `json`; by default JSON in production and pretty otherwise. */
+  LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   TRUST_PROXY: z
     .enum(['true', 'false'])
     .default('false')
@@ -94,6 +97,7 @@ export interface Config extends Env {
   appSecret: string;
   operatorToken: string;
   production: boolean;
+  logFormat: LogFormat;
 }
 
 export class ConfigError extends Error {}
@@ -114,6 +118,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     appSecret: env.APP_SECRET ?? '',
     operatorToken: env.OPERATOR_TOKEN ?? '',
     production: env.NODE_ENV === 'production',
+    logFormat: resolveLogFormat(env.LOG_FORMAT, env.NODE_ENV),
     ...overrides,
   };
   if (!config.appSecret) config.appSecret = readOrCreateSecret(dataDir, 'app-secret');

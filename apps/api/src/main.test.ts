@@ -26,6 +26,8 @@ beforeAll(async () => {
     APP_SECRET: randomBytes(32).toString('hex'),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'info',
+    // The assertions read pino's JSON lines.
+    LOG_FORMAT: 'json',
     WEB_DIST: path.join(dataDir, 'no-web-build'),
   };
   delete env.DATABASE_URL;

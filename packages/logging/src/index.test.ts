@@ -1,0 +1,70 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { loggerOptions, prettyStream, resolveLogFormat } from './index.ts';
+
+function collect() {
+  const lines: string[] = [];
+  return { lines, sink: { write: (text: string) => lines.push(text) }, text: () => lines.join('') };
+}
+
+describe('resolveLogFormat', () => {
+  it('is JSON in production, readable elsewhere, and what was asked whenever asked', () => {
+    expect(resolveLogFormat(undefined, 'production')).toBe('json');
+    expect(resolveLogFormat(undefined, 'development')).toBe('pretty');
+    expect(resolveLogFormat(undefined, 'test')).toBe('pretty');
+    expect(resolveLogFormat(undefined, undefined)).toBe('pretty');
+    expect(resolveLogFormat('json', 'development')).toBe('json');
+    expect(resolveLogFormat('pretty', 'production')).toBe('pretty');
+  });
+});
+
+describe('loggerOptions', () => {
+  it("keeps pino's own destination for JSON and for silent", () => {
+    expect(loggerOptions({ level: 'info', format: 'json', name: 'api' })).toEqual({ level: 'info' });
+    expect(loggerOptions({ level: 'silent', format: 'pretty', name: 'api' })).toEqual({ level: 'silent' });
+  });
+});
+
+describe('pretty lines', () => {
+  it('turns a Fastify log into readable lines: failed requests in one line, links on their own', async () => {
+    const out = collect();
+    const app = Fastify({ logger: loggerOptions({ level: 'info', format: 'pretty', name: 'api', colorize: false, sink: out.sink }) });
+    app.get('/ok', async () => 'fine');
+    app.get('/mail', async (request) => {
+      request.log.info({ to: 'a@example.com', link: 'http://localhost:3000/?verify_token=abc' }, 'mail written');
+      return 'sent';
+    });
+    await app.inject('/ok');
+    await app.inject('/mail');
+    await app.inject('/nope?x=1');
+    app.log.info('Spawnpoint is up on http://localhost:3000 (data in /tmp/data)');
+    await app.close();
+
+    const text = out.text();
+    expect(text).not.toContain('{"level"');
+    expect(text).not.toContain('incoming request');
+    expect(text).not.toContain('GET /ok');
+    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\] INFO \(api\): GET \/nope\?x=1 → 404 in \d+ ms$/m);
+    expect(text).toMatch(/INFO \(api\): mail written\n {4}→ http:\/\/localhost:3000\/\?verify_token=abc\n {4}to: "a@example.com"\n/);
+    expect(text).toContain('INFO (api): Spawnpoint is up on http://localhost:3000 (data in /tmp/data)');
+    expect(text).not.toMatch(/pid|hostname|reqId/);
+  });
+
+  it('shows every request at debug, makes URLs and links stand out in colour, and strips control characters', () => {
+    const out = collect();
+    const stream = prettyStream({ level: 'debug', name: 'agent local', colorize: true, sink: out.sink });
+    const base = { level: 30, time: Date.now(), pid: 1, hostname: 'h' };
+    stream.write(JSON.stringify({ ...base, reqId: 'req-1', req: { method: 'GET', url: '/v1/servers' }, msg: 'incoming request' }) + '\n');
+    stream.write(JSON.stringify({ ...base, reqId: 'req-1', res: { statusCode: 200 }, responseTime: 2.4, msg: 'request completed' }) + '\n');
+    stream.write(JSON.stringify({ ...base, link: 'http://x.test/a', msg: 'mail \u001b[2Jwritten' }) + '\n');
+    stream.write('not json\n');
+
+    const text = out.text();
+    expect(text).toContain('(agent local)');
+    expect(text).toContain('GET /v1/servers → 200 in 2 ms');
+    expect(text).toContain('\u001b[4m'); // underlined link
+    expect(text).not.toContain('\u001b[2J');
+    expect(text).toContain('mail [2Jwritten'); // the escape character is gone
+    expect(text.endsWith('not json\n')).toBe(true);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * How the API and the agent write their logs. Both use Fastify's pino logger; this decides where its lines go.
+ *
+ * - `json`: pino's own output, one JSON object a line — for production (log collectors) and whenever asked.
+ * - `pretty`: for people at a terminal (`npm start`): time, level, which part spoke (`api`, `agent`) and the
+ *   message on one line; URLs in messages and mailed links stand out; Fastify's two lines per request become
+ *   one line, shown for failed requests (every request at LOG_LEVEL debug or trace).
+ */
+import { prettyFactory } from 'pino-pretty';
+
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** What was asked (LOG_FORMAT) wins; otherwise JSON in production and a readable log everywhere else. */
+export function resolveLogFormat(asked: LogFormat | undefined, nodeEnv: string | undefined): LogFormat {
+  return asked ?? (nodeEnv === 'production' ? 'json' : 'pretty');
+}
+
+/** Where pretty lines go; `process.stdout` outside tests. */
+export interface LineSink {
+  write(text: string): unknown;
+}
+
+export interface LoggerSettings {
+  level: LogLevel;
+  format: LogFormat;
+  /** Shown on every pretty line, so the API's and the agent's lines can be told apart in one terminal. */
+  name: string;
+  /** Colours in pretty lines; by default when the output is a terminal that takes them (and NO_COLOR is unset). */
+  colorize?: boolean;
+  sink?: LineSink;
+}
+
+/** Fastify's `logger` option. JSON (and `silent`) keep pino's own destination; pretty gets a stream of its own. */
+export function loggerOptions(settings: LoggerSettings): { level: LogLevel; stream?: { write(line: string): void } } {
+  if (settings.format === 'json' || settings.level === 'silent') return { level: settings.level };
+  return { level: settings.level, stream: prettyStream(settings) };
+}
+
+const URL_PATTERN = /https?:\/\/[^\s"'<>)]+/g;
+// Characters that could move the cursor or recolour the terminal; tabs and newlines stay.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+const clean = (value: unknown) => String(value).replace(UNSAFE_CONTROL, '');
+
+/** Keeps the method and path of requests not completed yet (Fastify logs them apart); bounded. */
+const MAX_OPEN_REQUESTS = 10_000;
+/** Marks a line the formatter shows dimmed: request lines and Fastify's listening lines. */
+const DIM = Symbol('dim');
+
+interface LogLine {
+  msg?: unknown;
+  reqId?: unknown;
+  req?: { method?: unknown; url?: unknown };
+  res?: { statusCode?: unknown };
+  responseTime?: unknown;
+  link?: unknown;
+  [DIM]?: boolean;
+  [key: string]: unknown;
+}
+
+/** A pino destination that turns each JSON line into a readable one, written at once (a last line before exit is kept). */
+export function prettyStream(settings: Omit<LoggerSettings, 'format'>): { write(line: string): void } {
+  const sink = settings.sink ?? process.stdout;
+  const everyRequest = settings.level === 'debug' || settings.level === 'trace';
+  const openRequests = new Map<unknown, string>();
+
+  const prettify = prettyFactory({
+    ...(settings.colorize === undefined ? {} : { colorize: settings.colorize }),
+    translateTime: 'SYS:HH:MM:ss',
+    // pid and hostname say nothing at one terminal; request ids only tied Fastify's two request lines together.
+    ignore: 'pid,hostname,reqId,res,responseTime,link',
+    messageFormat: (log, messageKey, _levelLabel, { colors }) => {
+      const line = log as LogLine;
+      const message = clean(line[messageKey] ?? '');
+      if (line[DIM]) return colors.dim(message);
+      const highlight = (url: string) => colors.bold(colors.underline(colors.greenBright(url)));
+      let text = message.replace(URL_PATTERN, highlight);
+      if (typeof line.link === 'string') text += `\n    ${colors.bold('→')} ${highlight(clean(line.link))}`;
+      return text;
+    },
+  });
+  const print = (line: LogLine) => {
+    const output = prettify({ ...line, name: settings.name });
+    if (output) sink.write(output);
+  };
+
+  return {
+    write(chunk: string) {
+      let line: LogLine;
+      try {
+        line = JSON.parse(chunk) as LogLine;
+      } catch {
+        sink.write(chunk);
+        return;
+      }
+      // Fastify's "incoming request" and "request completed" become one line: "GET /path → 404 in 3 ms".
+      if (line.msg === 'incoming request' && line.req) {
+        if (openRequests.size >= MAX_OPEN_REQUESTS) openRequests.delete(openRequests.keys().next().value);
+        openRequests.set(line.reqId, `${clean(line.req.method)} ${clean(line.req.url)}`);
+        return;
+      }
+      if (line.msg === 'request completed') {
+        const request = openRequests.get(line.reqId) ?? 'a request';
+        openRequests.delete(line.reqId);
+        const status = Number(line.res?.statusCode);
+        if (!everyRequest && status < 400) return;
+        const ms = typeof line.responseTime === 'number' ? ` in ${Math.round(line.responseTime)} ms` : '';
+        print({ ...line, msg: `${request} → ${status}${ms}`, [DIM]: true });
+        return;
+      }
+      if (typeof line.msg === 'string' && line.msg.startsWith('Server listening at ')) line[DIM] = true;
+      print(line);
+    },
+  };
+}
