@@ -26,7 +26,8 @@ async function main() {
   });
 
   await app.listen({ port: config.PORT, host: config.HOST });
-  app.log.info(`Spawnpoint is up on ${config.publicUrl} (data in ${config.dataDir})`);
+  // `link` is the address to open; the readable log makes it stand out.
+  app.log.info({ link: config.publicUrl }, `Spawnpoint is up on ${config.publicUrl} (data in ${config.dataDir})`);
 
   let closing = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -37,7 +37,7 @@ describe('pretty lines', () => {
     await app.inject('/ok');
     await app.inject('/mail');
     await app.inject('/nope?x=1');
-    app.log.info('Spawnpoint is up on http://localhost:3000 (data in /tmp/data)');
+    app.log.info({ link: 'http://localhost:3000' }, 'Spawnpoint is up on http://localhost:3000 (data in /tmp/data)');
     await app.close();
 
     const text = out.text();
@@ -46,25 +46,32 @@ describe('pretty lines', () => {
     expect(text).not.toContain('GET /ok');
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d\] INFO \(api\): GET \/nope\?x=1 → 404 in \d+ ms$/m);
     expect(text).toMatch(/INFO \(api\): mail written\n {4}→ http:\/\/localhost:3000\/\?verify_token=abc\n {4}to: "a@example.com"\n/);
-    expect(text).toContain('INFO (api): Spawnpoint is up on http://localhost:3000 (data in /tmp/data)');
+    expect(text).toContain('INFO (api): Spawnpoint is up on http://localhost:3000 (data in /tmp/data)\n');
     expect(text).not.toMatch(/pid|hostname|reqId/);
   });
 
-  it('shows every request at debug, makes URLs and links stand out in colour, and strips control characters', () => {
+  it('shows every request at debug, makes links stand out in colour, and strips control characters', () => {
     const out = collect();
     const stream = prettyStream({ level: 'debug', name: 'agent local', colorize: true, sink: out.sink });
     const base = { level: 30, time: Date.now(), pid: 1, hostname: 'h' };
     stream.write(JSON.stringify({ ...base, reqId: 'req-1', req: { method: 'GET', url: '/v1/servers' }, msg: 'incoming request' }) + '\n');
     stream.write(JSON.stringify({ ...base, reqId: 'req-1', res: { statusCode: 200 }, responseTime: 2.4, msg: 'request completed' }) + '\n');
-    stream.write(JSON.stringify({ ...base, link: 'http://x.test/a', msg: 'mail \u001b[2Jwritten' }) + '\n');
+    stream.write(JSON.stringify({ ...base, link: 'http://x.test/a', msg: 'mail written' }) + '\n');
+    stream.write(JSON.stringify({ ...base, msg: 'name \u001b[2Jcleared' }) + '\n');
+    stream.write(JSON.stringify({ ...base, link: 'http://x.test/', msg: 'up on http://x.test/ now' }) + '\n');
+    stream.write(JSON.stringify({ ...base, msg: 'reporting to http://api.test/' }) + '\n');
     stream.write('not json\n');
 
     const text = out.text();
     expect(text).toContain('(agent local)');
     expect(text).toContain('GET /v1/servers → 200 in 2 ms');
-    expect(text).toContain('\u001b[4m'); // underlined link
+    const codes = '(\\u001b\\[\\d+m)*';
+    const underlined = (url: string) => new RegExp(`\\u001b\\[4m${codes}${url.replaceAll('.', '\\.')}`);
+    expect(text).toMatch(new RegExp(`mail written\\n {4}.*→.*${underlined('http://x.test/a').source}`));
+    expect(text).toMatch(new RegExp(`up on ${codes}${underlined('http://x.test/').source}.* now`));
+    expect(text).not.toMatch(underlined('http://api.test/')); // only a line's link stands out
     expect(text).not.toContain('\u001b[2J');
-    expect(text).toContain('mail [2Jwritten'); // the escape character is gone
+    expect(text).toContain('name [2Jcleared'); // the escape character is gone
     expect(text.endsWith('not json\n')).toBe(true);
   });
 });

@@ -3,8 +3,9 @@
  *
  * - `json`: pino's own output, one JSON object a line — for production (log collectors) and whenever asked.
  * - `pretty`: for people at a terminal (`npm start`): time, level, which part spoke (`api`, `agent`) and the
- *   message on one line; URLs in messages and mailed links stand out; Fastify's two lines per request become
- *   one line, shown for failed requests (every request at LOG_LEVEL debug or trace).
+ *   message on one line; a line's `link` (the address a person should open: the site at start, a mailed link)
+ *   stands out; Fastify's two lines per request become one, shown for failed requests (every request at
+ *   LOG_LEVEL debug or trace).
  */
 import { prettyFactory } from 'pino-pretty';
 
@@ -40,7 +41,6 @@ export function loggerOptions(settings: LoggerSettings): { level: LogLevel; stre
   return { level: settings.level, stream: prettyStream(settings) };
 }
 
-const URL_PATTERN = /https?:\/\/[^\s"'<>)]+/g;
 // Characters that could move the cursor or recolour the terminal; tabs and newlines stay.
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -77,10 +77,11 @@ export function prettyStream(settings: Omit<LoggerSettings, 'format'>): { write(
       const line = log as LogLine;
       const message = clean(line[messageKey] ?? '');
       if (line[DIM]) return colors.dim(message);
-      const highlight = (url: string) => colors.bold(colors.underline(colors.greenBright(url)));
-      let text = message.replace(URL_PATTERN, highlight);
-      if (typeof line.link === 'string') text += `\n    ${colors.bold('→')} ${highlight(clean(line.link))}`;
-      return text;
+      if (typeof line.link !== 'string') return message;
+      // The link stands out where the message names it, or else on a line of its own.
+      const link = clean(line.link);
+      const highlighted = colors.bold(colors.underline(colors.greenBright(link)));
+      return message.includes(link) ? message.replaceAll(link, highlighted) : `${message}\n    ${colors.bold('→')} ${highlighted}`;
     },
   });
   const print = (line: LogLine) => {
