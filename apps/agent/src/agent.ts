@@ -23,6 +23,7 @@ import { InvalidStateError, ManagedServer, warmUpPing, type ServerEvents } from 
 import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
+import { ConsoleOutbox } from './console-outbox.ts';
 import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
@@ -38,10 +39,9 @@ export interface Agent {
   close(options?: { stopServers?: boolean }): Promise<void>;
 }
 
-// Console lines waiting for the API while its socket is slow or away; the oldest go first.
-const OUTBOX_MAX_LINES = 20_000;
 const CONSOLE_FLUSH_MS = 16;
-const MESSAGE_BYTES = 24 * 1024;
+// A batch not acknowledged by then is sent again (the socket dropped in between).
+const CONSOLE_ACK_TIMEOUT_MS = 10_000;
 
 function tokenMatches(expected: string, header: string | undefined): boolean {
   const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
@@ -70,43 +70,25 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     autoConnect: false,
   });
 
-  const outbox = new Map<string, string[]>();
+  const outbox = new ConsoleOutbox(
+    (serverId, lines) =>
+      new Promise<boolean>((resolve) => {
+        socket.timeout(CONSOLE_ACK_TIMEOUT_MS).emit('agent:console', { serverId, lines }, (err: Error | null) => resolve(!err));
+      }),
+    () => socket.connected,
+  );
   let flushTimer: NodeJS.Timeout | null = null;
   const flush = () => {
     flushTimer = null;
-    if (!socket.connected) return;
-    // Each message stays under the API's 32 KiB socket message limit.
-    for (const [serverId, lines] of outbox) {
-      let batch: string[] = [];
-      let bytes = 0;
-      for (const line of lines) {
-        if (bytes + line.length > MESSAGE_BYTES && batch.length) {
-          socket.emit('agent:console', { serverId, lines: batch });
-          batch = [];
-          bytes = 0;
-        }
-        batch.push(line);
-        bytes += line.length + 8;
-      }
-      if (batch.length) socket.emit('agent:console', { serverId, lines: batch });
-    }
-    outbox.clear();
+    outbox.flush();
   };
+  // What waited while the API was away goes out once it is back.
+  socket.on('connect', () => outbox.flush());
 
   const events: ServerEvents = {
     state: (serverId, state) => socket.connected && socket.emit('agent:state', { serverId, state }),
     lines: (serverId, lines) => {
-      const queue = outbox.get(serverId) ?? [];
-      queue.push(...lines);
-      if (queue.length > OUTBOX_MAX_LINES) {
-        const skipped = queue.length - OUTBOX_MAX_LINES + 1;
-        queue.splice(
-          0,
-          skipped,
-          `\x1b[33m[Spawnpoint]\x1b[0m ${skipped} console lines were skipped because the node could not reach the panel fast enough.`,
-        );
-      }
-      outbox.set(serverId, queue);
+      outbox.add(serverId, lines);
       flushTimer ??= setTimeout(flush, CONSOLE_FLUSH_MS);
     },
     stats: (serverId, stats) => socket.connected && socket.emit('agent:stats', { serverId, ...stats }),

@@ -1,4 +1,5 @@
 import { mkdir, rename } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
 import minecraftProtocol from 'minecraft-protocol';
 import pidusage from 'pidusage';
@@ -50,6 +51,7 @@ export class ManagedServer {
   private stateBeforeBackup: ServerState | null = null;
   // The end of the last output chunk without its newline, so the ready line is seen across chunks.
   private partialLine = '';
+  private decoder = new StringDecoder('utf8');
 
   constructor(
     public spec: AgentServerSpec,
@@ -246,6 +248,7 @@ export class ManagedServer {
 
   private attach(proc: RuntimeProcess): void {
     this.proc = proc;
+    this.decoder = new StringDecoder('utf8');
     let resolveExit: () => void = () => undefined;
     this.exited = new Promise((r) => (resolveExit = r));
     proc.onOutput((chunk) => this.output(chunk));
@@ -312,7 +315,8 @@ export class ManagedServer {
     const now = Date.now();
     this.tokens = Math.min(LINES_BURST, this.tokens + ((now - this.refilledAt) / 1000) * LINES_PER_SECOND);
     this.refilledAt = now;
-    const text = chunk.toString('utf8');
+    // A multi-byte character split across two reads of the log survives.
+    const text = this.decoder.write(chunk);
     if (this.state === 'starting') {
       const seen = this.partialLine + text;
       if (this.runtime.readyPattern.test(seen)) this.setState('online');

@@ -104,9 +104,11 @@ export class NodeRegistry {
         const event = agentStateEvent.safeParse(payload);
         if (event.success) events.state(nodeId, event.data.serverId, event.data.state);
       });
-      socket.on('agent:console', (payload) => {
+      // Acknowledged, so the agent keeps a batch until it is known to have arrived.
+      socket.on('agent:console', (payload: unknown, ack?: unknown) => {
         const event = agentConsoleEvent.safeParse(payload);
         if (event.success) events.lines(nodeId, event.data.serverId, event.data.lines);
+        if (typeof ack === 'function') ack();
       });
       socket.on('agent:stats', (payload) => {
         const event = agentStatsEvent.safeParse(payload);

@@ -222,3 +222,25 @@ describe('spent socket-token ids in memory', () => {
     expect(await spent.claim('c', 5_000)).toBe(false);
   });
 });
+
+describe('message size', () => {
+  it('cuts a browser socket whose message passes 32 KiB in bytes, though it is fewer characters', async () => {
+    const cookie = await signUp();
+    const socket = await open();
+    expect(await authenticate(socket, await socketToken(cookie))).toBe('ok');
+    const gone = disconnected(socket);
+    // 12,000 characters, 36,000 bytes once encoded: over the limit only when counted in bytes.
+    socket.emit('server:subscribe', { serverId: '界'.repeat(12_000) });
+    expect(await gone).toBe('io server disconnect');
+  });
+
+  it('keeps a browser socket whose messages stay under the limit', async () => {
+    const cookie = await signUp();
+    const socket = await open();
+    expect(await authenticate(socket, await socketToken(cookie))).toBe('ok');
+    const refused = new Promise<{ status: string }>((resolve) => socket.once('server:error', resolve));
+    socket.emit('server:subscribe', { serverId: 'no-such-server' });
+    expect((await refused).status).toBe('NOT_FOUND');
+    expect(socket.connected).toBe(true);
+  });
+});

@@ -1,5 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import {
+  AGENT_MESSAGE_BYTES_MAX,
+  BROWSER_MESSAGE_BYTES_MAX,
   SOCKET_AUTH_TIMEOUT_MS,
   SOCKETS_PER_SESSION_MAX,
   SOCKETS_PER_USER_MAX,
@@ -52,7 +54,9 @@ export function createRealtime(server: HttpServer, allowedOrigins: readonly stri
   const origins = new Set(allowedOrigins);
   return new Server(server, {
     serveClient: false,
-    maxHttpBufferSize: 32 * 1024,
+    // The engine's limit is the agents' (their console batches); browser sockets get their own, smaller
+    // one in handleBrowserSockets, counted in bytes.
+    maxHttpBufferSize: AGENT_MESSAGE_BYTES_MAX,
     allowRequest: (req, callback) => {
       // Cross-site WebSocket hijacking: a browser page of another site may not open our socket.
       const origin = req.headers.origin;
@@ -81,7 +85,18 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
     let authTried = false;
     let windowStart = 0;
     let windowCount = 0;
+    // Browser messages are capped in bytes (the engine's own limit is the agents' larger one).
+    let oversized = false;
+    socket.conn.on('packet', (packet: { type: string; data?: unknown }) => {
+      const data = packet.data;
+      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : Buffer.isBuffer(data) ? data.length : 0;
+      if (bytes > BROWSER_MESSAGE_BYTES_MAX) {
+        oversized = true;
+        socket.disconnect(true);
+      }
+    });
     socket.use(([event], next) => {
+      if (oversized) return;
       if (event !== 'auth' && !socket.data.userId) {
         socket.disconnect(true);
         return;

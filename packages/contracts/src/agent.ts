@@ -9,6 +9,11 @@ import { serverStats, softwareIds } from './servers.ts';
  */
 export const AGENT_PROTOCOL_VERSION = 1;
 export const AGENT_NAMESPACE = '/agent';
+/**
+ * Encoded bytes of one `agent:console` batch (JSON as sent: an escape character costs 6 bytes, a CJK
+ * character 3). Well under the agent socket's message limit; a single longer line is split.
+ */
+export const AGENT_CONSOLE_BATCH_BYTES = 64 * 1024;
 
 export const agentServerSpec = z.object({
   serverId: z
@@ -59,7 +64,7 @@ export type AgentBackupEvent = z.infer<typeof agentBackupEvent>;
 export interface AgentToApiEvents {
   'agent:hello': (payload: z.infer<typeof agentHello>) => void;
   'agent:state': (payload: z.infer<typeof agentStateEvent>) => void;
-  'agent:console': (payload: z.infer<typeof agentConsoleEvent>) => void;
+  'agent:console': (payload: z.infer<typeof agentConsoleEvent>, ack: () => void) => void;
   'agent:stats': (payload: z.infer<typeof agentStatsEvent>) => void;
   'agent:backup': (payload: AgentBackupEvent) => void;
 }

@@ -33,6 +33,10 @@ export interface ClientToServerEvents {
 export const serverSubscribePayload = z.object({ serverId: z.string().min(1).max(64) });
 export const serverCommandPayload = z.object({ serverId: z.string().min(1).max(64), command: z.string().trim().min(1).max(256) });
 
+/** Bytes one message of a browser socket may carry (measured in bytes, not characters). */
+export const BROWSER_MESSAGE_BYTES_MAX = 32 * 1024;
+/** Bytes one message of an agent socket may carry: console batches are far below it (AGENT_CONSOLE_BATCH_BYTES). */
+export const AGENT_MESSAGE_BYTES_MAX = 1024 * 1024;
 /** How long a socket may stay connected without authenticating. */
 export const SOCKET_AUTH_TIMEOUT_MS = 10_000;
 /** Lifetime of a token from GET /v1/user/websocket (each token authenticates one socket, once). */

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servers as serverTable, users } from '../db/schema.ts';
+import { buildFakeJar } from '../../../agent/test-support/fake-jar.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, cookieFrom, mailsTo, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
@@ -459,6 +460,60 @@ describe('public server list', () => {
 
     await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: false });
     expect(await names()).not.toContain(created.name);
+  });
+});
+
+describe('a console flood of wide lines', () => {
+  it('keeps the node connected and loses no line below the output guard, with multi-byte characters intact', async () => {
+    buildFakeJar(path.join(agent.dataDir, 'software/paper/1.21.4.jar'));
+    const { cookie } = await account();
+    const server = (await create(cookie, { software: 'paper', version: '1.21.4' })).json().result;
+    const id = server.serverId as string;
+    expect((await post(`/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.state,
+      (s) => s === 'online',
+    );
+    const token = (await get('/v1/user/websocket', cookie)).json().result.token;
+    const socket = connect(base, { transports: ['websocket'], reconnection: false });
+    sockets.push(socket);
+    const seen = new Set<number>();
+    let intact = true;
+    let done = false;
+    let replayed = false;
+    socket.on('server:console', (e: { serverId: string; lines: string[] }) => {
+      if (e.serverId !== id) return;
+      replayed = true;
+      for (const line of e.lines) {
+        const match = / flood (\d+) t=/.exec(line);
+        if (match) {
+          seen.add(Number(match[1]));
+          if (!line.includes('紅') || !line.includes('世界のブロック')) intact = false;
+        }
+        if (line.includes('flood done')) done = true;
+      }
+    });
+    await new Promise<void>((resolve) => {
+      socket.once('auth:success', () => resolve());
+      socket.emit('auth', { token });
+    });
+    socket.emit('server:subscribe', { serverId: id });
+    // The history replayed on subscribing says the subscription is live.
+    await until(
+      () => replayed,
+      (r) => r,
+    );
+    // Below the guard's 25,000 lines/s; each line is ~150 bytes once encoded (colour codes and CJK).
+    expect((await post(`/v1/server/${id}/command`, cookie, { command: 'floodwide 20000 20000' })).json().status).toBe('SUCCESS');
+    await until(
+      () => done,
+      (d) => d,
+      60_000,
+    );
+    expect(seen.size).toBe(20000);
+    expect(intact).toBe(true);
+    expect((await get('/healthz')).json().result.agents).toContain('test-node');
+    await post(`/v1/server/${id}/kill`, cookie);
   });
 });
 
