@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -163,6 +163,32 @@ describe('built-in runtime (real flying-squid servers)', () => {
     expect((await call('DELETE', '/v1/servers/del1')).body.status).toBe('SUCCESS');
     expect(existsSync(path.join(dataDir, 'servers/del1'))).toBe(false);
     expect(agent.servers.has('del1')).toBe(false);
+  });
+});
+
+describe('power answers', () => {
+  it('refuses a restart that could not start again before stopping anything, and answers refusals of queued actions', async () => {
+    await install('queue1');
+    await call('POST', '/v1/servers/queue1/power', { action: 'start' });
+    await until(
+      () => stateOf('queue1'),
+      (s) => s === 'online',
+    );
+    // The game (not the file manager) filled the folder past its 1 GB quota: a sparse file costs no disk here.
+    const filler = path.join(dataDir, 'servers/queue1/filler.bin');
+    writeFileSync(filler, '');
+    truncateSync(filler, 1100 * 1024 * 1024);
+    const restart = await call('POST', '/v1/servers/queue1/power', { action: 'restart' });
+    expect(restart.status).toBe(409);
+    expect(restart.body.status).toBe('DISK_LIMIT');
+    // Refused before stopping: the server is still running (it used to be stopped, then not started).
+    expect(stateOf('queue1')).toBe('online');
+    unlinkSync(filler);
+    expect((await call('POST', '/v1/servers/queue1/power', { action: 'stop' })).body.status).toBe('SUCCESS');
+    // Queued behind the stop: once it runs the server is offline, and the answer says so.
+    const again = await call('POST', '/v1/servers/queue1/power', { action: 'restart' });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ status: 'INVALID_STATE', message: 'The server is offline.' });
   });
 });
 

@@ -206,10 +206,9 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     const { serverId } = serverIdParams.parse(request.params);
     const { action } = z.object({ action: powerAction }).parse(request.body);
     const server = known(serverId);
-    // Answer once the action is accepted; progress arrives as state events.
-    const done = server.power(action);
-    await Promise.race([done, new Promise((r) => setTimeout(r, 100))]);
-    done.catch(() => undefined);
+    // Answered once the action is accepted (state and disk checked); progress and later failures arrive
+    // as state events and console lines.
+    await server.request(action);
     return { status: 'SUCCESS', result: { serverId, state: server.state } };
   });
 

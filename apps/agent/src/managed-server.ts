@@ -152,12 +152,40 @@ export class ManagedServer {
     }
   }
 
-  power(action: PowerAction): Promise<void> {
+  /**
+   * Runs a power action in line. `accept` is called once its preconditions (state, and disk for a start)
+   * were checked, which is when the control plane gets its answer (see `request`).
+   */
+  power(action: PowerAction, accept: () => void = () => undefined): Promise<void> {
     // Kill skips the queue so it can end a start or stop that hangs.
-    if (action === 'kill') return this.kill();
-    const run = this.queue.then(() => this.run(action));
+    if (action === 'kill') {
+      accept();
+      return this.kill();
+    }
+    const run = this.queue.then(() => this.run(action, accept));
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * A power action asked for by the control plane: settles when it is accepted (refused with its reason
+   * before that: wrong state, disk full), and a failure after acceptance is said in the console, where the
+   * user looks, instead of being lost.
+   */
+  request(action: PowerAction): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let accepted = false;
+      this.power(action, () => {
+        accepted = true;
+        resolve();
+      }).then(
+        () => resolve(),
+        (err: unknown) => {
+          if (!accepted) reject(err);
+          else this.console.notice(`The ${action} did not complete: ${err instanceof Error ? err.message : String(err)}`);
+        },
+      );
+    });
   }
 
   command(command: string): void {
@@ -166,25 +194,37 @@ export class ManagedServer {
     this.proc.send(command);
   }
 
-  private async run(action: Exclude<PowerAction, 'kill'>): Promise<void> {
+  private async run(action: Exclude<PowerAction, 'kill'>, accept: () => void): Promise<void> {
     if (action === 'start') {
       if (this.state !== 'offline') throw new InvalidStateError(`The server is ${this.state}.`);
-      await this.start();
+      await this.checkDisk();
+      accept();
+      await this.start({ diskChecked: true });
     } else if (action === 'stop') {
       if (this.state !== 'online' && this.state !== 'starting') throw new InvalidStateError(`The server is ${this.state}.`);
+      accept();
       await this.stop();
     } else {
       if (this.state !== 'online') throw new InvalidStateError(`The server is ${this.state}.`);
+      // Checked before stopping: a restart that could not start again would leave the server down.
+      await this.checkDisk();
+      accept();
       await this.stop();
-      await this.start();
+      await this.start({ diskChecked: true });
     }
   }
 
-  private async start(): Promise<void> {
+  /** A server over its disk quota does not start until space is freed (the folder is measured now). */
+  private async checkDisk(): Promise<void> {
     const sandbox = await this.sandbox();
     if ((await sandbox.measure()) > sandbox.quotaBytes) {
       throw new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached. Delete files or upgrade before starting it.');
     }
+  }
+
+  private async start({ diskChecked = false } = {}): Promise<void> {
+    if (!diskChecked) await this.checkDisk();
+    const sandbox = await this.sandbox();
     this.setState('starting');
     this.console.notice(`Starting ${this.spec.software} ${this.spec.version} on port ${this.spec.port}…`);
     try {
