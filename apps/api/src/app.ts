@@ -81,7 +81,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     (config.SMTP_URL
       ? smtpMailer(config.SMTP_URL, config.MAIL_FROM, log)
       : fileMailer(path.join(config.dataDir, 'mail'), config.MAIL_FROM, log));
-  installErrorHandling(app);
+  installErrorHandling(app, { production: config.production });
   await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, { global: false });
   await app.register(fastifyMultipart, { limits: { files: 1, fields: 5, fileSize: 1024 ** 4 } });
@@ -108,7 +108,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       const rows = await database.db.select().from(serverTable).where(eq(serverTable.nodeId, nodeId));
       for (const row of rows)
         await nodes.install(nodeId, specOf(row)).catch((err: unknown) => log.warn({ err, serverId: row.id }, 'reinstall failed'));
-    })();
+    })().catch((err: unknown) => log.error({ err, nodeId }, 'could not send a node the specs of its servers'));
   };
 
   const pending = new Set<Promise<unknown>>();
