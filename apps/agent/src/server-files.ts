@@ -19,7 +19,7 @@ import { extractArchive, extractTar, openTrees, packTarGz, sandboxSink } from '.
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
 import type { Sandbox } from './sandbox.ts';
-import { SandboxError } from './sandbox.ts';
+import { pathParts, SandboxError } from './sandbox.ts';
 import type { BackupStorage } from './storage.ts';
 
 const backupParams = z.object({
@@ -49,6 +49,17 @@ export interface FileDeps {
 export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
   const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'INVALID_INPUT' ? 400 : 409;
   return reply.status(status).send({ status: err.code, message: err.message });
+}
+
+/** Whether something is at `parts` (a file there is for ensureDir to refuse, with its own message). */
+async function exists(sandbox: Sandbox, parts: string[]): Promise<boolean> {
+  return sandbox.stat(parts).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof SandboxError && err.code === 'NOT_FOUND') return false;
+      throw err;
+    },
+  );
 }
 
 /** How long a refused upload's remaining body is read and discarded before the connection is cut. */
@@ -137,8 +148,19 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
 
   http.post('/v1/servers/:serverId/files/mkdir', async (request) => {
     const { sandbox } = await server(request.params);
-    await sandbox.mkdir(mkdirRequest.parse(request.body).path);
-    return { status: 'SUCCESS', result: null };
+    const { path: target, parents } = mkdirRequest.parse(request.body);
+    if (!parents) {
+      await sandbox.mkdir(target);
+      return { status: 'SUCCESS', result: { created: 1 } };
+    }
+    // mkdir -p: the uploader sends every folder of a tree; what exists already is fine. The levels missing
+    // now are counted (below the first missing one, every level is missing) so the upload can say how many
+    // folders it made; ensureDir refuses a file or a link on the way.
+    const parts = pathParts(target);
+    let existing = 0;
+    while (existing < parts.length && (await exists(sandbox, parts.slice(0, existing + 1)))) existing++;
+    await sandbox.ensureDir(parts);
+    return { status: 'SUCCESS', result: { created: parts.length - existing } };
   });
 
   http.post('/v1/servers/:serverId/files/rename', async (request) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isMissing, validationMessages } from './validation.ts';
 
 /** Files, server.properties and backups (ARCHITECTURE §6). */
 export const filePath = z.string().max(4096, 'The path is too long.');
@@ -16,9 +17,32 @@ export const fileSearchResult = z.array(z.object({ path: z.string(), type: fileE
 
 export const pathQuery = z.object({ path: filePath.default('/') });
 export const searchQuery = z.object({ q: z.string().trim().min(1, 'Type part of a file name.').max(100) });
-export const writeFileRequest = z.object({ path: filePath.min(1), content: z.string() });
-export const mkdirRequest = z.object({ path: filePath.min(1) });
-export const renameRequest = z.object({ from: filePath.min(1), to: filePath.min(1) });
+/**
+ * A path the user named in a form (a new file, folder or name): missing or blank is answered with the
+ * form rule's words for that field, not the schema library's.
+ */
+const namedPath = (field: string) =>
+  z
+    .string({ error: validationMessages.required(field) })
+    .max(4096, 'The path is too long.')
+    .refine((value) => !isMissing(value) && !/\/\s*$/.test(value), validationMessages.required(field));
+export const writeFileRequest = z.object({
+  path: namedPath('file name'),
+  content: z.string(),
+  /** False for "New file": an existing file of that name is refused (INVALID_STATE), never emptied. */
+  overwrite: z.boolean().default(true),
+});
+export const mkdirRequest = z.object({
+  path: namedPath('folder name'),
+  /**
+   * `mkdir -p`: missing parents are made too and a folder that already exists is no failure (uploads of a
+   * folder tree send every folder they need). Without it, an existing name is INVALID_STATE.
+   */
+  parents: z.boolean().default(false),
+});
+/** How many folders the call made (0 when, with `parents`, everything already existed). */
+export const mkdirResult = z.object({ created: z.number().int().min(0) });
+export const renameRequest = z.object({ from: namedPath('path'), to: namedPath('new name') });
 export const deleteFilesRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500) });
 export const chmodRequest = z.object({ path: filePath.min(1), mode: z.number().int().min(0).max(0o777) });
 export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: filePath.min(1) });

@@ -1,6 +1,7 @@
-import { truncate, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rmdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,115 @@ describe('files', () => {
     const saved = await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/empty.txt', content: '' });
     expect(saved.json()).toEqual({ status: 'SUCCESS', result: null });
     expect((await send('GET', `/v1/server/${id}/files/content?path=/empty.txt`, cookie)).json().result.content).toBe('');
+  });
+
+  it('"New file" creates an empty file, and never empties one that exists', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const created = await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/ops.json', content: '', overwrite: false });
+    expect(created.json()).toEqual({ status: 'SUCCESS', result: null });
+    const list = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result as { name: string; size: number }[];
+    expect(list.find((e) => e.name === 'ops.json')).toMatchObject({ size: 0 });
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/ops.json`, cookie)).json().result.content).toBe('');
+
+    const before = (await send('GET', `/v1/server/${id}/files/content?path=/server.properties`, cookie)).json().result.content;
+    expect(before).toContain('motd=');
+    const clash = await send('PUT', `/v1/server/${id}/files/content`, cookie, {
+      path: '/server.properties',
+      content: '',
+      overwrite: false,
+    });
+    expect(clash.statusCode).toBe(409);
+    expect(clash.json()).toEqual({ status: 'INVALID_STATE', message: 'server.properties already exists.' });
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/server.properties`, cookie)).json().result.content).toBe(before);
+  });
+
+  it('makes folders with parents (mkdir -p) for uploads: existing ones are fine and what was made is counted', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const mkdir = (body: unknown) => send('POST', `/v1/server/${id}/files/mkdir`, cookie, body);
+    expect((await mkdir({ path: '/pack/data/deep', parents: true })).json()).toEqual({ status: 'SUCCESS', result: { created: 3 } });
+    // An upload of a tree asks for every folder it needs, including ones that are already there.
+    expect((await mkdir({ path: '/pack', parents: true })).json()).toEqual({ status: 'SUCCESS', result: { created: 0 } });
+    expect((await mkdir({ path: '/pack/data/more', parents: true })).json()).toEqual({ status: 'SUCCESS', result: { created: 1 } });
+    const names = (await send('GET', `/v1/server/${id}/files/list?path=/pack/data`, cookie))
+      .json()
+      .result.map((e: { name: string }) => e.name);
+    expect(names).toEqual(['deep', 'more']);
+    // "New folder" with a name in use still says so.
+    expect((await mkdir({ path: '/pack' })).json()).toEqual({ status: 'INVALID_STATE', message: 'pack already exists.' });
+    // A file in the way is refused, with parents or not.
+    const through = await mkdir({ path: '/server.properties/x', parents: true });
+    expect(through.statusCode).toBe(400);
+    expect(through.json().status).toBe('INVALID_INPUT');
+    // So is a link the game planted: mkdir -p never makes a folder where the link points.
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-outside-'));
+    await symlink(outside, path.join(agent.dataDir, 'servers', id, 'planted'));
+    expect((await mkdir({ path: '/planted/evil', parents: true })).json().status).toBe('INVALID_INPUT');
+    expect(await readdir(outside)).toEqual([]);
+    await rmdir(outside);
+  });
+
+  it('names what is missing in the words of the form rules', async () => {
+    const { cookie, id } = await ownerWithServer();
+    await send('POST', `/v1/server/${id}/files/mkdir`, cookie, { path: '/plugins' });
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/plugins/a.txt', content: 'a' });
+    // The web app joined an empty name to the folder ("/plugins/"), which named the folder itself.
+    for (const to of ['', '   ', '/plugins/']) {
+      const res = await send('POST', `/v1/server/${id}/files/rename`, cookie, { from: '/plugins/a.txt', to });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ status: 'INVALID_INPUT', fields: { to: 'The new name field is required' } });
+    }
+    expect((await send('POST', `/v1/server/${id}/files/mkdir`, cookie, { path: '/plugins/ ' })).json().fields).toEqual({
+      path: 'The folder name field is required',
+    });
+    expect((await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '', content: '' })).json().fields).toEqual({
+      path: 'The file name field is required',
+    });
+    expect(
+      (await send('GET', `/v1/server/${id}/files/list?path=/plugins`, cookie)).json().result.map((e: { name: string }) => e.name),
+    ).toEqual(['a.txt']);
+  });
+
+  it('archives files inside a folder so that extracting there gives them back in that folder', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const list = async (dir: string) =>
+      (await send('GET', `/v1/server/${id}/files/list?path=${encodeURIComponent(dir)}`, cookie))
+        .json()
+        .result.map((e: { name: string }) => e.name);
+    await send('POST', `/v1/server/${id}/files/mkdir`, cookie, { path: '/plugins-data' });
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/plugins-data/one.yml', content: 'one: 1\n' });
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/plugins-data/two.yml', content: 'two: 2\n' });
+    const archived = await send('POST', `/v1/server/${id}/files/archive`, cookie, {
+      paths: ['/plugins-data/one.yml', '/plugins-data/two.yml'],
+      destination: '/plugins-data/archive.tar.gz',
+    });
+    expect(archived.json().status).toBe('SUCCESS');
+    await send('POST', `/v1/server/${id}/files/delete`, cookie, { paths: ['/plugins-data/one.yml', '/plugins-data/two.yml'] });
+
+    const extracted = await send('POST', `/v1/server/${id}/files/extract`, cookie, {
+      path: '/plugins-data/archive.tar.gz',
+      destination: '/plugins-data',
+    });
+    expect(extracted.json()).toMatchObject({ status: 'SUCCESS', result: { files: 2 } });
+    // Back where they were, not in /plugins-data/plugins-data/.
+    expect((await list('/plugins-data')).sort()).toEqual(['archive.tar.gz', 'one.yml', 'two.yml']);
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/plugins-data/two.yml`, cookie)).json().result.content).toBe('two: 2\n');
+  });
+
+  it('downloads a file with a non-ASCII name under its own name (RFC 6266 filename*), with an ASCII fallback', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const name = 'Ñandú café "menu" 日本.txt';
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: `/${name}`, content: 'hola' });
+    const res = await send('GET', `/v1/server/${id}/files/download?path=${encodeURIComponent(`/${name}`)}`, cookie);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('hola');
+    const header = String(res.headers['content-disposition']);
+    const fallback = /filename="([^"]*)"/.exec(header)?.[1];
+    const exact = /filename\*=UTF-8''([^;\s]+)/.exec(header)?.[1];
+    // What a browser saves it as: the exact name from filename*, the fallback only for clients without it.
+    expect(decodeURIComponent(exact ?? '')).toBe(name);
+    expect(fallback).toBe('Nandu cafe _menu_ __.txt');
+    expect(header).toMatch(/^attachment; /);
+    expect(header).toMatch(/^[\x20-\x7e]+$/);
   });
 
   it('answers a clear INVALID_INPUT for an upload cut off before its closing boundary, and keeps no partial file', async () => {

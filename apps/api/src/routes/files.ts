@@ -8,6 +8,7 @@ import {
   fileListResult,
   fileSearchResult,
   mkdirRequest,
+  mkdirResult,
   pathQuery,
   renameRequest,
   searchQuery,
@@ -18,6 +19,7 @@ import {
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { requireSession, type AppContext } from '../context.ts';
+import { attachmentDisposition } from '../http/content-disposition.ts';
 import { ApiError, ok, parse } from '../http/errors.ts';
 import { AgentCutOff, UPLOAD_INCOMPLETE, type NodeRegistry } from '../nodes.ts';
 
@@ -28,7 +30,7 @@ const diskUsage = z.object({ used: z.number(), quota: z.number() });
 function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['download']>>, filename: string) {
   const length = download.headers['content-length'];
   if (length) reply.header('content-length', length);
-  reply.header('content-disposition', `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`);
+  reply.header('content-disposition', attachmentDisposition(filename));
   reply.type(download.headers['content-type'] ?? 'application/octet-stream');
   return reply.send(download.body);
 }
@@ -51,9 +53,9 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
    * Writes a file on the node. When the node cut the body short and its answer was lost with the
    * connection, the one refusal it makes midway is the disk limit: ask it whether the file could have fitted.
    */
-  const writeFile = async (server: { id: string; nodeId: string }, path: string, body: Buffer | Readable) => {
+  const writeFile = async (server: { id: string; nodeId: string }, path: string, body: Buffer | Readable, overwrite = true) => {
     try {
-      await nodes.upload(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=true`, body);
+      await nodes.upload(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=${overwrite}`, body);
     } catch (err) {
       if (!(err instanceof AgentCutOff)) throw err;
       const usage = diskUsage.safeParse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`).catch(() => null));
@@ -113,7 +115,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     const bytes = Buffer.from(body.content, 'utf8');
     if (bytes.length > EDITABLE_MAX_BYTES)
       throw new ApiError('INVALID_INPUT', { content: 'The file is too large to save from the editor.' });
-    await writeFile(server, body.path, bytes);
+    await writeFile(server, body.path, bytes, body.overwrite);
     return ok(null);
   });
 
@@ -146,7 +148,11 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
       return ok(await nodes.json(server.nodeId, 'POST', `${base(server.id)}/files/${route}`, body));
     });
   };
-  simple('mkdir', mkdirRequest);
+  app.post('/v1/server/:serverId/files/mkdir', async (request) => {
+    const server = await authorize(request, 'files.write');
+    const body = parse(mkdirRequest, request.body);
+    return ok(mkdirResult.parse(await nodes.json(server.nodeId, 'POST', `${base(server.id)}/files/mkdir`, body)));
+  });
   simple('rename', renameRequest);
   simple('delete', deleteFilesRequest);
   simple('archive', archiveRequest);
