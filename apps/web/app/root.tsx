@@ -25,7 +25,8 @@ import { initConsent, trackPageView } from './lib/integrations.ts';
 import { LoadingBar } from './components/loading-bar.tsx';
 import { ErrorPage, NotFoundPage } from './components/error-pages.tsx';
 import { analytics } from './lib/analytics.ts';
-import { api } from './lib/api.ts';
+import { api, ApiFailure } from './lib/api.ts';
+import { handleApiError } from './lib/api-errors.ts';
 import { checkForNewBuild, guardedReload } from './lib/build-version.ts';
 import { decideNavigation } from './lib/navigation.ts';
 import { forgetReferral, keepQueryParams, storedReferral } from './lib/query-params.ts';
@@ -133,13 +134,17 @@ export default function App() {
       search.delete('verify_token');
       const rest = search.toString();
       navigate({ pathname: location.pathname, search: rest ? `?${rest}` : '' }, { replace: true });
-      api('POST', '/v1/auth/verify', { body: { token: verifyToken }, result: z.null() }).then(
+      api('POST', '/v1/auth/verify', { body: { token: verifyToken }, result: z.null(), background: true }).then(
         async () => {
           analytics.track('email_verified');
           notify('success', 'Account verification', 'Your email address has been verified.');
           await fetchUser();
         },
-        () => undefined,
+        (failure: unknown) => {
+          // The link opened again on a verified account: news, not an error ("Whoopsie!" would alarm).
+          if (failure instanceof ApiFailure && failure.code === 'INVALID_STATE') notify('info', 'Account verification', failure.message);
+          else if (failure instanceof ApiFailure) handleApiError(failure);
+        },
       );
     }
     void checkForNewBuild();

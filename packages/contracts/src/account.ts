@@ -41,6 +41,8 @@ const password = z
   .min(1, validationMessages.required('password'))
   .max(PASSWORD_MAX, validationMessages.max('password', PASSWORD_MAX));
 
+/** A new password equal to the current one changes nothing, so it is refused on the new password field. */
+export const SAME_PASSWORD_MESSAGE = 'The new password must be different from your current password';
 export const changePasswordRequest = z.object({
   currentPassword: password,
   newPassword: z

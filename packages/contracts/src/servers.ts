@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
+import { validationMessages } from './validation.ts';
 import { serverSummary } from './api.ts';
 
 /** Software a server can run. The built-in runtime needs nothing installed; jars come from the node's software cache. */
@@ -109,7 +110,10 @@ export const createServerRequest = z.object({
 });
 export type CreateServerRequest = z.infer<typeof createServerRequest>;
 
-export const nameAvailabilityQuery = z.object({ name: z.string().max(64) });
+// Checked while the user types: a name too long to ever be valid is answered in the form rule's words.
+export const nameAvailabilityQuery = z.object({
+  name: z.string({ error: validationMessages.required('server name') }).max(64, validationMessages.max('server name', SERVER_NAME_MAX)),
+});
 export const nameAvailabilityResult = z.object({
   name: z.string(),
   available: z.boolean(),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mkdirRequest, renameRequest, writeFileRequest } from './files.ts';
+import { nameAvailabilityQuery } from './servers.ts';
 import { fieldRules, isMissing, validateValue } from './validation.ts';
 
 describe('required', () => {
@@ -24,7 +26,7 @@ describe('rules and messages of spec §5', () => {
   it('confirmed compares with another field', () => {
     const values = { password: 'secret-password', passwordConfirmation: 'different' };
     expect(validateValue('password confirmation', values.passwordConfirmation, fieldRules.passwordConfirmation, values)).toBe(
-      'The password confirmation field confirmation does not match',
+      'The password confirmation does not match',
     );
     expect(validateValue('password confirmation', 'secret-password', fieldRules.passwordConfirmation, values)).toBeNull();
   });
@@ -45,5 +47,25 @@ describe('rules and messages of spec §5', () => {
   it('reports the first failing rule only', () => {
     expect(validateValue('email address', '', fieldRules.emailAddress)).toBe('The email address field is required');
     expect(validateValue('email address', 'nope', fieldRules.emailAddress)).toBe('The email address field must be a valid email');
+  });
+});
+
+describe("request schemas answer in the form rules' words", () => {
+  const firstMessage = (result: { success: boolean; error?: { issues: { message: string }[] } }) => result.error?.issues[0]?.message;
+
+  it('a blank or missing name in the file manager is required, never "already exists" or schema text', () => {
+    for (const to of ['', '   ', '/plugins/', '/plugins/  '])
+      expect(firstMessage(renameRequest.safeParse({ from: '/a.txt', to }))).toBe('The new name field is required');
+    expect(firstMessage(renameRequest.safeParse({ from: '/a.txt' }))).toBe('The new name field is required');
+    expect(firstMessage(mkdirRequest.safeParse({ path: '/' }))).toBe('The folder name field is required');
+    expect(firstMessage(writeFileRequest.safeParse({ path: '', content: '' }))).toBe('The file name field is required');
+    expect(renameRequest.safeParse({ from: '/a.txt', to: '/plugins/b.txt' }).success).toBe(true);
+  });
+
+  it('a server name checked while typing', () => {
+    expect(firstMessage(nameAvailabilityQuery.safeParse({ name: 'x'.repeat(65) }))).toBe(
+      'The server name field may not be greater than 16 characters',
+    );
+    expect(firstMessage(nameAvailabilityQuery.safeParse({}))).toBe('The server name field is required');
   });
 });

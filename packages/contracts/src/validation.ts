@@ -18,7 +18,9 @@ export const validationMessages = {
   email: (field: string) => `The ${field} field must be a valid email`,
   min: (field: string, length: number) => `The ${field} field must be at least ${length} characters`,
   max: (field: string, length: number) => `The ${field} field may not be greater than ${length} characters`,
-  confirmed: (field: string) => `The ${field} field confirmation does not match`,
+  // Spec §5 words it "confirmation does not match", said of the confirmation field itself ("The password
+  // confirmation does not match"); "The {field} field confirmation" doubled the word for that field's label.
+  confirmed: (field: string) => `The ${field} does not match`,
   alpha_num: (field: string) => `The ${field} field may only contain alpha-numeric characters`,
   fallback: (field: string) => `The ${field} is not valid`,
 } as const;

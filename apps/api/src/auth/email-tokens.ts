@@ -42,3 +42,16 @@ export async function consumeEmailToken(db: Db, token: string, purpose: EmailTok
     .returning({ userId: emailTokens.userId });
   return rows[0]?.userId ?? null;
 }
+
+/**
+ * The user a token was issued to, whatever its state (used, expired): only to word a refusal, e.g. a
+ * verification link opened a second time. Never grants anything.
+ */
+export async function emailTokenOwner(db: Db, token: string, purpose: EmailTokenPurpose): Promise<string | null> {
+  const [row] = await db
+    .select({ userId: emailTokens.userId })
+    .from(emailTokens)
+    .where(and(eq(emailTokens.tokenHash, sha256(token)), eq(emailTokens.purpose, purpose)))
+    .limit(1);
+  return row?.userId ?? null;
+}

@@ -247,6 +247,20 @@ describe('password and email', () => {
     );
   });
 
+  it('refuses a new password equal to the current one, on the new password field', async () => {
+    const user = await account();
+    const res = await send('POST', '/v1/user/password', user.cookie, { currentPassword: PASSWORD, newPassword: PASSWORD });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      status: 'INVALID_INPUT',
+      message: 'The information you entered is invalid.',
+      fields: { newPassword: 'The new password must be different from your current password' },
+    });
+    // Nothing changed: no "password changed" in the activity log.
+    const activity = (await send('GET', '/v1/user/activity', user.cookie)).json().result as { type: string }[];
+    expect(activity.map((e) => e.type)).not.toContain('password_changed');
+  });
+
   it('changes the email through a link sent to the new address', async () => {
     const user = await account();
     const newEmail = uniqueEmail('moved');

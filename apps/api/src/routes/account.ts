@@ -1,6 +1,7 @@
 import {
   changeEmailRequest,
   changePasswordRequest,
+  SAME_PASSWORD_MESSAGE,
   confirmEmailRequest,
   deleteAccountRequest,
   describeDevice,
@@ -149,6 +150,8 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
     const session = await requireSession(ctx, request);
     const body = parse(changePasswordRequest, request.body);
     await checkPassword(request, session.user.id, session.user.passwordHash, body.currentPassword);
+    // Checked after the current password is known to be right, so the message is true when it is shown.
+    if (body.newPassword === body.currentPassword) throw new ApiError('INVALID_INPUT', { newPassword: SAME_PASSWORD_MESSAGE });
     await db
       .update(users)
       .set({ passwordHash: await hashPassword(body.newPassword) })

@@ -107,19 +107,18 @@ describe('register', () => {
 });
 
 describe('email verification', () => {
-  it('verifies once with the mailed token, then refuses it', async () => {
+  it('verifies once with the mailed token; opened again, says the address is already verified', async () => {
     const { email, cookie } = await register();
     const link = linkIn(mailsTo(t.dataDir, email)[0] as string, /verify_token=[A-Za-z0-9_-]+/);
     const token = link.split('=')[1];
     const res = await post('/v1/auth/verify', { token });
     expect(res.json()).toEqual({ status: 'SUCCESS', result: null });
     expect((await get('/v1/user/me', cookie)).json().result.emailVerified).toBe(true);
+    // A second click (or a mail client that opened the link first) must not send the user for a new link.
     const again = await post('/v1/auth/verify', { token });
-    expect(again.statusCode).toBe(400);
-    expect(again.json()).toMatchObject({
-      status: 'INVALID_INPUT',
-      message: 'This link is invalid or has expired. Please request a new one.',
-    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ status: 'INVALID_STATE', message: 'Your email address is already verified.' });
+    expect((await get('/v1/user/me', cookie)).json().result.emailVerified).toBe(true);
   });
 
   it('refuses unknown, malformed and expired tokens', async () => {

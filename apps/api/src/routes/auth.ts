@@ -10,7 +10,7 @@ import { recordEvent } from '../auth/events.ts';
 import { acceptSecondFactor } from '../auth/two-factor.ts';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { consumeEmailToken, issueEmailToken } from '../auth/email-tokens.ts';
+import { consumeEmailToken, emailTokenOwner, issueEmailToken } from '../auth/email-tokens.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId } from '../auth/tokens.ts';
 import { clearSessionCookie, optionalSession, requireSession, setSessionCookie, type AppContext } from '../context.ts';
@@ -20,6 +20,7 @@ import { passwordResetMail, verificationMail } from '../mail/templates.ts';
 import { presentUser } from './present.ts';
 
 const INVALID_LINK = 'This link is invalid or has expired. Please request a new one.';
+const ALREADY_VERIFIED = 'Your email address is already verified.';
 const TWOFACTOR_PROMPT = 'Enter the six-digit code from your authenticator app, or one of your recovery codes.';
 
 export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -99,7 +100,14 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
     await ctx.limit('verifyPerIp', request);
     const body = parse(verifyRequest, request.body);
     const userId = await consumeEmailToken(db, body.token, 'verify_email');
-    if (!userId) throw new ApiError('INVALID_INPUT', { token: INVALID_LINK }, INVALID_LINK);
+    if (!userId) {
+      // A link opened again (a second click, a mail client's preview) of an account that is verified is
+      // no failure of the user's: say so, instead of sending them to request a link they do not need.
+      const owner = await emailTokenOwner(db, body.token, 'verify_email');
+      const [user] = owner ? await db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, owner)).limit(1) : [];
+      if (user?.verifiedAt) throw new ApiError('INVALID_STATE', undefined, ALREADY_VERIFIED);
+      throw new ApiError('INVALID_INPUT', { token: INVALID_LINK }, INVALID_LINK);
+    }
     await db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
     ctx.sessions.forgetUser(userId);
     return ok(null);
@@ -108,7 +116,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/auth/verify/resend', async (request) => {
     const session = await requireSession(ctx, request);
     await ctx.limit('resendVerificationPerAccount', request, session.user.id);
-    if (session.user.emailVerifiedAt) throw new ApiError('INVALID_STATE', undefined, 'Your email address is already verified.');
+    if (session.user.emailVerifiedAt) throw new ApiError('INVALID_STATE', undefined, ALREADY_VERIFIED);
     ctx.background(() => sendVerification(session.user.id, session.user.emailAddress));
     return ok(null);
   });

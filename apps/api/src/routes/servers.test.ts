@@ -181,6 +181,11 @@ describe('name availability', () => {
       reason: 'This name is already in use.',
     });
     expect((await get('/v1/server/name-available?name=ab', cookie)).json().result.available).toBe(false);
+    // Too long to ever be valid, or missing: the form rules' words, never the schema library's.
+    const long = await get(`/v1/server/name-available?name=${'a'.repeat(65)}`, cookie);
+    expect(long.statusCode).toBe(400);
+    expect(long.json().fields).toEqual({ name: 'The server name field may not be greater than 16 characters' });
+    expect((await get('/v1/server/name-available', cookie)).json().fields).toEqual({ name: 'The server name field is required' });
     expect((await get('/v1/server/name-available?name=admin', cookie)).json().result.reason).toBe(
       'This name is not allowed. Please choose another.',
     );
