@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import minecraftProtocol from 'minecraft-protocol';
 import { createServerThroughForm, verifiedAccount } from './helpers.ts';
@@ -113,4 +116,135 @@ test('back up, change a file, restore, and get the old content back', async ({ p
   await expect(page.getByText('Backup restored')).toBeVisible({ timeout: 30_000 });
   await page.goto(`${base}/properties`);
   await expect(page.getByLabel('Message of the day')).not.toHaveValue('Changed after the backup');
+});
+
+test('a new empty file is created and opens in the editor; a file cleared in the editor saves empty', async ({ page }) => {
+  const base = await createServer(page, 'empty');
+  const serverId = base.split('/').pop() as string;
+  await page.goto(`${base}/files`);
+  await expect(page.getByRole('button', { name: 'server.properties', exact: true })).toBeVisible();
+
+  await page.getByRole('button', { name: 'New file' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New file' });
+  await dialog.getByLabel('File name').fill('ops.json');
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  // The dialog closes and the new, empty file is open in the editor (it used to spin and create nothing).
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole('heading', { name: '/ops.json' })).toBeVisible();
+  const editor = page.getByTestId('code-editor').locator('.cm-content');
+  await expect(editor).toBeVisible();
+
+  await editor.click();
+  await page.keyboard.type('[]');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Saved', { exact: true })).toBeVisible();
+  await expect(page.getByText('(unsaved)')).toHaveCount(0);
+
+  // Clear it again and save: the file is empty, and stays so after a reload.
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await expect(page.getByText('(unsaved)')).toBeVisible();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('(unsaved)')).toHaveCount(0);
+  const content = await page.request.get(`/v1/server/${serverId}/files/content?path=/ops.json`);
+  expect(await content.json()).toEqual({ status: 'SUCCESS', result: { path: '/ops.json', content: '' } });
+
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+  await expect(page.getByTestId('file-row').filter({ hasText: 'ops.json' })).toContainText('0 B');
+
+  // "New file" with a name in use refuses and keeps that file; a blank name says it is required.
+  await page.getByRole('button', { name: 'New file' }).click();
+  await dialog.getByLabel('File name').fill('server.properties');
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('server.properties already exists.')).toBeVisible();
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel('File name').fill('  ');
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('The file name field is required')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  const properties = await page.request.get(`/v1/server/${serverId}/files/content?path=/server.properties`);
+  expect(((await properties.json()) as { result: { content: string } }).result.content).toContain('motd=');
+
+  // Renaming to a blank name says the name is required (it used to say "… already exists").
+  await page.getByRole('button', { name: 'Rename' }).first().click();
+  const rename = page.getByRole('dialog', { name: /^Rename or move / });
+  await rename.getByLabel('New name or path').fill('');
+  await rename.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('The new name field is required')).toBeVisible();
+  await expect(page.getByText(/already exists/)).toHaveCount(0);
+});
+
+test('a folder tree uploads without an error per folder, and the toast counts what happened', async ({ page }) => {
+  const base = await createServer(page, 'tree');
+  const tree = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-tree-'));
+  mkdirSync(path.join(tree, 'pack', 'data', 'deep'), { recursive: true });
+  writeFileSync(path.join(tree, 'pack', 'a.txt'), 'a');
+  writeFileSync(path.join(tree, 'pack', 'data', 'b.txt'), 'b');
+  writeFileSync(path.join(tree, 'pack', 'data', 'deep', 'c.txt'), 'c');
+  await page.goto(`${base}/files`);
+  await expect(page.getByRole('button', { name: 'server.properties', exact: true })).toBeVisible();
+
+  await page.getByLabel('Folder to upload').setInputFiles(path.join(tree, 'pack'));
+  await expect(page.getByText('3 files uploaded, 3 folders created.')).toBeVisible();
+  await expect(page.getByText('Whoopsie!')).toHaveCount(0);
+
+  // The same tree again: every folder exists now, which is fine for an upload.
+  await page.getByLabel('Folder to upload').setInputFiles(path.join(tree, 'pack'));
+  await expect(page.getByText('3 files uploaded.')).toBeVisible();
+  await expect(page.getByText('Whoopsie!')).toHaveCount(0);
+  await expect(page.getByText(/already exists/)).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'pack/', exact: true }).click();
+  await page.getByRole('button', { name: 'data/', exact: true }).click();
+  await page.getByRole('button', { name: 'deep/', exact: true }).click();
+  await expect(page.getByTestId('file-row').filter({ hasText: 'c.txt' })).toContainText('1 B');
+});
+
+test('leaving the editor with unsaved changes asks first (tabs, Close, reload)', async ({ page }) => {
+  const base = await createServer(page, 'dirty');
+  await page.goto(`${base}/files?path=/&edit=/server.properties`);
+  const editor = page.getByTestId('code-editor').locator('.cm-content');
+  await expect(editor).toContainText('motd=');
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+End');
+  await page.keyboard.type('\n# keep me');
+  await expect(page.getByText('(unsaved)')).toBeVisible();
+
+  // Another tab of the server: asked, and Cancel keeps the editor and the text.
+  const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+  await page.getByRole('link', { name: 'Console', exact: true }).click();
+  await expect(leave).toBeVisible();
+  await leave.getByRole('button', { name: 'Cancel' }).click();
+  await expect(leave).toHaveCount(0);
+  await expect(page).toHaveURL(/\/files\?/);
+  await expect(editor).toContainText('# keep me');
+
+  // Reload: the browser's own "Leave site?" prompt; dismissing it keeps the page.
+  const prompt = page.waitForEvent('dialog');
+  // Not page.reload(): that waits for a load which a dismissed prompt never starts.
+  const reloading = page.evaluate('location.reload()');
+  const beforeUnload = await prompt;
+  expect(beforeUnload.type()).toBe('beforeunload');
+  await beforeUnload.dismiss();
+  await reloading;
+  await expect(editor).toContainText('# keep me');
+
+  // Close: asked too; leaving goes back to the folder and the file is as it was.
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+  await leave.getByRole('button', { name: 'Leave without saving' }).click();
+  await expect(page.getByTestId('file-row').first()).toBeVisible();
+  await page.getByRole('button', { name: 'server.properties', exact: true }).click();
+  await expect(editor).toContainText('motd=');
+  await expect(editor).not.toContainText('# keep me');
+
+  // Saved changes leave without a question.
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+End');
+  await page.keyboard.type('\n# saved');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('(unsaved)')).toHaveCount(0);
+  await page.getByRole('link', { name: 'Console', exact: true }).click();
+  await expect(page).toHaveURL(/\/console$/);
+  await expect(leave).toHaveCount(0);
 });

@@ -1,8 +1,11 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { closeDialog } from '../lib/dialogs.ts';
 
-/** A native modal dialog: focus kept inside, Escape closes it. */
-export function Modal({ title, children }: { title: string; children: ReactNode }) {
+/**
+ * A native modal dialog: focus kept inside, Escape closes it. `onCancel` is for a dialog a page renders
+ * itself (not through the dialog store): Escape then calls it instead of closing the global dialog.
+ */
+export function Modal({ title, children, onCancel }: { title: string; children: ReactNode; onCancel?: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -14,7 +17,7 @@ export function Modal({ title, children }: { title: string; children: ReactNode 
       aria-labelledby="dialog-title"
       onCancel={(event) => {
         event.preventDefault();
-        closeDialog();
+        (onCancel ?? closeDialog)();
       }}
       className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg bg-white p-6 shadow-xl"
     >

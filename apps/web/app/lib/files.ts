@@ -1,4 +1,11 @@
-import { backupSummary, fileListResult, fileSearchResult, serverProperties, type ServerProperties } from '@spawnpoint/contracts';
+import {
+  backupSummary,
+  fileListResult,
+  fileSearchResult,
+  mkdirResult,
+  serverProperties,
+  type ServerProperties,
+} from '@spawnpoint/contracts';
 import { z } from 'zod';
 import { api, ApiFailure } from './api.ts';
 import { handleApiError } from './api-errors.ts';
@@ -18,10 +25,19 @@ export const diskUsage = (serverId: string) =>
   api('GET', `${base(serverId)}/files/usage`, { result: z.object({ used: z.number(), quota: z.number() }), background: true });
 export const readFile = (serverId: string, path: string) =>
   api('GET', `${base(serverId)}/files/content?path=${q(path)}`, { result: z.object({ path: z.string(), content: z.string() }) });
-export const saveFile = (serverId: string, path: string, content: string) =>
-  api('PUT', `${base(serverId)}/files/content`, { body: { path, content }, result: z.null() });
-export const makeFolder = (serverId: string, path: string) =>
-  api('POST', `${base(serverId)}/files/mkdir`, { body: { path }, result: z.unknown() });
+/** Saves text; `overwrite: false` (a new file) is refused when the name exists rather than emptying that file. */
+export const saveFile = (serverId: string, path: string, content: string, options: { overwrite?: boolean } = {}) =>
+  api('PUT', `${base(serverId)}/files/content`, { body: { path, content, overwrite: options.overwrite ?? true }, result: z.null() });
+/**
+ * Makes a folder. `parents` is mkdir -p (a folder that exists is fine); `background` leaves telling the
+ * user to the caller (an upload sums its failures up in one toast).
+ */
+export const makeFolder = (serverId: string, path: string, options: { parents?: boolean; background?: boolean } = {}) =>
+  api('POST', `${base(serverId)}/files/mkdir`, {
+    body: { path, parents: options.parents ?? false },
+    result: mkdirResult,
+    background: options.background ?? false,
+  });
 export const renamePath = (serverId: string, from: string, to: string) =>
   api('POST', `${base(serverId)}/files/rename`, { body: { from, to }, result: z.unknown() });
 export const changeMode = (serverId: string, path: string, mode: number) =>
@@ -34,8 +50,20 @@ export const extractArchive = (serverId: string, path: string, destination: stri
   api('POST', `${base(serverId)}/files/extract`, { body: { path, destination }, result: z.unknown() });
 export const downloadUrl = (serverId: string, path: string) => `${settings.apiBaseUrl}${base(serverId)}/files/download?path=${q(path)}`;
 
-/** Uploads one file with progress (XMLHttpRequest reports upload progress; fetch does not). */
-export function uploadFile(serverId: string, path: string, file: File, onProgress: (loaded: number) => void): Promise<void> {
+/**
+ * Uploads one file with progress (XMLHttpRequest reports upload progress; fetch does not). With
+ * `background` a failure is only rejected, for the caller to report (an upload of many files sums up).
+ */
+export function uploadFile(
+  serverId: string,
+  path: string,
+  file: File,
+  onProgress: (loaded: number) => void,
+  options: { background?: boolean } = {},
+): Promise<void> {
+  const report = (failure: ApiFailure) => {
+    if (!options.background) handleApiError(failure);
+  };
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `${settings.apiBaseUrl}${base(serverId)}/files/upload?path=${q(path)}`);
@@ -43,7 +71,7 @@ export function uploadFile(serverId: string, path: string, file: File, onProgres
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onerror = () => {
       const failure = new ApiFailure('NETWORK_ERROR', 'The upload was interrupted. Check your connection and try again.');
-      handleApiError(failure);
+      report(failure);
       reject(failure);
     };
     xhr.onload = () => {
@@ -62,7 +90,7 @@ export function uploadFile(serverId: string, path: string, file: File, onProgres
         (body.status as ApiFailure['code']) ?? 'BAD_RESPONSE',
         body.message ?? `The upload failed (HTTP ${xhr.status}).`,
       );
-      handleApiError(failure);
+      report(failure);
       reject(failure);
     };
     const form = new FormData();

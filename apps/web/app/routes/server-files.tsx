@@ -1,9 +1,12 @@
-import type { FileEntry } from '@spawnpoint/contracts';
+import { validationMessages, type FileEntry } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useBlocker, useParams, useSearchParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
 import { CodeEditor } from '../components/code-editor.tsx';
+import { Modal } from '../components/modal.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
+import { ApiFailure } from '../lib/api.ts';
+import { handleApiError } from '../lib/api-errors.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import {
   archivePaths,
@@ -25,12 +28,25 @@ import {
 import { pageMeta } from '../lib/meta.ts';
 import { formatBytes } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
+import { failedAncestor, foldersOf, uploadSummary, type UploadOutcome } from '../lib/upload-plan.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id-files', 'Browse, edit, upload and download the files of your server.');
 
 type Upload = { total: number; loaded: number; files: number; done: number; current: string };
 const isArchive = (name: string) => /\.(zip|tar|tar\.gz|tgz)$/i.test(name);
+
+/**
+ * A name typed into one of the page's dialogs, or null after saying (in the form rule's words) that it is
+ * missing; the dialog stays open for another try. Blank would otherwise name the folder itself, and the
+ * API's answer ("plugins already exists") would not tell the user what is wrong.
+ */
+function typedName(value: string, field: string): string | null {
+  if (value.trim() && !/\/\s*$/.test(value)) return value;
+  notify('warning', validationMessages.required(field));
+  return null;
+}
+const failureMessage = (err: unknown) => (err instanceof ApiFailure ? err.message : 'Something went wrong.');
 
 /** Files in a dropped folder, with their relative paths (drag and drop of folders). */
 async function filesFromDrop(items: DataTransferItemList): Promise<{ file: File; path: string }[]> {
@@ -68,6 +84,10 @@ export default function ServerFiles() {
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<{ path: string; type: FileEntry['type']; size: number }[] | null>(null);
   const [usage, setUsage] = useState<{ used: number; quota: number } | null>(null);
+  const [searching, setSearching] = useState(false);
+  const [extracting, setExtracting] = useState<string | null>(null);
+  // Set at once (state lands on the next render): a second drop or pick while one upload runs is refused.
+  const uploading = useRef(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
 
@@ -84,26 +104,62 @@ export default function ServerFiles() {
 
   async function uploadAll(items: { file: File; path: string }[]) {
     if (!items.length) return;
+    if (uploading.current) {
+      notify('info', 'An upload is running', 'Wait for it to finish, then add more.');
+      return;
+    }
+    uploading.current = true;
     const total = items.reduce((sum, i) => sum + i.file.size, 0);
     let finished = 0;
+    const outcome: UploadOutcome = { uploaded: 0, foldersCreated: 0, failures: [], notSent: 0 };
+    const failedFolders = new Set<string>();
     setUpload({ total, loaded: 0, files: items.length, done: 0, current: items[0]?.path ?? '' });
     try {
+      // Every folder of the tree once, parents first, as mkdir -p: folders that exist already are fine.
+      for (const folder of foldersOf(items.map((i) => i.path))) {
+        // Inside a folder that could not be made: its files are counted as failed below.
+        if (failedAncestor(folder, failedFolders)) {
+          failedFolders.add(folder);
+          continue;
+        }
+        try {
+          outcome.foldersCreated += (await makeFolder(id, joinPath(dir, folder), { parents: true, background: true })).created;
+        } catch (err) {
+          failedFolders.add(folder);
+          outcome.failures.push({ path: `${folder}/`, message: failureMessage(err) });
+        }
+      }
       for (const [index, item] of items.entries()) {
         setUpload((u) => (u ? { ...u, current: item.path, done: index } : u));
-        const target = joinPath(dir, item.path);
-        // Folders of a dropped tree are made first, one level at a time.
-        const folders = item.path.split('/').slice(0, -1);
-        for (let i = 1; i <= folders.length; i++) await makeFolder(id, joinPath(dir, folders.slice(0, i).join('/'))).catch(() => undefined);
-        await uploadFile(id, target, item.file, (loaded) => setUpload((u) => (u ? { ...u, loaded: finished + loaded } : u)));
+        const missingFolder = failedAncestor(item.path, failedFolders);
+        if (missingFolder) {
+          outcome.failures.push({ path: item.path, message: `Its folder ${missingFolder} could not be created.` });
+          continue;
+        }
+        try {
+          const onProgress = (loaded: number) => setUpload((u) => (u ? { ...u, loaded: finished + loaded } : u));
+          // Background: failures are summed up in one toast at the end, not one "Whoopsie!" each.
+          await uploadFile(id, joinPath(dir, item.path), item.file, onProgress, { background: true });
+          outcome.uploaded++;
+        } catch (err) {
+          if (err instanceof ApiFailure && err.code === 'DISK_LIMIT') {
+            // Nothing more fits: say so the usual way (the disk-limit dialog) and send no more.
+            handleApiError(err);
+            outcome.failures.push({ path: item.path, message: err.message });
+            outcome.notSent = items.length - index - 1;
+            break;
+          }
+          outcome.failures.push({ path: item.path, message: failureMessage(err) });
+        }
         finished += item.file.size;
       }
-      notify('success', 'Upload complete', `${items.length} file${items.length === 1 ? '' : 's'} uploaded.`);
-    } catch {
-      // The §8 handling showed what went wrong (the disk-limit dialog for DISK_LIMIT).
     } finally {
+      uploading.current = false;
       setUpload(null);
       refresh();
     }
+    const summary = uploadSummary(outcome);
+    notify(summary.type, summary.title, summary.message);
   }
 
   if (editing) return <Editor serverId={id} load={load} path={editing} onClose={() => setParams({ path: parentOf(editing) })} />;
@@ -151,10 +207,10 @@ export default function ServerFiles() {
         </div>
 
         <div className="flex flex-wrap gap-2">
-          <Button variant="secondary" onClick={() => fileInput.current?.click()}>
+          <Button variant="secondary" busy={upload !== null} onClick={() => fileInput.current?.click()}>
             Upload files
           </Button>
-          <Button variant="secondary" onClick={() => folderInput.current?.click()}>
+          <Button variant="secondary" busy={upload !== null} onClick={() => folderInput.current?.click()}>
             Upload a folder
           </Button>
           <input
@@ -173,6 +229,7 @@ export default function ServerFiles() {
             ref={folderInput}
             type="file"
             hidden
+            aria-label="Folder to upload"
             {...{ webkitdirectory: '' }}
             onChange={(e) => {
               const files = [...(e.target.files ?? [])];
@@ -186,7 +243,9 @@ export default function ServerFiles() {
               openDialog('input', {
                 title: 'New folder',
                 label: 'Folder name',
-                onContinue: async (name) => {
+                onContinue: async (value) => {
+                  const name = typedName(value, 'folder name');
+                  if (name === null) throw new Error('name required');
                   await makeFolder(id, joinPath(dir, name));
                   refresh();
                 },
@@ -201,8 +260,11 @@ export default function ServerFiles() {
               openDialog('input', {
                 title: 'New file',
                 label: 'File name',
-                onContinue: async (name) => {
-                  await saveFile(id, joinPath(dir, name), '');
+                onContinue: async (value) => {
+                  const name = typedName(value, 'file name');
+                  if (name === null) throw new Error('name required');
+                  // A new file never replaces one of the same name: that is refused with "… already exists".
+                  await saveFile(id, joinPath(dir, name), '', { overwrite: false });
                   setParams({ path: dir, edit: joinPath(dir, name) });
                 },
               })
@@ -256,7 +318,13 @@ export default function ServerFiles() {
           role="search"
           onSubmit={async (e) => {
             e.preventDefault();
-            if (query.trim()) setResults(await searchFiles(id, query.trim()).catch(() => []));
+            if (!query.trim() || searching) return;
+            setSearching(true);
+            try {
+              setResults(await searchFiles(id, query.trim()).catch(() => []));
+            } finally {
+              setSearching(false);
+            }
           }}
         >
           <label htmlFor="file-search" className="sr-only">
@@ -269,7 +337,7 @@ export default function ServerFiles() {
             placeholder="Search by file name"
             className="w-full max-w-sm rounded-md border border-slate-300 px-3 py-2 text-sm"
           />
-          <Button type="submit" variant="secondary">
+          <Button type="submit" variant="secondary" busy={searching}>
             Search
           </Button>
           {results ? (
@@ -402,10 +470,18 @@ export default function ServerFiles() {
                             {entry.type === 'file' && isArchive(entry.name) ? (
                               <Button
                                 variant="ghost"
+                                busy={extracting === full}
                                 onClick={async () => {
-                                  await extractArchive(id, full, dir);
-                                  notify('success', 'Extracted', `${entry.name} was unpacked here.`);
-                                  refresh();
+                                  setExtracting(full);
+                                  try {
+                                    await extractArchive(id, full, dir);
+                                    notify('success', 'Extracted', `${entry.name} was unpacked here.`);
+                                    refresh();
+                                  } catch {
+                                    // shown by the §8 handling
+                                  } finally {
+                                    setExtracting(null);
+                                  }
                                 }}
                               >
                                 Extract
@@ -425,7 +501,9 @@ export default function ServerFiles() {
                                   label: 'New name or path',
                                   initialValue: entry.name,
                                   onContinue: async (value) => {
-                                    await renamePath(id, full, value.startsWith('/') ? value : joinPath(dir, value));
+                                    const name = typedName(value, 'new name');
+                                    if (name === null) throw new Error('name required');
+                                    await renamePath(id, full, name.startsWith('/') ? name : joinPath(dir, name));
                                     refresh();
                                   },
                                 })
@@ -490,26 +568,50 @@ function Editor({
   const [saving, setSaving] = useState(false);
   const [dirty, setDirty] = useState(false);
   const current = useRef('');
+  // What the file on the server holds as far as we know: undoing back to it is no unsaved change.
+  const saved = useRef('');
+  const inFlight = useRef(false);
 
   useEffect(() => {
     readFile(serverId, path).then(
       (file) => {
         current.current = file.content;
+        saved.current = file.content;
         setContent(file.content);
       },
       (err: { message?: string }) => setError(err.message ?? 'This file cannot be opened.'),
     );
   }, [serverId, path]);
 
+  // Leaving with unsaved changes asks first: in-app navigation (tabs, links, Close, Back) through the
+  // router's blocker, reload and closing the tab through the browser's own beforeunload prompt.
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) =>
+      dirty && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
+  );
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
   async function save() {
+    // Ctrl-S while a save is on its way would send it twice.
+    if (inFlight.current) return;
+    inFlight.current = true;
     setSaving(true);
+    const text = current.current;
     try {
-      await saveFile(serverId, path, current.current);
-      setDirty(false);
+      await saveFile(serverId, path, text);
+      saved.current = text;
+      // Typing while the save was on its way is still unsaved.
+      setDirty(current.current !== text);
       notify('success', 'Saved', path);
     } catch {
       // shown by the §8 handling
     } finally {
+      inFlight.current = false;
       setSaving(false);
     }
   }
@@ -549,12 +651,27 @@ function Editor({
             fileName={path}
             onChange={(v) => {
               current.current = v;
-              setDirty(true);
+              setDirty(v !== saved.current);
             }}
             onSave={() => void save()}
           />
         )}
       </div>
+      {blocker.state === 'blocked' ? (
+        <Modal title="Leave without saving?" onCancel={() => blocker.reset()}>
+          <p className="text-slate-600">
+            Your changes to <span className="wrap-anywhere font-mono">{path}</span> are not saved. Leaving now loses them.
+          </p>
+          <div className="mt-6 flex flex-wrap justify-end gap-3">
+            <Button variant="secondary" onClick={() => blocker.reset()}>
+              Cancel
+            </Button>
+            <Button variant="danger" onClick={() => blocker.proceed()}>
+              Leave without saving
+            </Button>
+          </div>
+        </Modal>
+      ) : null}
     </ServerShell>
   );
 }
