@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +19,12 @@ const unreachable = {
  */
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let agent: AgentProcess;
+let nodeHttpPort: number;
 
 beforeAll(async () => {
   agent = await prepareAgent();
-  t = await buildTestApp({ AGENTS: JSON.stringify([{ ...agent.nodeConfig, url: `http://127.0.0.1:${await freePort()}` }]) });
+  nodeHttpPort = await freePort();
+  t = await buildTestApp({ AGENTS: JSON.stringify([{ ...agent.nodeConfig, url: `http://127.0.0.1:${nodeHttpPort}` }]) });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   agent.start(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`);
   await until(
@@ -54,6 +57,30 @@ async function owner() {
 
 let n = 0;
 const uniqueName = () => `n${Date.now().toString(36).slice(-6)}${++n}`;
+
+describe('a node whose answers have the wrong shape', () => {
+  it("is the node's fault, logged and answered INTERNAL_ERROR — never INVALID_INPUT, as if the user erred", async () => {
+    const cookie = await owner();
+    // Created while the node's HTTP address answers nothing; the answers below come from what listens there next.
+    const created = (await send('POST', '/v1/server/create', cookie, { serverName: uniqueName() })).json().result;
+    const impostor = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ status: 'SUCCESS', result: { unexpected: true } }));
+    });
+    await new Promise<void>((resolve) => impostor.listen(nodeHttpPort, '127.0.0.1', resolve));
+    try {
+      for (const url of [`/v1/server/${created.serverId}/files/list?path=/`, `/v1/server/${created.serverId}/files/usage`]) {
+        const res = await send('GET', url, cookie);
+        expect(res.statusCode, url).toBe(500);
+        expect(res.json().status, url).toBe('INTERNAL_ERROR');
+      }
+      const extracted = await send('POST', `/v1/server/${created.serverId}/files/extract`, cookie, { path: '/a.zip' });
+      expect(extracted.json().status).toBe('INTERNAL_ERROR');
+    } finally {
+      await new Promise<void>((resolve) => impostor.close(() => resolve()));
+    }
+  });
+});
 
 describe('a node that cannot be reached', () => {
   it('answers 502 NODE_UNAVAILABLE for actions on its servers, never "at capacity"', async () => {

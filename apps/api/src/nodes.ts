@@ -157,6 +157,17 @@ export class NodeRegistry {
   }
 
   /**
+   * A JSON call whose result must have `schema`'s shape. An answer of another shape is the node's fault,
+   * never the user's: it is logged and answered INTERNAL_ERROR, not INVALID_INPUT.
+   */
+  async typed<T extends z.ZodType>(schema: T, nodeId: string, method: string, path: string, body?: unknown): Promise<z.infer<T>> {
+    const result = schema.safeParse(await this.call(nodeId, method, path, body));
+    if (result.success) return result.data;
+    this.log.error({ nodeId, path, issues: result.error.issues.slice(0, 5) }, 'malformed agent answer: unexpected result');
+    throw new ApiError('INTERNAL_ERROR');
+  }
+
+  /**
    * A download from the agent as a Node stream (no web-stream conversion on the hot path): the body is
    * passed on as it arrives, never buffered. Refusals become the matching catalogue codes.
    */
@@ -206,9 +217,7 @@ export class NodeRegistry {
 
   /** Which of `ports` the node could listen on now (another program may hold some). */
   async bindablePorts(nodeId: string, ports: number[]): Promise<number[]> {
-    const result = agentPortsResult.safeParse(await this.call(nodeId, 'POST', '/v1/ports/bindable', { ports }));
-    if (!result.success) throw new ApiError('INTERNAL_ERROR');
-    return result.data.bindable;
+    return (await this.typed(agentPortsResult, nodeId, 'POST', '/v1/ports/bindable', { ports })).bindable;
   }
 
   async power(nodeId: string, serverId: string, action: PowerAction): Promise<void> {

@@ -34,10 +34,11 @@ import {
 import {
   archiveRequest,
   chmodRequest,
-  backupListResult,
+  backupListPage,
   backupLockRequest,
   deleteFilesRequest,
   extractRequest,
+  extractResult,
   fileListResult,
   fileSearchResult,
   mkdirRequest,
@@ -412,6 +413,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     permission: 'files.write',
     body: renameRequest,
+    result: empty,
   },
   {
     method: 'POST',
@@ -421,6 +423,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     permission: 'files.write',
     body: deleteFilesRequest,
+    result: empty,
   },
   {
     method: 'POST',
@@ -430,6 +433,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     permission: 'files.write',
     body: archiveRequest,
+    result: empty,
   },
   {
     method: 'POST',
@@ -439,6 +443,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     permission: 'files.write',
     body: extractRequest,
+    result: extractResult,
   },
   {
     method: 'POST',
@@ -448,6 +453,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     permission: 'files.write',
     body: chmodRequest,
+    result: empty,
   },
   {
     method: 'GET',
@@ -473,10 +479,10 @@ export const endpoints: readonly Endpoint[] = [
     method: 'GET',
     path: '/v1/server/:serverId/backups',
     tag: 'Backups',
-    summary: 'Backups, the plan limit and whether one is running',
+    summary: 'Backups, the plan limit, whether a job runs, and the backup being made with its progress',
     access: 'session',
     permission: 'backups.create',
-    result: z.object({ backups: backupListResult, limit: z.number(), running: z.boolean() }),
+    result: backupListPage,
   },
   {
     method: 'POST',

@@ -47,6 +47,13 @@ export const deleteFilesRequest = z.object({ paths: z.array(filePath.min(1)).min
 export const chmodRequest = z.object({ path: filePath.min(1), mode: z.number().int().min(0).max(0o777) });
 export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: filePath.min(1) });
 export const extractRequest = z.object({ path: filePath.min(1), destination: filePath.default('/') });
+/** What an extraction made; links and special files in the archive are never created (`skipped`). */
+export const extractResult = z.object({
+  files: z.number().int().min(0),
+  folders: z.number().int().min(0),
+  bytes: z.number().int().min(0),
+  skipped: z.number().int().min(0),
+});
 
 /** Text files up to this size open in the editor; larger ones are downloaded instead. */
 export const EDITABLE_MAX_BYTES = 2 * 1024 * 1024;
@@ -74,6 +81,16 @@ export const backupSummary = z.object({
   locked: z.boolean(),
 });
 export const backupListResult = z.array(backupSummary);
+/**
+ * GET …/backups: the complete backups, the plan's count, whether a job (backup or restore) runs, and the
+ * backup being made with its last reported progress, so a page opened midway shows it (issue 10 #5).
+ */
+export const backupListPage = z.object({
+  backups: backupListResult,
+  limit: z.number(),
+  running: z.boolean(),
+  pending: z.object({ backupId: z.string(), percent: z.number().int().min(0).max(100) }).nullable(),
+});
 export const backupIdParams = z.object({
   serverId: z
     .string()

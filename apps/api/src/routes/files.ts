@@ -5,6 +5,7 @@ import {
   chmodRequest,
   deleteFilesRequest,
   extractRequest,
+  extractResult,
   fileListResult,
   fileSearchResult,
   mkdirRequest,
@@ -67,18 +68,18 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/server/:serverId/files/list', async (request) => {
     const server = await authorize(request, 'files.read');
     const { path } = parse(pathQuery, request.query);
-    return ok(fileListResult.parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/list?path=${q(path)}`)));
+    return ok(await nodes.typed(fileListResult, server.nodeId, 'GET', `${base(server.id)}/files/list?path=${q(path)}`));
   });
 
   app.get('/v1/server/:serverId/files/search', async (request) => {
     const server = await authorize(request, 'files.read');
     const { q: query } = parse(searchQuery, request.query);
-    return ok(fileSearchResult.parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/search?q=${q(query)}`)));
+    return ok(await nodes.typed(fileSearchResult, server.nodeId, 'GET', `${base(server.id)}/files/search?q=${q(query)}`));
   });
 
   app.get('/v1/server/:serverId/files/usage', async (request) => {
     const server = await authorize(request, 'files.read');
-    return ok(diskUsage.parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`)));
+    return ok(await nodes.typed(diskUsage, server.nodeId, 'GET', `${base(server.id)}/files/usage`));
   });
 
   app.get('/v1/server/:serverId/files/download', async (request, reply) => {
@@ -141,28 +142,28 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     return ok(null);
   });
 
-  const simple = (route: string, schema: z.ZodType) => {
+  const simple = (route: string, schema: z.ZodType, result: z.ZodType = z.null()) => {
     app.post(`/v1/server/:serverId/files/${route}`, async (request) => {
       const server = await authorize(request, 'files.write');
       const body = parse(schema, request.body);
-      return ok(await nodes.json(server.nodeId, 'POST', `${base(server.id)}/files/${route}`, body));
+      return ok(await nodes.typed(result, server.nodeId, 'POST', `${base(server.id)}/files/${route}`, body));
     });
   };
   app.post('/v1/server/:serverId/files/mkdir', async (request) => {
     const server = await authorize(request, 'files.write');
     const body = parse(mkdirRequest, request.body);
-    return ok(mkdirResult.parse(await nodes.json(server.nodeId, 'POST', `${base(server.id)}/files/mkdir`, body)));
+    return ok(await nodes.typed(mkdirResult, server.nodeId, 'POST', `${base(server.id)}/files/mkdir`, body));
   });
   simple('rename', renameRequest);
   simple('delete', deleteFilesRequest);
   simple('archive', archiveRequest);
-  simple('extract', extractRequest);
+  simple('extract', extractRequest, extractResult);
   simple('chmod', chmodRequest);
 
   // server.properties through the typed form; values the form does not offer are kept as they are.
   app.get('/v1/server/:serverId/properties', async (request) => {
     const server = await authorize(request, 'files.read');
-    const raw = z.record(z.string(), z.string()).parse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/properties`));
+    const raw = await nodes.typed(z.record(z.string(), z.string()), server.nodeId, 'GET', `${base(server.id)}/properties`);
     return ok(typedProperties(raw));
   });
 
@@ -170,9 +171,9 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     const server = await authorize(request, 'properties.update');
     const values = parse(serverProperties, request.body);
     const asText = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
-    const raw = z
-      .record(z.string(), z.string())
-      .parse(await nodes.json(server.nodeId, 'PUT', `${base(server.id)}/properties`, { values: asText }));
+    const raw = await nodes.typed(z.record(z.string(), z.string()), server.nodeId, 'PUT', `${base(server.id)}/properties`, {
+      values: asText,
+    });
     return ok(typedProperties(raw));
   });
 }
