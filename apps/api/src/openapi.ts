@@ -79,6 +79,7 @@ export function openApiDocument(publicUrl: string): JsonSchema {
             status: { enum: Object.keys(errorCatalogue) },
             message: { type: 'string' },
             fields: { type: 'object', additionalProperties: { type: 'string' } },
+            details: { type: 'string', description: 'INTERNAL_ERROR only, and only outside production: what went wrong.' },
           },
         },
       },

@@ -10,10 +10,12 @@ export const errorEnvelope = z.object({
   status: z.string(),
   message: z.string(),
   fields: z.record(z.string(), z.string()).optional(),
+  /** What really went wrong in an unexpected failure (INTERNAL_ERROR); sent only outside production. */
+  details: z.string().optional(),
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
 
 export type Success<T> = { status: 'SUCCESS'; result: T };
-export type Failure = { status: ErrorCode; message: string; fields?: Record<string, string> };
+export type Failure = { status: ErrorCode; message: string; fields?: Record<string, string>; details?: string };
 
 export const knownErrorCode = z.enum(errorCodes as [ErrorCode, ...ErrorCode[]]);

@@ -29,19 +29,26 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T
   return result.data;
 }
 
-export function failureBody(code: ErrorCode, fields?: Record<string, string>, message?: string) {
+export function failureBody(code: ErrorCode, fields?: Record<string, string>, message?: string, details?: string) {
   return {
     status: code,
     message: message ?? errorCatalogue[code].message,
     ...(fields && Object.keys(fields).length ? { fields } : {}),
+    ...(details ? { details } : {}),
   };
 }
 
-/** The one place that turns any thrown error into the envelope. Internals never leave the process. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * The one place that turns any thrown error into the envelope. In production internals never leave the
+ * process; outside it an unexpected error's message and stack go along as `details` (spec §2: outside
+ * production errors show their details), so a developer sees the cause in the toast, not only in the log.
+ */
+export function installErrorHandling(app: FastifyInstance, options: { production: boolean }): void {
   app.setErrorHandler((error: FastifyError | ApiError | ZodError, request, reply) => {
     if (error instanceof ApiError) {
-      return reply.status(errorCatalogue[error.code].status).send(failureBody(error.code, error.fields, error.message));
+      // Our own INTERNAL_ERROR (an agent answer that is not the protocol, say) was logged where thrown.
+      const details = error.code === 'INTERNAL_ERROR' && !options.production ? error.stack : undefined;
+      return reply.status(errorCatalogue[error.code].status).send(failureBody(error.code, error.fields, error.message, details));
     }
     if (error instanceof ZodError) {
       return reply.status(400).send(failureBody('INVALID_INPUT', fieldsOf(error)));
@@ -52,7 +59,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status === 415) return reply.status(415).send(failureBody('INVALID_INPUT', { _: 'The request body must be JSON.' }));
     if (status >= 400 && status < 500) return reply.status(400).send(failureBody('INVALID_INPUT'));
     request.log.error({ err: error }, 'unhandled error');
-    return reply.status(500).send(failureBody('INTERNAL_ERROR'));
+    const details = options.production ? undefined : (error.stack ?? `${error.name}: ${error.message}`);
+    return reply.status(500).send(failureBody('INTERNAL_ERROR', undefined, undefined, details));
   });
 }
 
