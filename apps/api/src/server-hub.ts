@@ -124,8 +124,7 @@ export class ServerHub implements NodeEvents {
     const placement = this.placements.get(event.serverId);
     if (!placement || placement.nodeId !== nodeId) return;
     this.onBackup?.(event);
-    const percent =
-      event.phase === 'complete' ? 100 : event.totalBytes > 0 ? Math.min(99, Math.floor((event.bytes / event.totalBytes) * 100)) : 0;
+    const percent = backupPercent(event);
     this.io.to([...this.audience(placement), consoleRoom(event.serverId)]).emit('server:backup', {
       serverId: event.serverId,
       backupId: event.backupId,
@@ -240,3 +239,9 @@ export class ServerHub implements NodeEvents {
 }
 
 export const consoleRoom = (serverId: string) => `console:${serverId}`;
+
+/** The percentage browsers see: 100 only once complete (the archive is smaller than the bytes read). */
+export function backupPercent(event: Pick<AgentBackupEvent, 'phase' | 'bytes' | 'totalBytes'>): number {
+  if (event.phase === 'complete') return 100;
+  return event.totalBytes > 0 ? Math.min(99, Math.floor((event.bytes / event.totalBytes) * 100)) : 0;
+}

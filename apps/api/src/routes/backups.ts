@@ -5,6 +5,7 @@ import { newId } from '../auth/tokens.ts';
 import { requireSession, type AppContext } from '../context.ts';
 import { backups, servers } from '../db/schema.ts';
 import { ApiError, ok, parse } from '../http/errors.ts';
+import { backupPercent } from '../server-hub.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 
 type BackupRow = typeof backups.$inferSelect;
@@ -22,6 +23,8 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, nodes, hub, power } = ctx.game;
   const jobs = new Set<string>();
+  // Last progress of each backup being made, by backup id, so a page opened midway can show it.
+  const percents = new Map<string, number>();
 
   // A crash can leave a pending row; it was never listed and its partial file is gone with the agent's.
   void db
@@ -30,20 +33,30 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     .catch((err: unknown) => ctx.log.error({ err }, 'pending backup cleanup failed'));
 
   hub.onBackup = (event: AgentBackupEvent) => {
-    if (event.phase === 'running') return;
-    jobs.delete(event.serverId);
-    if (event.phase === 'complete') {
-      void db
-        .update(backups)
-        .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
-        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)))
-        .catch((err: unknown) => ctx.log.error({ err }, 'backup completion failed'));
-    } else {
-      void db
-        .delete(backups)
-        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)))
-        .catch(() => undefined);
+    if (event.phase === 'running') {
+      percents.set(event.backupId, backupPercent(event));
+      return;
     }
+    const row = and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId));
+    const recorded =
+      event.phase === 'complete'
+        ? db
+            .update(backups)
+            .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
+            .where(row)
+            .then(() => undefined)
+        : db
+            .delete(backups)
+            .where(row)
+            .then(() => undefined);
+    // The job ends once the list says how it ended: a page that sees `running` false must find the backup
+    // listed (or gone), never "not running" with the backup still pending.
+    void recorded
+      .catch((err: unknown) => ctx.log.error({ err }, `backup ${event.phase === 'complete' ? 'completion' : 'cleanup'} failed`))
+      .finally(() => {
+        jobs.delete(event.serverId);
+        percents.delete(event.backupId);
+      });
   };
 
   const authorize = async (request: Parameters<typeof requireSession>[1], permission: 'backups.create' | 'backups.restore') => {
@@ -65,12 +78,15 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/v1/server/:serverId/backups', async (request) => {
     const server = await authorize(request, 'backups.create');
-    const rows = await db
-      .select()
-      .from(backups)
-      .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')))
-      .orderBy(desc(backups.createdAt));
-    return ok({ backups: rows.map(present), limit: FREE_BACKUP_LIMIT, running: jobs.has(server.id) });
+    const rows = await db.select().from(backups).where(eq(backups.serverId, server.id)).orderBy(desc(backups.createdAt));
+    // The newest pending row is the job's; a row no job stands for is a leftover and shows nothing.
+    const pending = jobs.has(server.id) ? rows.find((row) => row.status === 'pending') : undefined;
+    return ok({
+      backups: rows.filter((row) => row.status === 'complete').map(present),
+      limit: FREE_BACKUP_LIMIT,
+      running: jobs.has(server.id),
+      pending: pending ? { backupId: pending.id, percent: percents.get(pending.id) ?? 0 } : null,
+    });
   });
 
   app.post('/v1/server/:serverId/backups', async (request) => {
@@ -81,8 +97,8 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
       throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
     await ctx.limit('backupsPerServer', request, server.id);
     jobs.add(server.id);
+    const backupId = newId();
     try {
-      const backupId = newId();
       // backupCreator: rotate and record in one transaction, so two requests cannot both pass the count.
       await db.transaction(async (tx) => {
         await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
@@ -99,6 +115,11 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
       await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${backupId}`);
       return ok({ backupId });
     } catch (err) {
+      // The node never took the job: its pending row would stand for nothing.
+      await db
+        .delete(backups)
+        .where(and(eq(backups.id, backupId), eq(backups.status, 'pending')))
+        .catch(() => undefined);
       jobs.delete(server.id);
       throw err;
     }
