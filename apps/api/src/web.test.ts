@@ -54,6 +54,25 @@ describe('web app serving', () => {
     }
   });
 
+  it('tells the pages it serves which environment it runs in, so the app knows whether to show error details', async () => {
+    const dist = path.join(process.env.TMPDIR ?? '/tmp', `spawnpoint-web-env-${process.pid}-${Date.now()}`);
+    await mkdir(dist, { recursive: true });
+    const shell = '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/></head><body></body></html>';
+    await writeFile(path.join(dist, 'index.html'), shell);
+    await writeFile(path.join(dist, '__spa-fallback.html'), shell);
+    for (const NODE_ENV of ['development', 'production']) {
+      const app = await buildTestApp({ WEB_DIST: dist, NODE_ENV });
+      try {
+        for (const url of ['/', '/servers', '/nope']) {
+          const res = await app.app.inject({ method: 'GET', url, remoteAddress: uniqueIp() });
+          expect(res.body, url).toContain(`<head><meta name="spawnpoint-environment" content="${NODE_ENV}"><meta charSet="utf-8"/>`);
+        }
+      } finally {
+        await app.cleanup();
+      }
+    }
+  });
+
   it('sends a Content-Security-Policy with HTML pages and a strict one with API answers', async () => {
     const page = await get('/pricing');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");

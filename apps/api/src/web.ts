@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
-import { integrationHosts, isSupportPath, matchRoute } from '@spawnpoint/contracts';
+import { ENVIRONMENT_META, integrationHosts, isSupportPath, matchRoute } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 import { failureBody } from './http/errors.ts';
@@ -51,10 +51,13 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
     config.ADS_CLIENT && integrationHosts.ads,
   ].filter((h): h is (typeof integrationHosts)[keyof typeof integrationHosts] => Boolean(h));
   const extra = { script: enabled.map((h) => h.script), connect: enabled.map((h) => h.connect) };
+  // Pages say which environment serves them, so the app shows error details outside production (spec §2);
+  // the build cannot know, as one build may run anywhere (apps/web/app/lib/environment.ts).
+  const environmentTag = `<meta name="${ENVIRONMENT_META}" content="${config.NODE_ENV}">`;
   const page = (file: string) => {
     let entry = pages.get(file);
     if (!entry) {
-      const html = readFileSync(path.join(root, file), 'utf8');
+      const html = readFileSync(path.join(root, file), 'utf8').replace(/<head>/i, (head) => head + environmentTag);
       entry = { html, csp: pageCsp(html, extra), br: brotliCompressSync(html), gzip: gzipSync(html) };
       pages.set(file, entry);
     }

@@ -14,3 +14,5 @@ export const LOADING_BAR = { throttle: 200, duration: 2000, hideDelay: 500, rese
 export const DEFAULT_CURRENCY = 'USD';
 export const SESSION_COOKIE = 'sp_session';
 export const SESSION_COOKIE_SECURE = '__Host-sp_session';
+/** The meta tag in which the API tells every page it serves its NODE_ENV (spec §2: details outside production). */
+export const ENVIRONMENT_META = 'spawnpoint-environment';

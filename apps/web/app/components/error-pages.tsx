@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { showsErrorDetails } from '../lib/environment.ts';
 import { buttonClass } from './button.tsx';
 
 /** Spec §2: code 404, 'Page not found', the fixed message, the path, and a link home. */
@@ -18,7 +19,7 @@ export function NotFoundPage({ path }: { path: string }) {
 
 /** Outside production the details show; in production an unknown error shows the generic text. */
 export function ErrorPage({ error }: { error: unknown }) {
-  const detail = import.meta.env.PROD ? null : error instanceof Error ? `${error.message}\n${error.stack ?? ''}` : JSON.stringify(error);
+  const detail = !showsErrorDetails() ? null : error instanceof Error ? `${error.message}\n${error.stack ?? ''}` : JSON.stringify(error);
   return (
     <main className="mx-auto flex max-w-xl flex-col items-center px-4 py-24 text-center">
       <h1 className="text-3xl font-bold">Error</h1>

@@ -1,6 +1,7 @@
 import { errorCodes, errorMessage } from '@spawnpoint/contracts';
 import { describe, expect, it } from 'vitest';
 import { failureEffect } from './api-errors.ts';
+import { detailsShownIn } from './environment.ts';
 
 describe('failureEffect (spec §8)', () => {
   it('opens the disk limit dialog instead of a toast', () => {
@@ -32,5 +33,44 @@ describe('failureEffect (spec §8)', () => {
       title: 'Whoopsie!',
       message: 'This link is invalid or has expired. Please request a new one.',
     });
+  });
+});
+
+describe('details of unexpected failures (spec §2)', () => {
+  const internal = {
+    code: 'INTERNAL_ERROR' as const,
+    message: errorMessage('INTERNAL_ERROR'),
+    details: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at connect (db.ts:1:1)',
+  };
+
+  it('outside production shows the details under the message', () => {
+    expect(failureEffect(internal, true)).toEqual({
+      kind: 'toast',
+      title: 'Whoopsie!',
+      message: `${errorMessage('INTERNAL_ERROR')}\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at connect (db.ts:1:1)`,
+    });
+  });
+
+  it('in production shows only the message', () => {
+    expect(failureEffect(internal, false)).toEqual({ kind: 'toast', title: 'Whoopsie!', message: errorMessage('INTERNAL_ERROR') });
+  });
+
+  it('keeps a long stack to its first lines', () => {
+    const stack = ['Error: boom', ...Array.from({ length: 20 }, (_, i) => `    at frame${i} (x.ts:${i}:1)`)].join('\n');
+    const effect = failureEffect({ ...internal, details: stack }, true);
+    expect(effect.kind === 'toast' && effect.message.split('\n')).toHaveLength(5);
+  });
+});
+
+describe('which environment shows details', () => {
+  it('is whatever the API says it runs as; a page without the tag counts as production', () => {
+    expect(detailsShownIn('development', false)).toBe(true);
+    expect(detailsShownIn('test', false)).toBe(true);
+    expect(detailsShownIn('production', false)).toBe(false);
+    expect(detailsShownIn(null, false)).toBe(false);
+  });
+
+  it("is always development on Vite's dev server", () => {
+    expect(detailsShownIn(null, true)).toBe(true);
   });
 });

@@ -3,12 +3,17 @@ import type { z } from 'zod';
 import { handleApiError } from './api-errors.ts';
 import { settings } from './settings.ts';
 
-/** A failed call: the server's code (or NETWORK_ERROR), its message and per-field messages. */
+/**
+ * A failed call: the server's code (or NETWORK_ERROR), its message and per-field messages. `details` says
+ * what really happened when the failure was unexpected (the API's own error outside production, an answer
+ * that did not fit, the browser's network error); only shown outside production (api-errors.ts).
+ */
 export class ApiFailure extends Error {
   constructor(
     readonly code: ErrorCode | 'NETWORK_ERROR' | 'BAD_RESPONSE',
     message: string,
     readonly fields: Record<string, string> = {},
+    readonly details?: string,
   ) {
     super(message);
   }
@@ -37,7 +42,7 @@ export async function api<T extends z.ZodType>(method: string, path: string, opt
     const failure =
       error instanceof ApiFailure
         ? error
-        : new ApiFailure('NETWORK_ERROR', 'Could not reach Spawnpoint. Check your connection and try again.');
+        : new ApiFailure('NETWORK_ERROR', 'Could not reach Spawnpoint. Check your connection and try again.', {}, describeError(error));
     if (!options.background) handleApiError(failure);
     throw failure;
   }
@@ -63,22 +68,46 @@ async function call<T extends z.ZodType>(method: string, path: string, options: 
     if (!retryable || attempt >= API_RETRIES) break;
     await sleep(backoff(attempt));
   }
+  const text = await response.text();
   let body: unknown;
   try {
-    body = await response.json();
+    body = JSON.parse(text);
   } catch {
-    throw new ApiFailure('BAD_RESPONSE', `The server answered with HTTP ${response.status}.`);
+    throw new ApiFailure('BAD_RESPONSE', `The server answered with HTTP ${response.status}.`, {}, `${method} ${path}: ${excerpt(text)}`);
   }
   if (typeof body === 'object' && body !== null && (body as { status?: unknown }).status === 'SUCCESS') {
     const parsed = options.result.safeParse((body as { result?: unknown }).result);
-    if (!parsed.success) throw new ApiFailure('BAD_RESPONSE', 'The server sent an answer this page does not understand. Reload the page.');
+    if (!parsed.success) {
+      throw new ApiFailure(
+        'BAD_RESPONSE',
+        'The server sent an answer this page does not understand. Reload the page.',
+        {},
+        `${method} ${path}: ${describeIssues(parsed.error.issues)}`,
+      );
+    }
     return parsed.data;
   }
   const failure = errorEnvelope.safeParse(body);
-  if (!failure.success) throw new ApiFailure('BAD_RESPONSE', `The server answered with HTTP ${response.status}.`);
+  if (!failure.success) {
+    throw new ApiFailure('BAD_RESPONSE', `The server answered with HTTP ${response.status}.`, {}, `${method} ${path}: ${excerpt(text)}`);
+  }
   const code = failure.data.status;
-  if (!isErrorCode(code)) throw new ApiFailure('BAD_RESPONSE', failure.data.message);
-  throw new ApiFailure(code, failure.data.message || errorMessage(code), failure.data.fields ?? {});
+  if (!isErrorCode(code)) throw new ApiFailure('BAD_RESPONSE', failure.data.message, {}, `${method} ${path}: unknown code ${code}`);
+  throw new ApiFailure(code, failure.data.message || errorMessage(code), failure.data.fields ?? {}, failure.data.details);
+}
+
+/** `code: Invalid input: expected string, received number` for each way an answer did not fit. */
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || 'result'}: ${issue.message}`).join('; ');
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat || '(empty body)';
 }
 
 function backoff(attempt: number): number {

@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { PASSWORD, registerThroughForm, uniqueEmail } from './helpers.ts';
+
+test('the confirm dialog offers its action and Cancel; outside production an unknown failure shows its details', async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  const email = uniqueEmail('confirm');
+  await registerThroughForm(page, email);
+  // A second session, so "Sign out all other sessions" has something to do.
+  const other = await playwright.request.newContext({ baseURL });
+  expect((await other.post('/v1/auth/login', { data: { emailAddress: email, password: PASSWORD } })).ok()).toBe(true);
+  await page.goto('/account/security');
+  await expect(page.getByTestId('session-list').getByRole('listitem')).toHaveCount(2);
+
+  // Cancel closes the dialog and does nothing.
+  await page.getByRole('button', { name: 'Sign out all other sessions' }).click();
+  let dialog = page.getByRole('dialog', { name: 'Sign out everywhere else?' });
+  await expect(dialog.getByRole('button', { name: 'Sign out others' })).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('session-list').getByRole('listitem')).toHaveCount(2);
+
+  // The e2e product runs outside production: an unexpected failure says what happened, and the dialog
+  // stays open with Cancel so the user can back out.
+  await page.route('**/v1/user/sessions/revoke-others', (route) =>
+    route.fulfill({
+      status: 500,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        status: 'INTERNAL_ERROR',
+        message: 'Something went wrong on our side. Please try again.',
+        details: 'Error: connect ECONNREFUSED 127.0.0.1:5432',
+      }),
+    }),
+  );
+  await page.getByRole('button', { name: 'Sign out all other sessions' }).click();
+  dialog = page.getByRole('dialog', { name: 'Sign out everywhere else?' });
+  await dialog.getByRole('button', { name: 'Sign out others' }).click();
+  await expect(page.getByText('Something went wrong on our side. Please try again.')).toBeVisible();
+  await expect(page.getByText('Error: connect ECONNREFUSED 127.0.0.1:5432')).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeEnabled();
+
+  await page.unroute('**/v1/user/sessions/revoke-others');
+  await dialog.getByRole('button', { name: 'Sign out others' }).click();
+  await expect(page.getByText('Other sessions signed out')).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('session-list').getByRole('listitem')).toHaveCount(1);
+  await other.dispose();
+});
+
+test('outside production an answer the page cannot read shows what was wrong with it', async ({ page }) => {
+  await registerThroughForm(page, uniqueEmail('badanswer'));
+  await page.route('**/v1/user/referral', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'SUCCESS', result: { code: 7 } }) }),
+  );
+  await page.goto('/affiliate');
+  await expect(page.getByText('The server sent an answer this page does not understand. Reload the page.')).toBeVisible();
+  // The details name the field that did not fit and why.
+  await expect(page.getByText('code: Invalid input: expected string, received number')).toBeVisible();
+});
