@@ -2,7 +2,8 @@ import { routeTable } from '@spawnpoint/contracts';
 import { expect, test } from '@playwright/test';
 import { registerThroughForm, uniqueEmail } from './helpers.ts';
 
-const concrete = (path: string) => path.replace(':id', 'srv123').replace(':slug', 'first-post').replace(':current', '2');
+// A post and a page that exist (blog pages exist only as prerendered at build, from apps/web/content/blog).
+const concrete = (path: string) => path.replace(':id', 'srv123').replace(':slug', 'nether-hubs-explained').replace(':current', '2');
 
 test('an unknown path shows the 404 page with its exact text and HTTP 404', async ({ page }) => {
   const response = await page.goto('/this/does/not/exist');
@@ -13,6 +14,20 @@ test('an unknown path shows the 404 page with its exact text and HTTP 404', asyn
   await expect(page.getByText('/this/does/not/exist')).toBeVisible();
   await page.getByRole('link', { name: 'Back to the home page' }).click();
   await expect(page).toHaveURL(/\/$/);
+});
+
+test('unknown blog posts and pages show the same 404 page with their path and HTTP 404', async ({ page }) => {
+  for (const path of ['/blog/nope', '/blog/page/9', '/blog/page/abc']) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBe(404);
+    await expect(page.getByText('404', { exact: true }), path).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Page not found' }), path).toBeVisible();
+    await expect(page.getByText('Sorry, the page you are looking for is not found.'), path).toBeVisible();
+    await expect(page.getByText(path, { exact: true }), path).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Back to the home page' }), path).toBeVisible();
+    // Inside the site's header and footer, as on any other unknown path.
+    await expect(page.getByRole('banner'), path).toBeVisible();
+  }
 });
 
 test('every route of the table gives a signed-out visitor the right page or redirect', async ({ page }) => {

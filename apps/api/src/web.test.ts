@@ -10,10 +10,16 @@ beforeAll(async () => {
   // A small stand-in for apps/web/build/client with the files the build writes.
   const dist = path.join(process.env.TMPDIR ?? '/tmp', `spawnpoint-web-${process.pid}-${Date.now()}`);
   await mkdir(path.join(dist, 'pricing'), { recursive: true });
+  await mkdir(path.join(dist, 'blog/real-post'), { recursive: true });
+  await mkdir(path.join(dist, 'blog/page/2'), { recursive: true });
   await mkdir(path.join(dist, 'assets'), { recursive: true });
   await writeFile(path.join(dist, 'index.html'), '<html>landing</html>');
   await writeFile(path.join(dist, 'pricing/index.html'), '<html>pricing</html>');
   await writeFile(path.join(dist, '__spa-fallback.html'), '<html>spa</html>');
+  // Blog posts and pages exist only as the build prerendered them, with their data files.
+  await writeFile(path.join(dist, 'blog/real-post/index.html'), '<html>post</html>');
+  await writeFile(path.join(dist, 'blog/real-post.data'), 'post data');
+  await writeFile(path.join(dist, 'blog/page/2/index.html'), '<html>blog page 2</html>');
   await writeFile(path.join(dist, 'assets/app-abc123.js'), 'console.log(1)');
   // The build's compressed copy (apps/web/scripts/compress-build.ts).
   await writeFile(path.join(dist, 'assets/app-abc123.js.br'), brotliCompressSync('console.log(1)'));
@@ -39,7 +45,7 @@ describe('web app serving', () => {
   });
 
   it('serves the SPA page for dashboard routes of the table', async () => {
-    for (const url of ['/login', '/servers', '/servers/abc123/console', '/account/security', '/blog/some-post']) {
+    for (const url of ['/login', '/servers', '/servers/abc123/console', '/account/security']) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(200);
       expect(res.body).toBe('<html>spa</html>');
@@ -51,6 +57,18 @@ describe('web app serving', () => {
       const res = await get(url);
       expect(res.statusCode, url).toBe(404);
       expect(res.body).toBe('<html>spa</html>');
+    }
+  });
+
+  it('serves the blog posts and pages the build wrote, and answers any other blog path as unknown', async () => {
+    expect((await get('/blog/real-post')).body).toBe('<html>post</html>');
+    expect((await get('/blog/page/2/')).body).toBe('<html>blog page 2</html>');
+    expect((await get('/blog/real-post.data')).body).toBe('post data');
+    // The app fetches a page's `.data` when it has no prerendered data: an unknown one must say 404 too.
+    for (const url of ['/blog/nope', '/blog/page/9', '/blog/page/abc', '/blog/nope.data', '/blog/page/9.data?_routes=blog-page-current']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body, url).toBe('<html>spa</html>');
     }
   });
 

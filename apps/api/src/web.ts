@@ -13,7 +13,9 @@ const SPA_FALLBACK = '__spa-fallback.html';
 /**
  * Serves the built web app on the API's port: files as they are, prerendered pages at their own path
  * (with or without a trailing slash, never redirected), other routes of the table through the SPA page,
- * and anything else through the SPA page with HTTP 404 so the app shows its 404 screen.
+ * and anything else through the SPA page with HTTP 404 so the app shows its 404 screen. Routes whose pages
+ * all come from content at build (blog posts and pages) exist only as the files the build wrote: any other
+ * path of theirs is unknown too.
  */
 export async function installWeb(app: FastifyInstance, config: Config): Promise<void> {
   const root = config.webDist;
@@ -89,7 +91,9 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
       const file = clean === '' ? 'index.html' : path.join(clean.slice(1), 'index.html');
       if (existsSync(path.join(root, file))) return sendPage(request, reply, page(file));
     }
-    return sendPage(request, reply.status(route ? 200 : 404), page(SPA_FALLBACK));
+    // A content route's path with no file is no post (also its `.data`, which the app fetches for it).
+    const known = route !== null && route.prerender !== 'content';
+    return sendPage(request, reply.status(known ? 200 : 404), page(SPA_FALLBACK));
   });
 }
 

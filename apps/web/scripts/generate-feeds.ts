@@ -23,7 +23,7 @@ const posts = readdirSync(path.join(root, 'content/blog'))
 
 // Every prerendered page of the table, every post, every blog page.
 const pages = [
-  ...routeTable.filter((r) => r.prerender).map((r) => r.path),
+  ...routeTable.filter((r) => r.prerender === true).map((r) => r.path),
   ...posts.map((p) => `/blog/${p.slug}`),
   ...readdirSync(path.join(out, 'blog/page'), { withFileTypes: true })
     .filter((d) => d.isDirectory())

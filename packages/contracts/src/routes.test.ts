@@ -38,6 +38,14 @@ describe('route table', () => {
     for (const p of prerenderPaths) expect(matchRoute(p)?.access).toBe('public');
   });
 
+  it('knows blog posts and pages only from content (no other path of theirs exists)', () => {
+    expect(matchRoute('/blog/anything')?.prerender).toBe('content');
+    expect(matchRoute('/blog/page/9')?.prerender).toBe('content');
+    // Their patterns are no page to prerender; the build lists the real posts and pages.
+    expect(prerenderPaths).not.toContain('/blog/:slug');
+    expect(prerenderPaths).not.toContain('/blog/page/:current');
+  });
+
   it('recognises support paths', () => {
     expect(isSupportPath('/support')).toBe(true);
     expect(isSupportPath('/support/articles/1')).toBe(true);

@@ -11,8 +11,11 @@ export interface RouteDefinition {
   path: string;
   access: RouteAccess;
   layout: RouteLayout;
-  /** Rendered to HTML at build time (public marketing pages). */
-  prerender: boolean;
+  /**
+   * Rendered to HTML at build time (public marketing pages). `'content'`: one page per content file (blog
+   * posts and pages), all prerendered; any other path of the route does not exist (HTTP 404).
+   */
+  prerender: boolean | 'content';
   title: string;
 }
 
@@ -31,8 +34,15 @@ export const routeTable = [
   { name: 'pricing', path: '/pricing', access: 'public', layout: 'default', prerender: true, title: 'Pricing' },
   { name: 'affiliate', path: '/affiliate', access: 'public', layout: 'default', prerender: true, title: 'Affiliate programme' },
   { name: 'blog', path: '/blog', access: 'public', layout: 'default', prerender: true, title: 'Blog' },
-  { name: 'blog-slug', path: '/blog/:slug', access: 'public', layout: 'default', prerender: false, title: 'Blog' },
-  { name: 'blog-page-current', path: '/blog/page/:current', access: 'public', layout: 'default', prerender: false, title: 'Blog' },
+  { name: 'blog-slug', path: '/blog/:slug', access: 'public', layout: 'default', prerender: 'content', title: 'Blog' },
+  {
+    name: 'blog-page-current',
+    path: '/blog/page/:current',
+    access: 'public',
+    layout: 'default',
+    prerender: 'content',
+    title: 'Blog',
+  },
   { name: 'server-list', path: '/server-list', access: 'public', layout: 'default', prerender: true, title: 'Server list' },
   { name: 'account', path: '/account', access: 'authenticated', layout: 'dashboard-account', prerender: false, title: 'Account' },
   {
@@ -172,4 +182,5 @@ export function isSupportPath(pathname: string): boolean {
   return pathname.startsWith('/support');
 }
 
-export const prerenderPaths = (routeTable as readonly RouteDefinition[]).filter((r) => r.prerender).map((r) => r.path);
+/** Paths prerendered as they are; the build adds the pages of `'content'` routes from the content files. */
+export const prerenderPaths = (routeTable as readonly RouteDefinition[]).filter((r) => r.prerender === true).map((r) => r.path);

@@ -1,4 +1,4 @@
-import { Link } from 'react-router';
+import { isRouteErrorResponse, Link, useLocation, useRouteError } from 'react-router';
 import { showsErrorDetails } from '../lib/environment.ts';
 import { buttonClass } from './button.tsx';
 
@@ -32,4 +32,15 @@ export function ErrorPage({ error }: { error: unknown }) {
       </a>
     </main>
   );
+}
+
+/**
+ * A route's own error boundary: its 404 is the same page an unknown path shows, inside the same layout
+ * (the root's boundary would drop the site's header and footer).
+ */
+export function RouteErrorBoundary() {
+  const error = useRouteError();
+  const { pathname } = useLocation();
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage path={pathname} />;
+  return <ErrorPage error={error} />;
 }

@@ -1,4 +1,6 @@
 import { data, Link } from 'react-router';
+import { RouteErrorBoundary } from '../components/error-pages.tsx';
+import { builtPageData } from '../lib/built-pages.ts';
 import { post } from '../lib/content.server.ts';
 import { pageMeta } from '../lib/meta.ts';
 import type { Route } from './+types/blog-post';
@@ -9,8 +11,17 @@ export function loader({ params }: Route.LoaderArgs) {
   return found;
 }
 
+// Runs in the browser only for paths the build did not prerender (and on navigation): see built-pages.ts.
+export function clientLoader({ request, serverLoader }: Route.ClientLoaderArgs) {
+  return builtPageData(serverLoader, request.url);
+}
+
+export function ErrorBoundary() {
+  return <RouteErrorBoundary />;
+}
+
 export function meta({ loaderData }: Route.MetaArgs) {
-  if (!loaderData) return [{ title: 'Page not found · Spawnpoint' }];
+  if (!loaderData) return [{ title: 'Page not found · Spawnpoint' }, { name: 'robots', content: 'noindex' }];
   return pageMeta('blog-slug', loaderData.summary, { path: `/blog/${loaderData.slug}`, title: loaderData.title });
 }
 

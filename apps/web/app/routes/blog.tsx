@@ -1,4 +1,6 @@
 import { data, Link } from 'react-router';
+import { RouteErrorBoundary } from '../components/error-pages.tsx';
+import { builtPageData } from '../lib/built-pages.ts';
 import { pageMeta } from '../lib/meta.ts';
 import type { Route } from './+types/blog';
 import { postsPage } from '../lib/content.server.ts';
@@ -10,8 +12,18 @@ export function loader({ params }: Route.LoaderArgs) {
   return result;
 }
 
+// Runs in the browser only for paths the build did not prerender (and on navigation): see built-pages.ts.
+export function clientLoader({ request, serverLoader }: Route.ClientLoaderArgs) {
+  return builtPageData(serverLoader, request.url);
+}
+
+export function ErrorBoundary() {
+  return <RouteErrorBoundary />;
+}
+
 export function meta({ loaderData }: Route.MetaArgs) {
-  const page = loaderData?.page ?? 1;
+  if (!loaderData) return [{ title: 'Page not found · Spawnpoint' }, { name: 'robots', content: 'noindex' }];
+  const page = loaderData.page;
   return pageMeta('blog', 'Guides for Minecraft server owners: setting up, backups, the console, portals, and how Spawnpoint works.', {
     path: page === 1 ? '/blog' : `/blog/page/${page}`,
     title: page === 1 ? 'Blog' : `Blog, page ${page}`,
