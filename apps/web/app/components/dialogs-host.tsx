@@ -2,10 +2,12 @@ import type { feedbackRequest } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { useLocation } from 'react-router';
 import { z } from 'zod';
-import { api } from '../lib/api.ts';
+import { api, ApiFailure } from '../lib/api.ts';
+import { handleUnexpectedError } from '../lib/api-errors.ts';
 import { closeDialog, dialogNames, dialogStore, type DialogOptionsByName, type OpenDialog } from '../lib/dialogs.ts';
 import { useStore } from '../lib/use-store.ts';
 import { notify } from '../lib/toasts.ts';
+import { useSending } from '../lib/use-sending.ts';
 import { Button } from './button.tsx';
 import { Modal } from './modal.tsx';
 import { DisableTwoFactorDialog, EnableTwoFactorDialog } from './twofactor-dialogs.tsx';
@@ -58,26 +60,24 @@ export function DialogsHost() {
   }
 }
 
+/**
+ * Spec §2: a title, a message, Confirm and Cancel. An action may name its confirm button ("Delete
+ * server"); Cancel is always there and always works, even while the action is being sent. Confirm sends
+ * once (the Button waits for the returned promise) and the dialog stays open when the action fails.
+ */
 function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger, onConfirm }: DialogOptionsByName['confirm']) {
-  const [busy, setBusy] = useState(false);
   return (
     <Modal title={title}>
       <p className="text-slate-600">{message}</p>
-      <div className="mt-6 flex justify-end gap-3">
+      <div className="mt-6 flex flex-wrap justify-end gap-3">
         <Button variant="secondary" onClick={closeDialog}>
           Cancel
         </Button>
         <Button
           variant={danger ? 'danger' : 'primary'}
-          busy={busy}
           onClick={async () => {
-            setBusy(true);
-            try {
-              await onConfirm();
-              closeDialog();
-            } finally {
-              setBusy(false);
-            }
+            await onConfirm();
+            closeDialog();
           }}
         >
           {confirmLabel}
@@ -89,21 +89,21 @@ function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger, onCon
 
 function InputDialog({ title, message, label, initialValue = '', onContinue }: DialogOptionsByName['input']) {
   const [value, setValue] = useState(initialValue);
-  const [busy, setBusy] = useState(false);
+  const { sending, send } = useSending();
   return (
     <Modal title={title}>
       <form
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          setBusy(true);
-          try {
-            await onContinue(value);
-            closeDialog();
-          } catch {
-            // The caller (or the API client's toast) said what is wrong; keep the dialog and the text.
-          } finally {
-            setBusy(false);
-          }
+          void send(async () => {
+            try {
+              await onContinue(value);
+              closeDialog();
+            } catch (error) {
+              // The caller (or the API client's toast) said what is wrong; keep the dialog and the text.
+              if (!(error instanceof ApiFailure)) handleUnexpectedError(error);
+            }
+          });
         }}
       >
         {message ? <p className="mb-3 text-slate-600">{message}</p> : null}
@@ -121,7 +121,7 @@ function InputDialog({ title, message, label, initialValue = '', onContinue }: D
           <Button type="button" variant="secondary" onClick={closeDialog}>
             Cancel
           </Button>
-          <Button type="submit" busy={busy}>
+          <Button type="submit" busy={sending}>
             Continue
           </Button>
         </div>
@@ -132,24 +132,23 @@ function InputDialog({ title, message, label, initialValue = '', onContinue }: D
 
 function FeedbackDialog({ route }: { route: string }) {
   const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { sending, send } = useSending();
   return (
     <Modal title="Send feedback">
       <form
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          setBusy(true);
-          try {
-            // No client-side rules (spec §5): the server's answer decides.
-            const body: z.input<typeof feedbackRequest> = { message, route };
-            await api('POST', '/v1/feedback/submit', { body, result: z.unknown() });
-            notify('success', 'Feedback sent');
-            closeDialog();
-          } catch {
-            // The §8 toast already told the user what went wrong; keep their text.
-          } finally {
-            setBusy(false);
-          }
+          void send(async () => {
+            try {
+              // No client-side rules (spec §5): the server's answer decides.
+              const body: z.input<typeof feedbackRequest> = { message, route };
+              await api('POST', '/v1/feedback/submit', { body, result: z.unknown() });
+              notify('success', 'Feedback sent');
+              closeDialog();
+            } catch {
+              // The §8 toast already told the user what went wrong; keep their text.
+            }
+          });
         }}
       >
         <label htmlFor="feedback-message" className="block text-sm text-slate-600">
@@ -167,7 +166,7 @@ function FeedbackDialog({ route }: { route: string }) {
           <Button type="button" variant="secondary" onClick={closeDialog}>
             Cancel
           </Button>
-          <Button type="submit" busy={busy}>
+          <Button type="submit" busy={sending}>
             Send
           </Button>
         </div>

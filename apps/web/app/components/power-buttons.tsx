@@ -1,6 +1,5 @@
 import type { PowerAction, ServerState } from '@spawnpoint/contracts';
 import { powerPreconditions } from '@spawnpoint/contracts';
-import { useState } from 'react';
 import { openDialog } from '../lib/dialogs.ts';
 import { powerServer } from '../lib/servers.ts';
 import { setServerState } from '../lib/user-store.ts';
@@ -13,7 +12,10 @@ function allowed(action: PowerAction, state: ServerState): boolean {
   return pre === 'any' ? state !== 'offline' : pre.includes(state);
 }
 
-/** Power controls; each is enabled only in the states where the server accepts it. */
+/**
+ * Power controls; each is enabled only in the states where the server accepts it, and is disabled while
+ * its own request is under way (the Button waits for `run`).
+ */
 export function PowerButtons({
   serverId,
   state,
@@ -23,16 +25,12 @@ export function PowerButtons({
   state: ServerState;
   actions?: PowerAction[];
 }) {
-  const [busy, setBusy] = useState<PowerAction | null>(null);
   async function run(action: PowerAction) {
-    setBusy(action);
     try {
       const result = await powerServer(serverId, action);
       setServerState(serverId, result.state as ServerState);
     } catch {
       // the §8 toast explains
-    } finally {
-      setBusy(null);
     }
   }
   return (
@@ -42,7 +40,6 @@ export function PowerButtons({
           key={action}
           variant={action === 'start' ? 'primary' : action === 'kill' ? 'danger' : 'secondary'}
           disabled={!allowed(action, state)}
-          busy={busy === action}
           onClick={() =>
             action === 'kill'
               ? openDialog('confirm', {
@@ -52,7 +49,7 @@ export function PowerButtons({
                   danger: true,
                   onConfirm: () => run('kill'),
                 })
-              : void run(action)
+              : run(action)
           }
         >
           {labels[action]}

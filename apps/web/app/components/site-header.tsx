@@ -1,5 +1,6 @@
 import { Link, NavLink } from 'react-router';
 import { logout, useUser } from '../lib/user-store.ts';
+import { Button } from './button.tsx';
 import { buttonClass, navLinkClass } from './styles.ts';
 
 export function Logo() {
@@ -33,9 +34,9 @@ export function SiteHeader() {
               <NavLink to="/account" className={navClass}>
                 Account
               </NavLink>
-              <button type="button" className={buttonClass('ghost')} onClick={() => void logout()}>
+              <Button variant="ghost" onClick={logout}>
                 Sign out
-              </button>
+              </Button>
             </>
           ) : (
             <>

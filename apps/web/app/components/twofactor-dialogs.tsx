@@ -4,6 +4,7 @@ import { disableTwoFactor, enableTwoFactor, getTwoFactorSetup } from '../lib/acc
 import { closeDialog } from '../lib/dialogs.ts';
 import { notify } from '../lib/toasts.ts';
 import { emptyToken } from '../lib/token-input.ts';
+import { useSending } from '../lib/use-sending.ts';
 import { Button } from './button.tsx';
 import { Modal } from './modal.tsx';
 import { RecoveryCodeForm, TokenInput } from './token-input.tsx';
@@ -42,7 +43,7 @@ export function EnableTwoFactorDialog({ onDone }: { onDone?: () => void }) {
   const [setup, setSetup] = useState<{ qr: string; secret: string } | null>(null);
   const [digits, setDigits] = useState(emptyToken);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { sending: busy, send } = useSending();
   const [endOthers, setEndOthers] = useState(true);
   const [codes, setCodes] = useState<string[] | null>(null);
 
@@ -50,19 +51,18 @@ export function EnableTwoFactorDialog({ onDone }: { onDone?: () => void }) {
     getTwoFactorSetup().then(setSetup, () => closeDialog());
   }, []);
 
-  async function submit(token: string) {
-    setBusy(true);
-    setError(null);
-    try {
-      setCodes(await enableTwoFactor(token, endOthers));
-      onDone?.();
-    } catch (err) {
-      setDigits(emptyToken());
-      setError(err instanceof ApiFailure ? err.message : 'Something went wrong. Try again.');
-    } finally {
-      setBusy(false);
-    }
-  }
+  // One code at a time: the six boxes submit themselves when full, and a code is accepted only once.
+  const submit = (token: string) =>
+    send(async () => {
+      setError(null);
+      try {
+        setCodes(await enableTwoFactor(token, endOthers));
+        onDone?.();
+      } catch (err) {
+        setDigits(emptyToken());
+        setError(err instanceof ApiFailure ? err.message : 'Something went wrong. Try again.');
+      }
+    });
 
   if (codes) {
     return (
@@ -118,23 +118,21 @@ export function DisableTwoFactorDialog({ onDone }: { onDone?: () => void }) {
   const [digits, setDigits] = useState(emptyToken);
   const [recovery, setRecovery] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { sending: busy, send } = useSending();
 
-  async function submit(token: string) {
-    setBusy(true);
-    setError(null);
-    try {
-      await disableTwoFactor(token);
-      notify('success', 'Two-factor disabled');
-      onDone?.();
-      closeDialog();
-    } catch (err) {
-      setDigits(emptyToken());
-      setError(err instanceof ApiFailure ? err.message : 'Something went wrong. Try again.');
-    } finally {
-      setBusy(false);
-    }
-  }
+  const submit = (token: string) =>
+    send(async () => {
+      setError(null);
+      try {
+        await disableTwoFactor(token);
+        notify('success', 'Two-factor disabled');
+        onDone?.();
+        closeDialog();
+      } catch (err) {
+        setDigits(emptyToken());
+        setError(err instanceof ApiFailure ? err.message : 'Something went wrong. Try again.');
+      }
+    });
 
   return (
     <Modal title="Turn off two-factor authentication">

@@ -1,6 +1,8 @@
 import { validateValue, type Rule } from '@spawnpoint/contracts';
 import { useCallback, useRef, useState, type FormEvent } from 'react';
 import { ApiFailure } from './api.ts';
+import { handleUnexpectedError } from './api-errors.ts';
+import { useSending } from './use-sending.ts';
 
 export interface FieldSpec {
   /** The name used in messages ("email address"). */
@@ -18,7 +20,7 @@ export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?
     () => Object.fromEntries(names.map((n) => [n, initial?.[n] ?? ''])) as Record<F, string>,
   );
   const [errors, setErrors] = useState<Partial<Record<F | '_', string>>>({});
-  const [submitting, setSubmitting] = useState(false);
+  const { sending: submitting, send } = useSending();
   const touched = useRef(new Set<F>());
   const valuesRef = useRef(values);
   valuesRef.current = values;
@@ -46,9 +48,26 @@ export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?
     },
   });
 
-  const handleSubmit = (submit: (values: Record<F, string>) => Promise<void>) => async (event: FormEvent) => {
+  /** Back to the first values, untouched and without messages (after a success that must not be re-sent). */
+  const reset = useCallback(() => {
+    const first = Object.fromEntries(names.map((n) => [n, initial?.[n] ?? ''])) as Record<F, string>;
+    valuesRef.current = first;
+    setValues(first);
+    setErrors({});
+    touched.current.clear();
+    // No dependencies: the field names and first values are fixed for the form's life.
+  }, []);
+
+  /**
+   * One submission at a time: a form sends nothing while its answer is awaited (its submit button shows
+   * `submitting` as busy and is disabled), so a double click or a second Enter cannot send it twice.
+   */
+  const handleSubmit = (submit: (values: Record<F, string>) => Promise<void>) => (event: FormEvent) => {
     event.preventDefault();
-    if (submitting) return;
+    return send(() => validateAndSubmit(submit));
+  };
+
+  async function validateAndSubmit(submit: (values: Record<F, string>) => Promise<void>): Promise<void> {
     const found: Partial<Record<F | '_', string>> = {};
     for (const name of names) {
       touched.current.add(name);
@@ -61,15 +80,13 @@ export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?
       document.getElementById(`field-${first}`)?.focus();
       return;
     }
-    setSubmitting(true);
     try {
       await submit(valuesRef.current);
     } catch (error) {
-      if (error instanceof ApiFailure && Object.keys(error.fields).length) setErrors(error.fields as Partial<Record<F | '_', string>>);
-    } finally {
-      setSubmitting(false);
+      if (!(error instanceof ApiFailure)) handleUnexpectedError(error);
+      else if (Object.keys(error.fields).length) setErrors(error.fields as Partial<Record<F | '_', string>>);
     }
-  };
+  }
 
-  return { values, errors, submitting, field, handleSubmit, setErrors };
+  return { values, errors, submitting, field, handleSubmit, setErrors, reset };
 }

@@ -38,6 +38,8 @@ export default function AccountSecurity() {
   const [endOthers, setEndOthers] = useState(true);
   const submitPassword = password.handleSubmit(async (values) => {
     await changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword, endOtherSessions: endOthers });
+    // Emptied at once: passwords should not linger, and a late second click must not send the old one again.
+    password.reset();
     notify('success', 'Password changed', endOthers ? 'Your other sessions were signed out.' : undefined);
     refresh();
   });

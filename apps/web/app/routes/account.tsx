@@ -17,7 +17,6 @@ export const meta = () => pageMeta('account', 'Your Spawnpoint account.');
 
 export default function Account() {
   const user = useUser((s) => s.userData);
-  const [sending, setSending] = useState(false);
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const confirming = useRef(false);
@@ -50,15 +49,8 @@ export default function Account() {
   if (!user) return null;
 
   async function resend() {
-    setSending(true);
-    try {
-      await api('POST', '/v1/auth/verify/resend', { result: z.null() });
-      notify('success', 'Verification email sent', `Open the link we sent to ${user?.emailAddress}.`);
-    } catch {
-      // shown by the §8 toast
-    } finally {
-      setSending(false);
-    }
+    await api('POST', '/v1/auth/verify/resend', { result: z.null() });
+    notify('success', 'Verification email sent', `Open the link we sent to ${user?.emailAddress}.`);
   }
 
   return (
@@ -79,7 +71,7 @@ export default function Account() {
           <div className="mt-3 rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
             <p className="font-semibold">Not verified yet</p>
             <p className="mt-1">Open the link we emailed you to verify your address. You need a verified address to create servers.</p>
-            <Button variant="secondary" className="mt-3" busy={sending} onClick={() => void resend()}>
+            <Button variant="secondary" className="mt-3" onClick={resend}>
               Resend verification email
             </Button>
           </div>
@@ -122,7 +114,7 @@ export default function Account() {
         <p className="mt-2 text-sm text-slate-600">
           Member since {new Date(user.createdAt).toLocaleDateString('en-US', { dateStyle: 'long' })}.
         </p>
-        <Button variant="secondary" className="mt-4" onClick={() => void logout()}>
+        <Button variant="secondary" className="mt-4" onClick={logout}>
           Sign out
         </Button>
       </section>

@@ -29,7 +29,6 @@ export default function Giveaway() {
   const signedIn = useUser((s) => s.userData !== null);
   const verified = useUser((s) => s.userData?.emailVerified ?? false);
   const [data, setData] = useState<z.infer<typeof state> | null>(null);
-  const [busy, setBusy] = useState(false);
   const refresh = useCallback(
     () => api('GET', `/v1/giveaway/${SLUG}`, { result: state, background: true }).then(setData, () => undefined),
     [],
@@ -92,16 +91,13 @@ export default function Giveaway() {
             <div className="space-y-2">
               {!verified ? <p className="text-sm text-amber-800">Verify your email address first (check your inbox).</p> : null}
               <Button
-                busy={busy}
                 onClick={async () => {
-                  setBusy(true);
                   try {
                     await api('POST', `/v1/giveaway/${SLUG}/enter`, { body: {}, result: z.null() });
                     notify('success', 'You are in!', 'Good luck.');
                   } catch {
                     // the toast explains (already entered, verify first, closed)
                   } finally {
-                    setBusy(false);
                     void refresh();
                   }
                 }}

@@ -8,6 +8,7 @@ import { api, ApiFailure } from '../lib/api.ts';
 import { handleApiError } from '../lib/api-errors.ts';
 import { emptyToken } from '../lib/token-input.ts';
 import { useForm } from '../lib/form.ts';
+import { useSending } from '../lib/use-sending.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { setSignedIn } from '../lib/user-store.ts';
 
@@ -24,7 +25,7 @@ export default function Login() {
   const [digits, setDigits] = useState(emptyToken);
   const [recovery, setRecovery] = useState<string | null>(null);
   const [codeError, setCodeError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { sending: busy, send } = useSending();
 
   async function signIn(values: { emailAddress: string; password: string }, twoFactorToken?: string) {
     try {
@@ -50,16 +51,15 @@ export default function Login() {
 
   const submit = form.handleSubmit((values) => signIn(values));
 
-  async function submitCode(token: string) {
-    setBusy(true);
-    try {
-      await signIn(form.values, token);
-    } catch {
-      // shown by the toast
-    } finally {
-      setBusy(false);
-    }
-  }
+  // The six boxes submit themselves when full: one code at a time.
+  const submitCode = (token: string) =>
+    send(async () => {
+      try {
+        await signIn(form.values, token);
+      } catch {
+        // shown by the toast
+      }
+    });
 
   if (step === 'code') {
     return (

@@ -11,6 +11,7 @@ import { pageMeta } from '../lib/meta.ts';
 import { deleteServer, formatBytes, updateAppearance } from '../lib/servers.ts';
 import { subscribeServer } from '../lib/socket.ts';
 import { notify } from '../lib/toasts.ts';
+import { useSending } from '../lib/use-sending.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id', 'Your server at a glance.');
@@ -147,7 +148,7 @@ export default function ServerOverview() {
 /** Opt in to (or out of) the public server list at /server-list. */
 function ListingToggle({ serverId, initial }: { serverId: string; initial: boolean }) {
   const [listed, setListed] = useState(initial);
-  const [busy, setBusy] = useState(false);
+  const { sending: busy, send } = useSending();
   return (
     <section aria-labelledby="listing-heading" className="rounded-xl border border-slate-200 bg-white p-6">
       <h2 id="listing-heading" className="text-lg font-semibold">
@@ -159,20 +160,19 @@ function ListingToggle({ serverId, initial }: { serverId: string; initial: boole
           className="mt-1 size-4 accent-brand-600"
           checked={listed}
           disabled={busy}
-          onChange={async (event) => {
+          onChange={(event) => {
             const next = event.target.checked;
-            setListed(next);
-            setBusy(true);
-            try {
-              const server = await updateAppearance(serverId, { publicListing: next });
-              setListed(server.publicListing);
-              notify('success', server.publicListing ? 'Listed publicly' : 'Hidden from the list');
-            } catch {
-              // The §8 toast said why; the box goes back to what is saved.
-              setListed(!next);
-            } finally {
-              setBusy(false);
-            }
+            void send(async () => {
+              setListed(next);
+              try {
+                const server = await updateAppearance(serverId, { publicListing: next });
+                setListed(server.publicListing);
+                notify('success', server.publicListing ? 'Listed publicly' : 'Hidden from the list');
+              } catch {
+                // The §8 toast said why; the box goes back to what is saved.
+                setListed(!next);
+              }
+            });
           }}
         />
         <span>

@@ -8,6 +8,7 @@ import { getProperties, putProperties } from '../lib/files.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { powerServer } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
+import { useSending } from '../lib/use-sending.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id-properties', 'Settings of your Minecraft server.');
@@ -19,7 +20,7 @@ export default function ServerPropertiesPage() {
   const load = useServer(id);
   const [values, setValues] = useState<ServerProperties | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const { sending: saving, send } = useSending();
   const [saved, setSaved] = useState(false);
 
   useEffect(() => {
@@ -28,20 +29,19 @@ export default function ServerPropertiesPage() {
 
   const set = <K extends keyof ServerProperties>(key: K, value: ServerProperties[K]) => setValues((v) => (v ? { ...v, [key]: value } : v));
 
-  async function save(event: React.FormEvent) {
+  function save(event: React.FormEvent) {
     event.preventDefault();
     if (!values) return;
-    setSaving(true);
-    setErrors({});
-    try {
-      setValues(await putProperties(id, values));
-      setSaved(true);
-      notify('success', 'Settings saved', 'They apply the next time the server starts.');
-    } catch (err) {
-      if (err instanceof ApiFailure) setErrors(err.fields);
-    } finally {
-      setSaving(false);
-    }
+    void send(async () => {
+      setErrors({});
+      try {
+        setValues(await putProperties(id, values));
+        setSaved(true);
+        notify('success', 'Settings saved', 'They apply the next time the server starts.');
+      } catch (err) {
+        if (err instanceof ApiFailure) setErrors(err.fields);
+      }
+    });
   }
 
   const running = load.status === 'ready' && load.state === 'online';

@@ -6,6 +6,7 @@ import { Button } from '../components/button.tsx';
 import { ApiFailure } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { checkName, createServer, listSoftware } from '../lib/servers.ts';
+import { useSending } from '../lib/use-sending.ts';
 import { useUser } from '../lib/user-store.ts';
 
 export const meta = () => pageMeta('servers-create', 'Create a new Minecraft server.');
@@ -37,7 +38,7 @@ export default function CreateServer() {
   const [softwareId, setSoftwareId] = useState('flying-squid');
   const [version, setVersion] = useState('');
   const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { sending: busy, send } = useSending();
   const button = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
@@ -81,19 +82,19 @@ export default function CreateServer() {
 
   const selected = software.find((s) => s.id === softwareId);
 
-  async function submit(event: React.FormEvent) {
+  function submit(event: React.FormEvent) {
     event.preventDefault();
-    setError(undefined);
-    setBusy(true);
-    try {
-      const server: ServerDetails = await createServer({ serverName: name.trim().toLowerCase(), software: softwareId, version });
-      confettiFrom(button.current);
-      navigate(`/servers/${server.serverId}`);
-    } catch (err) {
-      if (err instanceof ApiFailure) setError(err.fields.serverName ?? err.fields.version ?? undefined);
-    } finally {
-      setBusy(false);
-    }
+    // One create at a time: a second one would be refused as a taken name (or make a second server).
+    void send(async () => {
+      setError(undefined);
+      try {
+        const server: ServerDetails = await createServer({ serverName: name.trim().toLowerCase(), software: softwareId, version });
+        confettiFrom(button.current);
+        navigate(`/servers/${server.serverId}`);
+      } catch (err) {
+        if (err instanceof ApiFailure) setError(err.fields.serverName ?? err.fields.version ?? undefined);
+      }
+    });
   }
 
   return (
