@@ -1,4 +1,5 @@
 import {
+  backupListPage,
   backupSummary,
   fileListResult,
   fileSearchResult,
@@ -103,8 +104,9 @@ export const getProperties = (serverId: string) => api('GET', `${base(serverId)}
 export const putProperties = (serverId: string, values: ServerProperties) =>
   api('PUT', `${base(serverId)}/properties`, { body: values, result: serverProperties });
 
-const backupList = z.object({ backups: z.array(backupSummary), limit: z.number(), running: z.boolean() });
-export const listBackups = (serverId: string) => api('GET', `${base(serverId)}/backups`, { result: backupList });
+/** `background` for the polls while a job runs: a passing failure must not toast every second. */
+export const listBackups = (serverId: string, options: { background?: boolean } = {}) =>
+  api('GET', `${base(serverId)}/backups`, { result: backupListPage, background: options.background ?? false });
 export const createBackup = (serverId: string) =>
   api('POST', `${base(serverId)}/backups`, { body: {}, result: z.object({ backupId: z.string() }) });
 export const restoreBackup = (serverId: string, backupId: string) =>

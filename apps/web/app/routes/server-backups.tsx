@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
+import { nextBackupJob, noBackupJob, type BackupJob, type BackupJobInput, type BackupJobState } from '../lib/backup-job.ts';
 import { openDialog } from '../lib/dialogs.ts';
+import { showsErrorDetails } from '../lib/environment.ts';
 import { backupDownloadUrl, createBackup, deleteBackup, listBackups, lockBackup, restoreBackup } from '../lib/files.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { formatBytes } from '../lib/servers.ts';
@@ -14,51 +16,74 @@ export const meta = () => pageMeta('servers-id-backups', 'Back up and restore yo
 
 type Backups = Awaited<ReturnType<typeof listBackups>>;
 
+/** How often the list is read again while a job runs, in case a socket event is missed (reconnecting). */
+const POLL_MS = 1000;
+
 export default function ServerBackups() {
   const { id = '' } = useParams();
+  // A fresh page per server: nothing of one server's job may carry over to another's.
+  return <BackupsPage key={id} id={id} />;
+}
+
+function BackupsPage({ id }: { id: string }) {
   const load = useServer(id);
   const [data, setData] = useState<Backups | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
+  const [job, setJob] = useState<BackupJob | null>(null);
+  const jobState = useRef<BackupJobState>(noBackupJob);
 
-  const refresh = useCallback(() => listBackups(id).then(setData, () => undefined), [id]);
+  // Every source of news about the job goes through one reducer (lib/backup-job.ts); the page says how a
+  // job ended once, whichever source saw the end.
+  const apply = useCallback((input: BackupJobInput) => {
+    const step = nextBackupJob(jobState.current, input);
+    jobState.current = step.state;
+    setJob(step.state.job);
+    if (step.outcome?.kind === 'complete') notify('success', 'Backup complete');
+    else if (step.outcome) {
+      const why = step.outcome.message && showsErrorDetails() ? `\n${step.outcome.message}` : '';
+      notify('danger', 'Whoopsie!', `The backup failed. Check the free disk space and try again.${why}`);
+    }
+  }, []);
+
+  // Lists are applied in the order they were asked for, and none asked for before this page started a
+  // job (it could not know the job yet and would end it).
+  const asked = useRef(0);
+  const applied = useRef(0);
+  const refresh = useCallback(
+    async (options: { background?: boolean } = {}) => {
+      const seq = ++asked.current;
+      const list = await listBackups(id, options).catch(() => null);
+      if (!list || seq <= applied.current) return;
+      applied.current = seq;
+      setData(list);
+      apply({ type: 'listed', list });
+    },
+    [id, apply],
+  );
+
   useEffect(() => {
     if (load.status === 'ready') void refresh();
   }, [load.status, refresh]);
-
-  // The job's end is read from the list (polled while it runs), so it is seen even when the socket
-  // event arrives before this page knows the job, or not at all; the socket adds live percentages.
-  const [active, setActive] = useState<string | null>(null);
-  useEffect(() => {
-    if (!active) return;
-    let stopped = false;
-    const tick = async () => {
-      const next = await listBackups(id).catch(() => null);
-      if (stopped || !next) return;
-      setData(next);
-      if (next.running) return;
-      setActive(null);
-      setProgress(null);
-      if (next.backups.some((b) => b.backupId === active)) notify('success', 'Backup complete');
-      else notify('danger', 'Whoopsie!', 'The backup failed. Check the free disk space and try again.');
-    };
-    const timer = setInterval(() => void tick(), 1000);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [active, id]);
 
   useEffect(
     () =>
       subscribeServer(id, {
         onBackup: (event) => {
-          if (event.phase === 'running') setProgress(event.percent);
+          apply({ type: 'event', ...event });
+          // The end is confirmed by the list, which then has the backup (or no longer the pending one).
+          if (event.phase !== 'running') void refresh({ background: true });
         },
       }),
-    [id],
+    [id, apply, refresh],
   );
 
-  const running = active !== null || progress !== null || (data?.running ?? false);
+  // Also read while anything runs (a restore too), so the page never waits on an event it missed.
+  const running = job !== null || (data?.running ?? false);
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => void refresh({ background: true }), POLL_MS);
+    return () => clearInterval(timer);
+  }, [running, refresh]);
+
   return (
     <ServerShell serverId={id} load={load}>
       <div className="space-y-4">
@@ -69,26 +94,25 @@ export default function ServerBackups() {
               : ''}
           </p>
           <Button
-            busy={running}
             disabled={running}
             onClick={async () => {
-              try {
-                const { backupId } = await createBackup(id);
-                setProgress((p) => p ?? 0);
-                setActive(backupId);
-              } catch {
-                // shown by the §8 handling
-              }
+              const { backupId } = await createBackup(id);
+              applied.current = asked.current;
+              apply({ type: 'started', backupId });
             }}
           >
             Create backup
           </Button>
         </div>
-        {running ? (
+        {job ? (
           <div role="status" aria-live="polite" className="rounded-lg border border-slate-200 bg-white p-4">
-            <p className="text-sm">Backing up… {progress ?? 0} %</p>
-            <progress className="mt-2 h-2 w-full accent-brand-600" max={100} value={progress ?? 0} aria-label="Backup progress" />
+            <p className="text-sm">Backing up… {job.percent} %</p>
+            <progress className="mt-2 h-2 w-full accent-brand-600" max={100} value={job.percent} aria-label="Backup progress" />
           </div>
+        ) : running ? (
+          <p role="status" className="text-sm text-slate-600">
+            A restore is running. Backups can be made again when it is done.
+          </p>
         ) : null}
         {!data ? (
           <p role="status">Loading…</p>
@@ -119,7 +143,7 @@ export default function ServerBackups() {
                     variant="ghost"
                     onClick={async () => {
                       await lockBackup(id, backup.backupId, !backup.locked);
-                      void refresh();
+                      await refresh();
                     }}
                   >
                     {backup.locked ? 'Unlock' : 'Lock'}
@@ -136,6 +160,7 @@ export default function ServerBackups() {
                         onConfirm: async () => {
                           await restoreBackup(id, backup.backupId);
                           notify('success', 'Backup restored');
+                          void refresh();
                         },
                       })
                     }
@@ -152,7 +177,7 @@ export default function ServerBackups() {
                         danger: true,
                         onConfirm: async () => {
                           await deleteBackup(id, backup.backupId);
-                          void refresh();
+                          await refresh();
                         },
                       })
                     }
