@@ -60,6 +60,7 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     'java-jar': javaJarRuntime(config.softwareDir),
   };
   const servers = new Map<string, ManagedServer>();
+  const runningBackups = new Map<string, string>();
   const installing = new Map<string, Promise<{ server: ManagedServer; err: unknown }>>();
   const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
@@ -120,7 +121,12 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
 
   const statuses = () => [...servers.values()].map((s) => ({ serverId: s.spec.serverId, state: s.state as ServerState }));
   socket.on('connect', () => {
-    socket.emit('agent:hello', { protocol: AGENT_PROTOCOL_VERSION, nodeId: config.AGENT_NODE_ID, servers: statuses() });
+    socket.emit('agent:hello', {
+      protocol: AGENT_PROTOCOL_VERSION,
+      nodeId: config.AGENT_NODE_ID,
+      servers: statuses(),
+      backups: [...runningBackups].map(([serverId, backupId]) => ({ serverId, backupId })),
+    });
   });
 
   const http = Fastify({
@@ -150,7 +156,14 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
   fileRoutes(http, {
     servers,
     storage,
-    emitBackup: (event) => socket.connected && socket.emit('agent:backup', event),
+    // How a backup ended is never dropped: emitted while the API is away, it is sent on reconnect
+    // (Socket.IO buffers it). Progress is only worth sending live.
+    emitBackup: (event) => {
+      if (event.phase === 'running') {
+        if (socket.connected) socket.volatile.emit('agent:backup', event);
+      } else socket.emit('agent:backup', event);
+    },
+    runningBackups,
   });
 
   http.get('/v1/servers', async () => ({ status: 'SUCCESS', result: statuses() }));

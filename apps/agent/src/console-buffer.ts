@@ -29,7 +29,16 @@ export class ConsoleBuffer {
     return [...this.history];
   }
 
+  private watchers = new Set<(lines: string[]) => void>();
+
+  /** Calls `fn` with every line written from now on; returns the way to stop. */
+  watch(fn: (lines: string[]) => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
+  }
+
   private push(lines: string[]): void {
+    for (const watcher of this.watchers) watcher(lines);
     this.history.push(...lines);
     if (this.history.length > CONSOLE_HISTORY_LINES) this.history.splice(0, this.history.length - CONSOLE_HISTORY_LINES);
     this.onLines(lines);

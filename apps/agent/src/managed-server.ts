@@ -19,6 +19,8 @@ export interface ServerEvents {
 export class InvalidStateError extends Error {}
 
 const CRASH_LOOP_MS = 60_000;
+// How long a backup waits for the game to say it saved before it goes ahead anyway.
+const SAVE_WAIT_MS = 10_000;
 const STATS_EVERY_MS = 2000;
 const DISK_EVERY_MS = 30_000;
 // Output guard (as Wings does, with more room): a token bucket of lines. A server may print 25,000 lines/s
@@ -93,24 +95,22 @@ export class ManagedServer {
       this.stateBeforeBackup = 'offline';
       this.setState('backing_up');
     } else if (this.state === 'online' && this.proc) {
+      // Only an acknowledgement printed after our save-all counts (an older "Saved the game" does not).
+      let stop: () => void = () => undefined;
       const saved = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 10_000);
-        const check = setInterval(() => {
-          if (
-            this.console
-              .lines()
-              .slice(-20)
-              .some((l) => /Saved the game|Saved the world/i.test(l))
-          ) {
-            clearInterval(check);
-            clearTimeout(timer);
-            resolve();
-          }
-        }, 100);
-        setTimeout(() => clearInterval(check), 10_000);
+        const timer = setTimeout(resolve, SAVE_WAIT_MS);
+        stop = this.console.watch((lines) => {
+          if (!lines.some((l) => /Saved the game|Saved the world/i.test(l))) return;
+          clearTimeout(timer);
+          resolve();
+        });
       });
-      this.proc.send('save-all');
-      await saved;
+      try {
+        this.proc.send('save-all');
+        await saved;
+      } finally {
+        stop();
+      }
     }
   }
 

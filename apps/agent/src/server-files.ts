@@ -44,6 +44,8 @@ export interface FileDeps {
   servers: Map<string, ManagedServer>;
   storage: BackupStorage;
   emitBackup: (event: AgentBackupEvent) => void;
+  /** Backups being made now, by server (listed in the agent's hello). */
+  runningBackups: Map<string, string>;
 }
 
 export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
@@ -226,7 +228,11 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const key = backupKey(serverId, backupId);
     if (await deps.storage.exists(key)) throw new SandboxError('INVALID_STATE', 'This backup already exists.');
     // Answer at once; progress and the result arrive as agent:backup events.
-    void runBackup(managed, sandbox, deps.storage, key, (event) => deps.emitBackup({ serverId, backupId, ...event }));
+    deps.runningBackups.set(serverId, backupId);
+    void runBackup(managed, sandbox, deps.storage, key, (event) => {
+      if (event.phase !== 'running') deps.runningBackups.delete(serverId);
+      deps.emitBackup({ serverId, backupId, ...event });
+    });
     return { status: 'SUCCESS', result: null };
   });
 

@@ -28,7 +28,7 @@ export interface NodeEvents {
   lines(nodeId: string, serverId: string, lines: string[]): void;
   stats(nodeId: string, serverId: string, stats: ServerStats): void;
   /** The node (re)connected and reported what it runs; servers it does not list are offline. */
-  hello(nodeId: string, states: Map<string, ServerState>): void;
+  hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[]): void;
   backup(nodeId: string, event: AgentBackupEvent): void;
   gone(nodeId: string): void;
 }
@@ -98,7 +98,7 @@ export class NodeRegistry {
       socket.on('agent:hello', (payload) => {
         const hello = agentHello.safeParse(payload);
         if (!hello.success) return;
-        events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])));
+        events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
       });
       socket.on('agent:state', (payload) => {
         const event = agentStateEvent.safeParse(payload);

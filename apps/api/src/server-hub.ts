@@ -80,6 +80,27 @@ export class ServerHub implements NodeEvents {
     this.states.set(serverId, state);
     if (state === 'offline') this.latestStats.delete(serverId);
     this.io.to(this.audience(placement)).emit('server:state', { serverId, state });
+    for (const waiter of [...this.stateWaiters]) waiter(serverId, state);
+  }
+
+  private stateWaiters = new Set<(serverId: string, state: ServerState) => void>();
+
+  /** Resolves once the server's state passes `ok` (at once if it does now); false after `timeoutMs`. */
+  waitForState(serverId: string, ok: (state: ServerState) => boolean, timeoutMs: number): Promise<boolean> {
+    if (ok(this.stateOf(serverId))) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = (id: string, state: ServerState) => {
+        if (id !== serverId || !ok(state)) return;
+        done(true);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const done = (result: boolean) => {
+        clearTimeout(timer);
+        this.stateWaiters.delete(waiter);
+        resolve(result);
+      };
+      this.stateWaiters.add(waiter);
+    });
   }
 
   // --- events from agents; each is dropped unless the server lives on the sending node ---
@@ -114,10 +135,25 @@ export class ServerHub implements NodeEvents {
   /** Set by the app: what else happens when a node says hello, or reports backup progress. */
   onHello: ((nodeId: string) => void) | null = null;
   onBackup: ((event: AgentBackupEvent) => void) | null = null;
+  /** The backups a node says it is making (after a reconnect or a restart of the agent). */
+  onBackupJobs: ((nodeId: string, running: { serverId: string; backupId: string }[]) => void) | null = null;
 
-  hello(nodeId: string, states: Map<string, ServerState>): void {
+  hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[] = []): void {
     for (const p of this.placements.values()) if (p.nodeId === nodeId) this.setState(p.serverId, states.get(p.serverId) ?? 'offline');
     this.onHello?.(nodeId);
+    this.onBackupJobs?.(
+      nodeId,
+      backups.filter((b) => this.placements.get(b.serverId)?.nodeId === nodeId),
+    );
+  }
+
+  nodeOf(serverId: string): string | undefined {
+    return this.placements.get(serverId)?.nodeId;
+  }
+
+  /** Servers placed on a node. */
+  serversOn(nodeId: string): string[] {
+    return [...this.placements.values()].filter((p) => p.nodeId === nodeId).map((p) => p.serverId);
   }
 
   backup(nodeId: string, event: AgentBackupEvent): void {

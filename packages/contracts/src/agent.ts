@@ -41,10 +41,13 @@ export const agentServerStatus = z.object({ serverId: z.string(), state: serverS
 export const agentServerList = z.array(agentServerStatus);
 export const agentConsoleHistory = z.object({ lines: z.array(z.string()) });
 
+/** A backup the agent is making now (listed in its hello, so the API can settle jobs that ended unseen). */
+export const agentBackupJob = z.object({ serverId: z.string(), backupId: z.string() });
 export const agentHello = z.object({
   protocol: z.literal(AGENT_PROTOCOL_VERSION),
   nodeId: z.string(),
   servers: agentServerList,
+  backups: z.array(agentBackupJob).default([]),
 });
 export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
 export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });

@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, closeSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { FREE_BACKUP_LIMIT } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../db/schema.ts';
@@ -9,25 +12,35 @@ import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
+/**
+ * Backup bookkeeping: the list follows a running backup; rotation only after a backup completed; a node
+ * restarted midway; a restore that holds the server's power line. A real agent process and real backups.
+ */
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let agent: AgentProcess;
+let base: string;
 
 beforeAll(async () => {
   agent = await prepareAgent();
-  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]) });
+  // Several backups per server in one test (the budget is 3 per 10 minutes).
+  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), RATE_LIMIT_FACTOR: '3' });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
-  agent.start(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`);
-  await until(
-    async () => (await send('GET', '/healthz')).json().result.agents,
-    (a: string[]) => a.includes('test-node'),
-  );
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  await nodeConnected();
 });
 afterAll(async () => {
   await t.cleanup();
   await agent.stop();
 });
 
-function send(method: 'GET' | 'POST', url: string, cookie?: string, payload?: unknown) {
+const nodeConnected = () =>
+  until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+
+function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, cookie?: string, payload?: unknown) {
   return t.app.inject({
     method,
     url,
@@ -37,6 +50,7 @@ function send(method: 'GET' | 'POST', url: string, cookie?: string, payload?: un
   });
 }
 
+let n = 0;
 async function ownerWithServer() {
   const res = await send('POST', '/v1/auth/register', undefined, {
     emailAddress: uniqueEmail('backups'),
@@ -46,13 +60,117 @@ async function ownerWithServer() {
   await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
   t.ctx.sessions.forgetUser(userId);
   const cookie = cookieFrom(res.headers['set-cookie']);
-  const server = (await send('POST', '/v1/server/create', cookie, { serverName: `b${Date.now().toString(36).slice(-8)}` })).json().result;
+  const server = (await send('POST', '/v1/server/create', cookie, { serverName: `b${Date.now().toString(36).slice(-6)}${++n}` })).json()
+    .result;
+  const id = server.serverId as string;
   await until(
-    async () => (await send('GET', `/v1/server/${server.serverId}/files/list?path=/`, cookie)).json().status,
+    async () => (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status,
     (s) => s === 'SUCCESS',
   );
-  return { cookie, id: server.serverId as string };
+  return { cookie, id, folder: path.join(agent.dataDir, 'servers', id), store: path.join(agent.dataDir, 'storage/backups', id) };
 }
+
+type Listing = { backups: { backupId: string; locked: boolean }[]; running: boolean; pending: { percent: number } | null };
+const list = async (cookie: string, id: string): Promise<Listing> => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result;
+const idle = (cookie: string, id: string) =>
+  until(
+    () => list(cookie, id),
+    (l) => !l.running,
+    60_000,
+  );
+
+async function backUp(cookie: string, id: string): Promise<Listing> {
+  expect((await send('POST', `/v1/server/${id}/backups`, cookie, {})).json().status).toBe('SUCCESS');
+  return idle(cookie, id);
+}
+
+describe('backups under failure', () => {
+  it('rotates only after a new backup completed: a failing backup keeps every old one', async () => {
+    const { cookie, id, store } = await ownerWithServer();
+    for (let i = 0; i < FREE_BACKUP_LIMIT; i++) await backUp(cookie, id);
+    const before = (await list(cookie, id)).backups.map((b) => b.backupId);
+    expect(before).toHaveLength(FREE_BACKUP_LIMIT);
+
+    // The node cannot write the next backup (its storage refuses even root).
+    execFileSync('chattr', ['+i', store]);
+    try {
+      const failed = await backUp(cookie, id);
+      expect(failed.backups.map((b) => b.backupId)).toEqual(before);
+      for (const backupId of before) expect(existsSync(path.join(store, `${backupId}.tar.gz`))).toBe(true);
+    } finally {
+      execFileSync('chattr', ['-i', store]);
+    }
+
+    // A backup that completes rotates the oldest out.
+    const after = (await backUp(cookie, id)).backups.map((b) => b.backupId);
+    expect(after).toHaveLength(FREE_BACKUP_LIMIT);
+    expect(after).not.toContain(before[before.length - 1]); // listed newest first: the last is the oldest
+    expect(after.slice(1)).toEqual(before.slice(0, FREE_BACKUP_LIMIT - 1));
+    await until(
+      () => existsSync(path.join(store, `${before[before.length - 1]}.tar.gz`)),
+      (exists) => !exists,
+    );
+  });
+
+  it('refuses a new backup when every kept backup is locked', async () => {
+    const { cookie, id } = await ownerWithServer();
+    for (let i = 0; i < FREE_BACKUP_LIMIT; i++) await backUp(cookie, id);
+    for (const b of (await list(cookie, id)).backups)
+      expect((await send('POST', `/v1/server/${id}/backups/${b.backupId}/lock`, cookie, { locked: true })).json().status).toBe('SUCCESS');
+    const refused = await send('POST', `/v1/server/${id}/backups`, cookie, {});
+    expect(refused.json()).toMatchObject({
+      status: 'INVALID_STATE',
+      message: `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`,
+    });
+    expect((await list(cookie, id)).running).toBe(false);
+  });
+
+  it('settles a backup the node was making when its agent died, so the server can back up again', async () => {
+    const { cookie, id, folder } = await ownerWithServer();
+    // Written as the game would (not through the file manager): incompressible, so the backup takes a while.
+    mkdirSync(path.join(folder, 'world'), { recursive: true });
+    const fd = openSync(path.join(folder, 'world', 'region.bin'), 'w');
+    for (let i = 0; i < 48; i++) writeSync(fd, randomBytes(4 * 1024 * 1024));
+    closeSync(fd);
+    expect((await send('POST', `/v1/server/${id}/backups`, cookie, {})).json().status).toBe('SUCCESS');
+    await until(
+      () => list(cookie, id),
+      (l) => l.running && (l.pending?.percent ?? 0) > 0,
+    );
+    await agent.crash();
+    agent.start(base);
+    await nodeConnected();
+    const settled = await idle(cookie, id);
+    expect(settled.pending).toBeNull();
+    expect(settled.backups).toEqual([]);
+    // Nothing stands in the way of the next one.
+    expect((await backUp(cookie, id)).backups).toHaveLength(1);
+  });
+
+  it('restores while holding the power line: a start sent at the same time waits, and the restored files are there', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const write = (content: string) => send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/note.txt', content });
+    await write('from the backup');
+    const [kept] = (await backUp(cookie, id)).backups;
+    await write('changed since');
+    const [restored, started] = await Promise.all([
+      send('POST', `/v1/server/${id}/backups/${kept?.backupId}/restore`, cookie, {}),
+      send('POST', `/v1/server/${id}/start`, cookie, {}),
+    ]);
+    expect(restored.json().status).toBe('SUCCESS');
+    expect(started.json().status).toBe('SUCCESS');
+    await until(
+      async () => (await send('GET', `/v1/server/${id}`, cookie)).json().result.state,
+      (s) => s === 'online',
+    );
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/note.txt`, cookie)).json().result.content).toBe('from the backup');
+    // Restoring a running server stops it, restores, and says truly that it is running again.
+    const again = (await send('POST', `/v1/server/${id}/backups/${kept?.backupId}/restore`, cookie, {})).json();
+    expect(again).toMatchObject({ status: 'SUCCESS', result: { started: true } });
+    expect((await send('GET', `/v1/server/${id}`, cookie)).json().result.state).toBe('online');
+    await send('POST', `/v1/server/${id}/kill`, cookie, {});
+  });
+});
 
 type BackupList = { backups: { backupId: string }[]; running: boolean; pending: { backupId: string; percent: number } | null };
 

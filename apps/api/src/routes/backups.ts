@@ -10,6 +10,11 @@ import type { ServerRow } from '../servers/server-creator.ts';
 
 type BackupRow = typeof backups.$inferSelect;
 
+// Marks a restore in the jobs map (no backup row stands for it).
+const RESTORE = 'restore';
+const STOP_WAIT_MS = 60_000;
+const START_WAIT_MS = 60_000;
+
 const present = (row: BackupRow) => ({
   backupId: row.id,
   createdAt: row.createdAt.toISOString(),
@@ -22,7 +27,8 @@ const present = (row: BackupRow) => ({
 export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, nodes, hub, power } = ctx.game;
-  const jobs = new Set<string>();
+  // The backup being made of each server (one at a time), by server id.
+  const jobs = new Map<string, string>();
   // Last progress of each backup being made, by backup id, so a page opened midway can show it.
   const percents = new Map<string, number>();
 
@@ -40,11 +46,7 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     const row = and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId));
     const recorded =
       event.phase === 'complete'
-        ? db
-            .update(backups)
-            .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
-            .where(row)
-            .then(() => undefined)
+        ? completeAndRotate(event)
         : db
             .delete(backups)
             .where(row)
@@ -54,9 +56,46 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     void recorded
       .catch((err: unknown) => ctx.log.error({ err }, `backup ${event.phase === 'complete' ? 'completion' : 'cleanup'} failed`))
       .finally(() => {
-        jobs.delete(event.serverId);
+        if (jobs.get(event.serverId) === event.backupId) jobs.delete(event.serverId);
         percents.delete(event.backupId);
       });
+  };
+
+  /**
+   * Rotation happens only once the new backup is complete: a backup that fails never costs the user an
+   * older one. The oldest unlocked backups beyond the plan's count go, locked ones never.
+   */
+  const completeAndRotate = async (event: AgentBackupEvent) => {
+    const rotated = await db.transaction(async (tx) => {
+      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, event.serverId)).for('update');
+      await tx
+        .update(backups)
+        .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
+        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)));
+      const complete = await tx
+        .select()
+        .from(backups)
+        .where(and(eq(backups.serverId, event.serverId), eq(backups.status, 'complete')))
+        .orderBy(asc(backups.createdAt));
+      const out = complete.filter((b) => !b.locked && b.id !== event.backupId).slice(0, Math.max(0, complete.length - FREE_BACKUP_LIMIT));
+      for (const old of out) await tx.delete(backups).where(eq(backups.id, old.id));
+      return out;
+    });
+    const nodeId = hub.nodeOf(event.serverId);
+    for (const old of rotated)
+      if (nodeId) ctx.background(() => nodes.json(nodeId, 'DELETE', `/v1/servers/${event.serverId}/backups/${old.id}`));
+  };
+
+  // A node that (re)connects lists the backups it is making; a job of ours it does not list ended while
+  // we could not hear it (the agent restarted midway): it failed, and the server may back up again.
+  hub.onBackupJobs = (nodeId, running) => {
+    const still = new Set(running.map((b) => `${b.serverId}/${b.backupId}`));
+    for (const serverId of hub.serversOn(nodeId)) {
+      const backupId = jobs.get(serverId);
+      if (!backupId || still.has(`${serverId}/${backupId}`)) continue;
+      if (backupId === RESTORE) continue;
+      hub.backup(nodeId, { serverId, backupId, phase: 'failed', bytes: 0, totalBytes: 0, error: 'The node restarted during the backup.' });
+    }
   };
 
   const authorize = async (request: Parameters<typeof requireSession>[1], permission: 'backups.create' | 'backups.restore') => {
@@ -80,7 +119,8 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     const server = await authorize(request, 'backups.create');
     const rows = await db.select().from(backups).where(eq(backups.serverId, server.id)).orderBy(desc(backups.createdAt));
     // The newest pending row is the job's; a row no job stands for is a leftover and shows nothing.
-    const pending = jobs.has(server.id) ? rows.find((row) => row.status === 'pending') : undefined;
+    const job = jobs.get(server.id);
+    const pending = job ? rows.find((row) => row.id === job && row.status === 'pending') : undefined;
     return ok({
       backups: rows.filter((row) => row.status === 'complete').map(present),
       limit: FREE_BACKUP_LIMIT,
@@ -96,20 +136,19 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (state !== 'offline' && state !== 'online')
       throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
     await ctx.limit('backupsPerServer', request, server.id);
-    jobs.add(server.id);
     const backupId = newId();
+    jobs.set(server.id, backupId);
     try {
-      // backupCreator: rotate and record in one transaction, so two requests cannot both pass the count.
+      // backupCreator: check and record in one transaction. Nothing is rotated here: only once the new
+      // backup is complete (completeAndRotate), so a failed one costs nothing.
       await db.transaction(async (tx) => {
         await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
-        const existing = await tx.select().from(backups).where(eq(backups.serverId, server.id)).orderBy(asc(backups.createdAt));
-        if (existing.length >= FREE_BACKUP_LIMIT) {
-          const oldest = existing.find((b) => !b.locked && b.status === 'complete');
-          if (!oldest)
-            throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
-          await tx.delete(backups).where(eq(backups.id, oldest.id));
-          ctx.background(() => nodes.json(server.nodeId, 'DELETE', `/v1/servers/${server.id}/backups/${oldest.id}`));
-        }
+        const complete = await tx
+          .select()
+          .from(backups)
+          .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
+        if (complete.length >= FREE_BACKUP_LIMIT && complete.every((b) => b.locked))
+          throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
       });
       await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${backupId}`);
@@ -157,34 +196,37 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     return ok(null);
   });
 
-  // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running.
+  // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running —
+  // all while holding the server's power line, so no start or stop slips in between the steps.
   app.post('/v1/server/:serverId/backups/:backupId/restore', async (request) => {
     const server = await authorize(request, 'backups.restore');
     const { backupId } = parse(backupIdParams, request.params);
     const row = await backupOf(server, backupId);
     if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
-    const wasRunning = hub.stateOf(server.id) === 'online';
-    if (hub.stateOf(server.id) !== 'offline' && !wasRunning)
-      throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${hub.stateOf(server.id)}.`);
-    jobs.add(server.id);
+    jobs.set(server.id, RESTORE);
     try {
-      if (wasRunning) {
-        await power.run(server, 'stop');
-        await waitFor(() => hub.stateOf(server.id) === 'offline', 60_000);
-      }
-      await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${row.id}/restore`);
+      const result = await power.exclusive(server, async (act) => {
+        const state = hub.stateOf(server.id);
+        const wasRunning = state === 'online';
+        if (state !== 'offline' && !wasRunning)
+          throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${state.replace('_', ' ')}.`);
+        if (wasRunning) {
+          await act('stop');
+          if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
+            throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
+        }
+        await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${row.id}/restore`);
+        if (!wasRunning) return { restored: row.id, started: false };
+        // Says whether the server really came back, not merely that it was asked to.
+        const started = await act('start').then(
+          () => hub.waitForState(server.id, (s) => s === 'online', START_WAIT_MS),
+          () => false,
+        );
+        return { restored: row.id, started };
+      });
+      return ok(result);
     } finally {
-      jobs.delete(server.id);
+      if (jobs.get(server.id) === RESTORE) jobs.delete(server.id);
     }
-    if (wasRunning) await power.run(server, 'start').catch(() => undefined);
-    return ok({ restored: row.id, started: wasRunning });
   });
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time.');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -35,12 +35,25 @@ export class PowerDispatcher {
 
   run(server: ServerRow, action: PowerAction): Promise<void> {
     if (action === 'kill') return this.execute(server, action);
-    const previous = this.lines.get(server.id) ?? Promise.resolve();
-    const next = previous.then(() => this.execute(server, action));
+    return this.inLine(server.id, () => this.execute(server, action));
+  }
+
+  /**
+   * Runs `work` holding the server's line for its whole run (a restore: stop, swap the folder, start), so
+   * no other power action slips in between its steps. `work` acts through the function it is given,
+   * which skips the line it already holds. Kill still passes.
+   */
+  exclusive<T>(server: ServerRow, work: (act: (action: PowerAction) => Promise<void>) => Promise<T>): Promise<T> {
+    return this.inLine(server.id, () => work((action) => this.execute(server, action)));
+  }
+
+  private inLine<T>(serverId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.lines.get(serverId) ?? Promise.resolve();
+    const next = previous.then(work);
     const tail = next.catch(() => undefined);
-    this.lines.set(server.id, tail);
+    this.lines.set(serverId, tail);
     void tail.then(() => {
-      if (this.lines.get(server.id) === tail) this.lines.delete(server.id);
+      if (this.lines.get(serverId) === tail) this.lines.delete(serverId);
     });
     return next;
   }

@@ -12,6 +12,8 @@ export interface AgentProcess {
   dataDir: string;
   /** Starts the real agent (a separate process, as in production) reporting to the API at `apiUrl`. */
   start(apiUrl: string): void;
+  /** Kills the agent as a crash would (SIGKILL), keeping its data so `start` brings it back. */
+  crash(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,13 @@ export async function prepareAgent(capacity = 50): Promise<AgentProcess> {
           LOG_LEVEL: 'warn',
         },
       });
+    },
+    async crash() {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child?.once('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+      }
     },
     async stop() {
       if (child && child.exitCode === null) {
