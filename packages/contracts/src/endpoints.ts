@@ -35,6 +35,7 @@ import {
   archiveRequest,
   chmodRequest,
   backupListPage,
+  backupRestoreResult,
   backupLockRequest,
   deleteFilesRequest,
   extractRequest,
@@ -508,7 +509,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'Restore a backup (the server is stopped and started around it)',
     access: 'session',
     permission: 'backups.restore',
-    result: empty,
+    result: backupRestoreResult,
   },
   {
     method: 'POST',
@@ -583,7 +584,7 @@ export const endpoints: readonly Endpoint[] = [
     summary: 'Send feedback',
     access: 'public',
     body: feedbackRequest,
-    result: z.unknown(),
+    result: empty,
   },
   {
     method: 'GET',

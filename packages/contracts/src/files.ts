@@ -81,6 +81,8 @@ export const backupSummary = z.object({
   locked: z.boolean(),
 });
 export const backupListResult = z.array(backupSummary);
+/** What a restore did: `started` is true only when the server, running before, is online again. */
+export const backupRestoreResult = z.object({ restored: z.string(), started: z.boolean() });
 /**
  * GET …/backups: the complete backups, the plan's count, whether a job (backup or restore) runs, and the
  * backup being made with its last reported progress, so a page opened midway shows it (issue 10 #5).

@@ -274,6 +274,23 @@ describe('password and email', () => {
     expect((await send('POST', '/v1/user/email/confirm', undefined, { token })).json().status).toBe('INVALID_INPUT');
   });
 
+  it('says so when the new address was registered by someone else before the link was opened', async () => {
+    const user = await account();
+    const newEmail = uniqueEmail('contested');
+    await send('POST', '/v1/user/email', user.cookie, { newEmailAddress: newEmail, password: PASSWORD });
+    await t.drain();
+    const token = linkIn(mailsTo(t.dataDir, newEmail)[0] as string, /email_token=[A-Za-z0-9_-]+/).split('=')[1];
+    // Someone registers that address in between.
+    await send('POST', '/v1/auth/register', undefined, { emailAddress: newEmail, password: PASSWORD });
+    const res = await send('POST', '/v1/user/email/confirm', undefined, { token });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({
+      status: 'EMAIL_ALREADY_REGISTERED',
+      message: 'This email address was registered by another account since you asked to change to it.',
+    });
+    expect((await send('GET', '/v1/user/me', user.cookie)).json().result.emailAddress).toBe(user.email);
+  });
+
   it('answers the same when the new address is taken, and tells only its owner', async () => {
     const user = await account();
     const taken = await account();

@@ -189,21 +189,35 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/user/email/confirm', async (request) => {
     const body = parse(confirmEmailRequest, request.body);
     const invalid = 'This link is invalid or has expired. Please request the change again.';
-    const result = await db.transaction(async (tx) => {
-      const [change] = await tx
-        .update(emailChanges)
-        .set({ usedAt: new Date() })
-        .where(and(eq(emailChanges.tokenHash, sha256(body.token)), isNull(emailChanges.usedAt), gt(emailChanges.expiresAt, new Date())))
-        .returning();
-      if (!change) return null;
-      const updated = await tx
-        .update(users)
-        .set({ emailAddress: change.newEmailAddress, emailVerifiedAt: new Date() })
-        .where(eq(users.id, change.userId))
-        .returning({ id: users.id })
-        .catch(() => []);
-      return updated[0] ? change.userId : null;
-    });
+    const taken = 'This email address was registered by another account since you asked to change to it.';
+    const result = await db
+      .transaction(async (tx) => {
+        const [change] = await tx
+          .update(emailChanges)
+          .set({ usedAt: new Date() })
+          .where(and(eq(emailChanges.tokenHash, sha256(body.token)), isNull(emailChanges.usedAt), gt(emailChanges.expiresAt, new Date())))
+          .returning();
+        if (!change) return null;
+        // Whoever holds this link reads that mailbox, so saying the address is taken reveals nothing new.
+        const [other] = await tx.select({ id: users.id }).from(users).where(eq(users.emailAddress, change.newEmailAddress)).limit(1);
+        if (other && other.id !== change.userId) return 'taken' as const;
+        const updated = await tx
+          .update(users)
+          .set({ emailAddress: change.newEmailAddress, emailVerifiedAt: new Date() })
+          .where(eq(users.id, change.userId))
+          .returning({ id: users.id });
+        return updated[0] ? change.userId : null;
+      })
+      .catch((err: unknown) => {
+        // Registered in the same instant (the unique index had the last word).
+        if (
+          (err as { code?: string; cause?: { code?: string } }).code === '23505' ||
+          (err as { cause?: { code?: string } }).cause?.code === '23505'
+        )
+          return 'taken' as const;
+        throw err;
+      });
+    if (result === 'taken') throw new ApiError('EMAIL_ALREADY_REGISTERED', undefined, taken);
     if (!result) throw new ApiError('INVALID_INPUT', { token: invalid }, invalid);
     ctx.sessions.forgetUser(result);
     await recordEvent(db, result, 'email_changed', request);

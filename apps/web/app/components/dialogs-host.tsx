@@ -142,7 +142,7 @@ function FeedbackDialog({ route }: { route: string }) {
             try {
               // No client-side rules (spec §5): the server's answer decides.
               const body: z.input<typeof feedbackRequest> = { message, route };
-              await api('POST', '/v1/feedback/submit', { body, result: z.unknown() });
+              await api('POST', '/v1/feedback/submit', { body, result: z.null() });
               notify('success', 'Feedback sent');
               closeDialog();
             } catch {

@@ -1,6 +1,8 @@
 import {
   backupListPage,
+  backupRestoreResult,
   backupSummary,
+  extractResult,
   fileListResult,
   fileSearchResult,
   mkdirResult,
@@ -40,15 +42,15 @@ export const makeFolder = (serverId: string, path: string, options: { parents?: 
     background: options.background ?? false,
   });
 export const renamePath = (serverId: string, from: string, to: string) =>
-  api('POST', `${base(serverId)}/files/rename`, { body: { from, to }, result: z.unknown() });
+  api('POST', `${base(serverId)}/files/rename`, { body: { from, to }, result: z.null() });
 export const changeMode = (serverId: string, path: string, mode: number) =>
-  api('POST', `${base(serverId)}/files/chmod`, { body: { path, mode }, result: z.unknown() });
+  api('POST', `${base(serverId)}/files/chmod`, { body: { path, mode }, result: z.null() });
 export const deletePaths = (serverId: string, paths: string[]) =>
-  api('POST', `${base(serverId)}/files/delete`, { body: { paths }, result: z.unknown() });
+  api('POST', `${base(serverId)}/files/delete`, { body: { paths }, result: z.null() });
 export const archivePaths = (serverId: string, paths: string[], destination: string) =>
-  api('POST', `${base(serverId)}/files/archive`, { body: { paths, destination }, result: z.unknown() });
+  api('POST', `${base(serverId)}/files/archive`, { body: { paths, destination }, result: z.null() });
 export const extractArchive = (serverId: string, path: string, destination: string) =>
-  api('POST', `${base(serverId)}/files/extract`, { body: { path, destination }, result: z.unknown() });
+  api('POST', `${base(serverId)}/files/extract`, { body: { path, destination }, result: extractResult });
 export const downloadUrl = (serverId: string, path: string) => `${settings.apiBaseUrl}${base(serverId)}/files/download?path=${q(path)}`;
 
 /**
@@ -110,7 +112,7 @@ export const listBackups = (serverId: string, options: { background?: boolean } 
 export const createBackup = (serverId: string) =>
   api('POST', `${base(serverId)}/backups`, { body: {}, result: z.object({ backupId: z.string() }) });
 export const restoreBackup = (serverId: string, backupId: string) =>
-  api('POST', `${base(serverId)}/backups/${q(backupId)}/restore`, { body: {}, result: z.unknown() });
+  api('POST', `${base(serverId)}/backups/${q(backupId)}/restore`, { body: {}, result: backupRestoreResult });
 export const lockBackup = (serverId: string, backupId: string, locked: boolean) =>
   api('POST', `${base(serverId)}/backups/${q(backupId)}/lock`, { body: { locked }, result: backupSummary });
 export const deleteBackup = (serverId: string, backupId: string) =>
