@@ -248,3 +248,27 @@ test('leaving the editor with unsaved changes asks first (tabs, Close, reload)',
   await expect(page).toHaveURL(/\/console$/);
   await expect(leave).toHaveCount(0);
 });
+
+test('a damaged archive is refused with a message that says so, at phone width too', async ({ page }) => {
+  const base = await createServer(page, 'dmg');
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto(`${base}/files`);
+    const name = `broken-${width}.zip`;
+    await page
+      .getByLabel('Files to upload')
+      .setInputFiles([{ name, mimeType: 'application/zip', buffer: Buffer.from('PK\u0003\u0004 this is not really a zip file at all') }]);
+    const row = page.getByTestId('file-row').filter({ hasText: name });
+    await expect(row).toBeVisible();
+    await row.getByRole('button', { name: 'Extract' }).click();
+    // The user's bad file is their input: a clear 4xx message, never "Something went wrong on our side".
+    await expect(page.getByText(/The archive is damaged or incomplete and could not be extracted/)).toBeVisible();
+    await expect(page.getByText('Something went wrong on our side')).toHaveCount(0);
+    // No sideways scroll at this width.
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.screenshot({ path: test.info().outputPath(`damaged-archive-${width}.png`) });
+    // The page and the node keep working: the listing still answers.
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'server.properties', exact: true })).toBeVisible();
+  }
+});

@@ -143,7 +143,11 @@ describe('backups under failure', () => {
     const settled = await idle(cookie, id);
     expect(settled.pending).toBeNull();
     expect(settled.backups).toEqual([]);
-    // Nothing stands in the way of the next one.
+    // Nothing stands in the way of the next one (once the new agent has been told about the server again).
+    await until(
+      async () => (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status,
+      (s) => s === 'SUCCESS',
+    );
     expect((await backUp(cookie, id)).backups).toHaveLength(1);
   });
 

@@ -206,6 +206,9 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     jobs.set(server.id, RESTORE);
     try {
       const result = await power.exclusive(server, async (act) => {
+        // A start or stop that went just before is let finish: the restore then goes on from where it ended.
+        const settled = (s: string) => s === 'online' || s === 'offline';
+        if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
         const state = hub.stateOf(server.id);
         const wasRunning = state === 'online';
         if (state !== 'offline' && !wasRunning)
