@@ -211,8 +211,14 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
       const done = await pending;
       server = done.server;
       if (done.err) failed(done.err);
+      // Another request created it meanwhile: this request's spec is the newer one (a start may have
+      // moved the server to another port).
+      if (server.spec !== spec) {
+        server.spec = spec;
+        await server.install().catch(failed);
+      }
     }
-    return { status: 'SUCCESS', result: { serverId, state: server.state } };
+    return { status: 'SUCCESS', result: { serverId, state: server.state, maxPlayers: await server.maxPlayers() } };
   });
 
   http.post('/v1/servers/:serverId/power', async (request) => {

@@ -7,7 +7,8 @@ import { ConsoleBuffer } from './console-buffer.ts';
 import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
 import { canBind } from './ports.ts';
 import { removeTree, Sandbox, SandboxError } from './sandbox.ts';
-import { LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
+import { effectiveMaxPlayers, LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
+import { parseProperties } from './properties.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
 
 export interface ServerEvents {
@@ -71,6 +72,12 @@ export class ManagedServer {
   /** Prepares the folder for the runtime; every file it writes there goes through the sandbox. */
   async install(): Promise<void> {
     await this.runtime.install(await this.sandbox(), this.spec);
+  }
+
+  /** The player slots the server runs with (server.properties, capped by the plan), as the dashboard shows them. */
+  async maxPlayers(): Promise<number> {
+    const text = await (await this.sandbox()).readTextIfExists('server.properties').catch(() => null);
+    return effectiveMaxPlayers(parseProperties(text ?? ''), this.spec.maxPlayers);
   }
 
   /** The server folder's sandbox, opened once and reused; its quota is the plan's disk. */

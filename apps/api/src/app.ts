@@ -107,7 +107,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     void (async () => {
       const rows = await database.db.select().from(serverTable).where(eq(serverTable.nodeId, nodeId));
       for (const row of rows)
-        await nodes.install(nodeId, specOf(row)).catch((err: unknown) => log.warn({ err, serverId: row.id }, 'reinstall failed'));
+        await nodes
+          .install(nodeId, specOf(row))
+          .then((max) => hub.recordMaxPlayers(row.id, max))
+          .catch((err: unknown) => log.warn({ err, serverId: row.id }, 'reinstall failed'));
     })().catch((err: unknown) => log.error({ err, nodeId }, 'could not send a node the specs of its servers'));
   };
 

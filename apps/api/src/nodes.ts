@@ -9,6 +9,7 @@ import {
   agentStateEvent,
   agentStatsEvent,
   agentBackupEvent,
+  agentInstallResult,
   agentPortsResult,
   type AgentBackupEvent,
   type AgentServerSpec,
@@ -211,8 +212,9 @@ export class NodeRegistry {
     return Buffer.concat(chunks);
   }
 
-  async install(nodeId: string, spec: AgentServerSpec): Promise<void> {
-    await this.call(nodeId, 'PUT', `/v1/servers/${spec.serverId}`, spec);
+  /** Sends a server's spec; answers the player slots it runs with. */
+  async install(nodeId: string, spec: AgentServerSpec): Promise<number> {
+    return (await this.typed(agentInstallResult, nodeId, 'PUT', `/v1/servers/${spec.serverId}`, spec)).maxPlayers;
   }
 
   /** Which of `ports` the node could listen on now (another program may hold some). */

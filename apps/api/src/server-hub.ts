@@ -147,6 +147,17 @@ export class ServerHub implements NodeEvents {
     );
   }
 
+  private slots = new Map<string, number>();
+
+  /** The player slots a server runs with, as its node last said (server.properties, capped by the plan). */
+  recordMaxPlayers(serverId: string, max: number): void {
+    this.slots.set(serverId, max);
+  }
+
+  maxPlayersOf(serverId: string): number | undefined {
+    return this.slots.get(serverId);
+  }
+
   nodeOf(serverId: string): string | undefined {
     return this.placements.get(serverId)?.nodeId;
   }

@@ -33,6 +33,9 @@ export type AgentServerSpec = z.infer<typeof agentServerSpec>;
 
 export const agentCommandRequest = z.object({ command: z.string().min(1).max(256) });
 
+/** The answer to `PUT /v1/servers/:id`: the slots the server runs with (server.properties, capped by the plan). */
+export const agentInstallResult = z.object({ serverId: z.string(), state: serverState, maxPlayers: z.number().int().min(1) });
+
 /** `POST /v1/ports/bindable`: which of these game ports the node could listen on now (another program may hold one). */
 export const agentPortsRequest = z.object({ ports: z.array(z.number().int().min(1).max(65535)).min(1).max(256) });
 export const agentPortsResult = z.object({ bindable: z.array(z.number().int()) });

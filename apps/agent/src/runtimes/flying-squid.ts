@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { defaultProperties } from '../properties.ts';
 import { compiledLauncher } from './compile-launcher.ts';
+import { effectiveMaxPlayers } from './game-settings.ts';
 import { launcherSettings } from './launcher-settings.ts';
 import type { Runtime } from './types.ts';
 
@@ -24,7 +25,11 @@ export const flyingSquidRuntime: Runtime = {
 
   async plan({ dir, spec, bindHost, settings }) {
     const settingsJson = JSON.stringify(
-      launcherSettings(settings.properties, { port: spec.port, host: bindHost, version: spec.version, worldFolder: settings.levelName }),
+      launcherSettings(
+        settings.properties,
+        { port: spec.port, host: bindHost, version: spec.version, worldFolder: settings.levelName },
+        effectiveMaxPlayers(settings.properties, spec.maxPlayers),
+      ),
     );
     return {
       command: process.execPath,

@@ -8,6 +8,15 @@ export interface GameSettings {
   levelName: string;
 }
 
+/**
+ * The player slots a server runs with: `max-players` of its server.properties, never more than the
+ * plan's (a tenant can write any number there with the file editor).
+ */
+export function effectiveMaxPlayers(properties: Properties, planMax: number): number {
+  const value = Number(properties.get('max-players'));
+  return Number.isInteger(value) && value >= 1 ? Math.min(value, planMax) : planMax;
+}
+
 /** A refusal to start that the console shows as it is. */
 export class LaunchRefused extends Error {}
 

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { defaultProperties, updateProperties } from '../properties.ts';
+import { defaultProperties, parseProperties, updateProperties } from '../properties.ts';
+import { effectiveMaxPlayers } from './game-settings.ts';
 import type { Runtime } from './types.ts';
 
 /** The Java binary by absolute path (JAVA_BIN, or `java` found on the agent's PATH once). */
@@ -34,7 +35,9 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string): Runtime {
         throw new Error(`${spec.software} ${spec.version} is not available on this node yet.`);
       const current =
         (await sandbox.readTextIfExists('server.properties')) ?? defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers });
-      const next = updateProperties(current, { 'server-port': String(spec.port) });
+      // The game reads its own file: the port is ours, and the slots never more than the plan's.
+      const slots = effectiveMaxPlayers(parseProperties(current), spec.maxPlayers);
+      const next = updateProperties(current, { 'server-port': String(spec.port), 'max-players': String(slots) });
       if (next !== current) await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
     },
 

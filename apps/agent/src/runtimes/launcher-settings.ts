@@ -26,6 +26,7 @@ const difficulties: Record<string, number> = { peaceful: 0, easy: 1, normal: 2, 
 export function launcherSettings(
   props: Map<string, string>,
   base: { port: number; host: string; version: string; worldFolder: string },
+  maxPlayers: number,
 ): LauncherSettings {
   const num = (key: string, fallback: number) => {
     const value = props.get(key);
@@ -36,7 +37,7 @@ export function launcherSettings(
   return {
     ...base,
     motd: props.get('motd') ?? 'A Spawnpoint server',
-    maxPlayers: Math.max(1, Math.floor(num('max-players', 10))),
+    maxPlayers,
     onlineMode: props.get('online-mode') === 'true',
     gameMode: gameModes[props.get('gamemode') ?? ''] ?? 0,
     difficulty: difficulties[props.get('difficulty') ?? ''] ?? 1,

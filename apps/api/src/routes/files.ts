@@ -38,7 +38,7 @@ function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['d
 
 /** Files and server.properties of a server: every route checks its permission, then asks the agent. */
 export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { directory, nodes } = ctx.game;
+  const { directory, hub, nodes } = ctx.game;
 
   const authorize = async (
     request: Parameters<typeof requireSession>[1],
@@ -174,7 +174,10 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     const raw = await nodes.typed(z.record(z.string(), z.string()), server.nodeId, 'PUT', `${base(server.id)}/properties`, {
       values: asText,
     });
-    return ok(typedProperties(raw));
+    const typed = typedProperties(raw);
+    // A server that is not running will run with these slots; a running one keeps its own until restarted.
+    if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
+    return ok(typed);
   });
 }
 

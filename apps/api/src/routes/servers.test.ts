@@ -7,6 +7,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servers as serverTable, users } from '../db/schema.ts';
 import { buildFakeJar } from '../../../agent/test-support/fake-jar.ts';
+import { FREE_MAX_PLAYERS } from '../servers/server-creator.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, cookieFrom, mailsTo, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
@@ -468,6 +469,57 @@ describe('public server list', () => {
   });
 });
 
+describe('player slots', () => {
+  it("shows the slots the server runs with: its server.properties, never more than the plan's", async () => {
+    const { cookie } = await account();
+    const server = (await create(cookie)).json().result;
+    const id = server.serverId as string;
+    const slots = async () => (await get('/v1/user/servers', cookie)).json().result[0].players.max;
+    await until(slots, (max) => max === FREE_MAX_PLAYERS);
+    const properties = async (max: number) => {
+      // Through the file editor, as a user may: the typed form is not the only way in.
+      // The node installs the folder right after creation.
+      const answer: { status: string; result?: { content: string } } = await until(
+        async () => (await get(`/v1/server/${id}/files/content?path=/server.properties`, cookie)).json(),
+        (a: { status: string }) => a.status === 'SUCCESS',
+      );
+      const text = answer.result?.content ?? '';
+      const next = text.replace(/^max-players=.*$/m, `max-players=${max}`);
+      const saved = await t.app.inject({
+        method: 'PUT',
+        url: `/v1/server/${id}/files/content`,
+        headers: { cookie },
+        payload: { path: '/server.properties', content: next },
+        remoteAddress: uniqueIp(),
+      });
+      expect(saved.json().status).toBe('SUCCESS');
+    };
+    await properties(8);
+    expect((await post(`/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(slots, (max) => max === 8);
+    // The game itself answers the same number (the node pings it for the stats).
+    await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.stats?.players.max,
+      (max) => max === 8,
+    );
+    await post(`/v1/server/${id}/stop`, cookie);
+    await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.state,
+      (s) => s === 'offline',
+    );
+
+    // More than the plan allows is capped by the node, in the dashboard and in the game.
+    await properties(50);
+    expect((await post(`/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(slots, (max) => max === FREE_MAX_PLAYERS);
+    await until(
+      async () => (await get(`/v1/server/${id}`, cookie)).json().result.stats?.players.max,
+      (max) => max === FREE_MAX_PLAYERS,
+    );
+    await post(`/v1/server/${id}/kill`, cookie);
+  });
+});
+
 describe('a console flood of wide lines', () => {
   it('keeps the node connected and loses no line below the output guard, with multi-byte characters intact', async () => {
     buildFakeJar(path.join(agent.dataDir, 'software/paper/1.21.4.jar'));
@@ -523,9 +575,13 @@ describe('a console flood of wide lines', () => {
 });
 
 describe('game ports held by another program', () => {
+  /** Another program listens on `port` (if one already does — ports of this machine are shared — so much the better). */
   const hold = async (port: number) => {
     const squatter = createServer();
-    await new Promise<void>((resolve) => squatter.listen(port, '0.0.0.0', resolve));
+    await new Promise<void>((resolve) => {
+      squatter.once('error', () => resolve());
+      squatter.listen(port, '0.0.0.0', resolve);
+    });
     return squatter;
   };
 
@@ -550,7 +606,7 @@ describe('game ports held by another program', () => {
       expect(next).not.toContain(moved.port);
       await post(`/v1/server/${server.serverId}/kill`, cookie);
     } finally {
-      for (const s of held) s.close();
+      for (const s of held) if (s.listening) s.close();
     }
   });
 });

@@ -62,7 +62,10 @@ export function serverRoutes(app: FastifyInstance, ctx: AppContext): void {
     hub.place({ serverId: row.id, ownerId: row.ownerId, nodeId: row.nodeId });
     directory.invalidate(session.user.id);
     // Prepare the folder now so the first start is quick; a failure here is retried at start.
-    void nodes.install(row.nodeId, specOf(row)).catch(() => undefined);
+    void nodes
+      .install(row.nodeId, specOf(row))
+      .then((max) => hub.recordMaxPlayers(row.id, max))
+      .catch(() => undefined);
     return ok(directory.details(row));
   });
 

@@ -107,7 +107,8 @@ export class ServerDirectory {
       name: row.name,
       state: this.hub.stateOf(row.id),
       createdAt: row.createdAt.toISOString(),
-      players: { online: stats?.players.online ?? 0, max: row.maxPlayers },
+      // What the server runs with (its server.properties, capped by the plan), once its node has said.
+      players: { online: stats?.players.online ?? 0, max: this.hub.maxPlayersOf(row.id) ?? row.maxPlayers },
       joinAddress: this.joinAddress(row),
     };
   }

@@ -73,7 +73,7 @@ export class PowerDispatcher {
       try {
         const prepared = await this.preparePort(server);
         if (prepared.port !== server.port) this.onMoved(prepared);
-        await this.nodes.install(server.nodeId, specOf(prepared));
+        this.hub.recordMaxPlayers(server.id, await this.nodes.install(server.nodeId, specOf(prepared)));
       } catch (err) {
         this.hub.setState(server.id, 'offline');
         throw err;

@@ -21,7 +21,8 @@ export interface AgentProcess {
 export async function prepareAgent(capacity = 50): Promise<AgentProcess> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
-  const low = 30000 + Math.floor(Math.random() * 300) * 100;
+  // Below the ephemeral range (32768+), so the ports of test connections never take a game port.
+  const low = 26000 + Math.floor(Math.random() * 67) * 100;
   const portRange = `${low}-${low + 99}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-test-agent-'));
   let child: ChildProcess | null = null;
