@@ -118,3 +118,40 @@ test('an owner lists a server publicly and a visitor finds it on the server list
   await expect(page.getByRole('heading', { level: 1, name: 'Server list' })).toBeVisible();
   await expect(page.getByText(name, { exact: true })).toHaveCount(0);
 });
+
+test('a lost live connection shows a banner and marks live values stale until it is back', async ({ page }) => {
+  // The network between this tab and the product, cut and restored at will (HTTP polling and WebSocket).
+  let cut = false;
+  const open: { close(): Promise<void> }[] = [];
+  await page.route(/\/socket\.io\//, (route) => (cut ? route.abort('internetdisconnected') : route.continue()));
+  await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    if (cut) {
+      void ws.close();
+      return;
+    }
+    ws.connectToServer();
+    open.push(ws);
+  });
+  await verifiedAccount(page, 'lost');
+  const base = await createServerThroughForm(page, `lost-${Date.now().toString(36).slice(-6)}`);
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
+  const banner = page.getByRole('status').filter({ hasText: 'Connection lost.' });
+  await expect(banner).toHaveCount(0);
+
+  cut = true;
+  await Promise.all(open.splice(0).map((ws) => ws.close()));
+  await expect(banner).toBeVisible();
+  await expect(page.getByText('Last known values — not live while the connection is lost.')).toBeVisible();
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    await expect(banner).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath(`connection-lost-${width}.png`) });
+  }
+
+  cut = false;
+  await expect(banner).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByText('Last known values — not live while the connection is lost.')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Kill' }).click();
+  void base;
+});

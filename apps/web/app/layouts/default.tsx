@@ -1,4 +1,5 @@
 import { Outlet } from 'react-router';
+import { ConnectionBanner } from '../components/connection-banner.tsx';
 import { SiteFooter } from '../components/site-footer.tsx';
 import { SiteHeader } from '../components/site-header.tsx';
 
@@ -12,6 +13,7 @@ export default function DefaultLayout() {
         Skip to content
       </a>
       <SiteHeader />
+      <ConnectionBanner />
       <div id="main" className="flex-1">
         <Outlet />
       </div>

@@ -18,6 +18,24 @@ let wanted = false;
 let authenticated = false;
 
 /**
+ * The live connection as a signed-in user sees it: `lost` once a socket that was live went away (or
+ * cannot connect), until it is live again. Pages mark live values stale meanwhile.
+ */
+export type LiveStatus = 'off' | 'connecting' | 'live' | 'lost';
+let live: LiveStatus = 'off';
+const liveListeners = new Set<() => void>();
+function setLive(next: LiveStatus): void {
+  if (live === next) return;
+  live = next;
+  for (const listener of liveListeners) listener();
+}
+export const liveStatus = (): LiveStatus => live;
+export function subscribeLive(listener: () => void): () => void {
+  liveListeners.add(listener);
+  return () => liveListeners.delete(listener);
+}
+
+/**
  * ARCHITECTURE §5: connect at sign-in, disconnect at sign-out; on every connect fetch a fresh token and
  * emit `auth`. The client library is loaded only once someone signs in, keeping it off public pages.
  */
@@ -32,10 +50,15 @@ export async function connectSocket(): Promise<void> {
     });
     created.on('auth:success', () => {
       authenticated = true;
+      setLive('live');
       resubscribeAll(created);
     });
     created.on('disconnect', () => {
       authenticated = false;
+      if (wanted) setLive('lost');
+    });
+    created.on('connect_error', () => {
+      if (wanted) setLive('lost');
     });
     created.on('server:console', (payload) => {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onConsole?.(payload.lines);
@@ -63,7 +86,10 @@ export async function connectSocket(): Promise<void> {
     });
     socket = created;
   }
-  if (wanted && !socket.connected) socket.connect();
+  if (wanted && !socket.connected) {
+    if (live === 'off') setLive('connecting');
+    socket.connect();
+  }
 }
 
 export interface ServerSubscription {
@@ -108,6 +134,7 @@ export function sendCommand(serverId: string, command: string): boolean {
 
 export function disconnectSocket(): void {
   wanted = false;
+  setLive('off');
   socket?.disconnect();
 }
 

@@ -12,6 +12,7 @@ import { deleteServer, formatBytes, updateAppearance } from '../lib/servers.ts';
 import { subscribeServer } from '../lib/socket.ts';
 import { notify } from '../lib/toasts.ts';
 import { useSending } from '../lib/use-sending.ts';
+import { useLiveStatus } from '../lib/use-live-status.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id', 'Your server at a glance.');
@@ -35,6 +36,8 @@ export default function ServerOverview() {
   }, [state]);
 
   const latest = samples[samples.length - 1] ?? (load.status === 'ready' ? load.server.stats : null);
+  // While the live connection is lost, the figures below are the last ones received: shown as such.
+  const stale = useLiveStatus() === 'lost';
   const players = latest?.players.list ?? [];
 
   return (
@@ -68,10 +71,13 @@ export default function ServerOverview() {
             </div>
           </section>
 
-          <section aria-labelledby="stats-heading">
+          <section aria-labelledby="stats-heading" data-stale={stale || undefined} className={stale ? 'opacity-60' : undefined}>
             <h2 id="stats-heading" className="sr-only">
               Live statistics
             </h2>
+            {stale ? (
+              <p className="mb-2 text-sm font-medium text-amber-800">Last known values — not live while the connection is lost.</p>
+            ) : null}
             {load.state === 'offline' ? (
               <p className="rounded-xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-600">
                 The server is offline. Start it to see its CPU, memory and players here.
