@@ -69,6 +69,18 @@ function checkedParts(parts: readonly string[]): string[] {
 
 const toParts = (p: SandboxPath): string[] => (typeof p === 'string' ? pathParts(p) : checkedParts(p));
 
+/** Bytes as people read them (1.5 GB, 300 MB), for messages. */
+export function formatSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${value} bytes` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
 function fdPath(fd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
@@ -243,6 +255,27 @@ export class Sandbox {
     }
   }
 
+  /**
+   * Refuses at once a write of `size` bytes that cannot fit (an upload declares its size): nothing is
+   * streamed for minutes only to be refused. An overwrite needs only what it adds.
+   */
+  async checkFits(target: SandboxPath, size: number): Promise<void> {
+    await this.fresh();
+    const { dir, name } = await this.openParent(target);
+    try {
+      const existing = await lstat(fdPath(dir.fd, name)).catch(() => null);
+      const needed = size - (existing?.isFile() ? existing.size : 0);
+      const free = Math.max(0, this.quotaBytes - this.used);
+      if (needed > free)
+        throw new SandboxError(
+          'DISK_LIMIT',
+          `${name} (${formatSize(size)}) does not fit: this server has ${formatSize(free)} free of ${formatSize(this.quotaBytes)}. Delete files or upgrade the plan, then upload it again.`,
+        );
+    } finally {
+      await dir.close();
+    }
+  }
+
   /** Opens the directory at `parts` (all real directories, no links). The caller closes it. */
   private async openDir(parts: string[]): Promise<FileHandle> {
     let current = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
@@ -385,7 +418,12 @@ export class Sandbox {
           const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
           const more = Math.max(0, written + buf.length - credit) - charged;
           if (more > 0 && this.used + more > this.quotaBytes) {
-            done(new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached.'));
+            done(
+              new SandboxError(
+                'DISK_LIMIT',
+                `${name} does not fit in this server's ${formatSize(this.quotaBytes)} of disk. Delete files or upgrade the plan.`,
+              ),
+            );
             return;
           }
           written += buf.length;

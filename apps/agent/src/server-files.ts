@@ -132,8 +132,14 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     try {
       const { sandbox } = await server(request.params);
       const query = z
-        .object({ path: z.string().min(1).max(4096), overwrite: z.enum(['true', 'false']).default('true') })
+        .object({
+          path: z.string().min(1).max(4096),
+          overwrite: z.enum(['true', 'false']).default('true'),
+          // What the uploader declared: refused at once when it cannot fit (still counted as written).
+          size: z.coerce.number().int().min(0).optional(),
+        })
         .parse(request.query);
+      if (query.size !== undefined) await sandbox.checkFits(query.path, query.size);
       const written = await sandbox.writeFrom(query.path, bridge, { overwrite: query.overwrite === 'true' });
       return { status: 'SUCCESS', result: { bytes: written } };
     } catch (err) {

@@ -321,6 +321,38 @@ describe('files', () => {
     expect(names).not.toContain('bigger.bin');
   });
 
+  it('refuses at once an upload whose declared size cannot fit, in words about the upload', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const { quota } = (await send('GET', `/v1/server/${id}/files/usage`, cookie)).json().result;
+    // Declares more than the whole disk; only a few bytes are in the form: the declared size is what is judged.
+    const small = multipart('world.zip', Buffer.from('a few bytes'));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/server/${id}/files/upload?path=/world.zip&size=${quota + 1}`,
+      headers: { cookie, ...small.headers },
+      payload: small.payload,
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().status).toBe('DISK_LIMIT');
+    expect(res.json().message).toMatch(
+      /^world\.zip \(2\.1 GB\) does not fit: this server has .* free of 2\.1 GB\. Delete files or upgrade the plan, then upload it again\.$/,
+    );
+    expect(res.json().message).not.toContain('will not start');
+    const names = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result.map((e: { name: string }) => e.name);
+    expect(names).not.toContain('world.zip');
+    // A declared size that fits goes through.
+    const fits = multipart('notes.txt', Buffer.from('a few bytes'));
+    const accepted = await t.app.inject({
+      method: 'POST',
+      url: `/v1/server/${id}/files/upload?path=/notes.txt&size=11`,
+      headers: { cookie, ...fits.headers },
+      payload: fits.payload,
+      remoteAddress: uniqueIp(),
+    });
+    expect(accepted.json().status).toBe('SUCCESS');
+  });
+
   it('refuses to open binary files in the editor and explains', async () => {
     const { cookie, id } = await ownerWithServer();
     const upload = multipart('level.dat', Buffer.from([1, 2, 0, 3]));

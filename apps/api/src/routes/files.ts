@@ -54,13 +54,21 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
    * Writes a file on the node. When the node cut the body short and its answer was lost with the
    * connection, the one refusal it makes midway is the disk limit: ask it whether the file could have fitted.
    */
-  const writeFile = async (server: { id: string; nodeId: string }, path: string, body: Buffer | Readable, overwrite = true) => {
+  const writeFile = async (
+    server: { id: string; nodeId: string },
+    path: string,
+    body: Buffer | Readable,
+    overwrite = true,
+    declaredSize?: number,
+  ) => {
+    const size = declaredSize !== undefined ? `&size=${declaredSize}` : '';
     try {
-      await nodes.upload(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=${overwrite}`, body);
+      await nodes.upload(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=${overwrite}${size}`, body);
     } catch (err) {
       if (!(err instanceof AgentCutOff)) throw err;
       const usage = diskUsage.safeParse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`).catch(() => null));
-      if (usage.success && usage.data.used + err.sentBytes > usage.data.quota) throw new ApiError('DISK_LIMIT');
+      if (usage.success && usage.data.used + err.sentBytes > usage.data.quota)
+        throw new ApiError('DISK_LIMIT', undefined, "The file does not fit in this server's disk. Delete files or upgrade the plan.");
       throw err;
     }
   };
@@ -123,7 +131,10 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
   app.post('/v1/server/:serverId/files/upload', async (request, reply) => {
     const server = await authorize(request, 'files.write');
-    const { path } = parse(z.object({ path: z.string().min(1).max(4096) }), request.query);
+    const { path, size } = parse(
+      z.object({ path: z.string().min(1).max(4096), size: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }),
+      request.query,
+    );
     const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } }).catch((err: unknown) => {
       // The multipart parser fails only on what the client sent (cut off, malformed); its own 4xx say what.
       const status = (err as { statusCode?: unknown }).statusCode;
@@ -132,7 +143,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
     try {
-      await writeFile(server, path, file.file);
+      await writeFile(server, path, file.file, true, size);
     } catch (err) {
       // Refused before the whole form was read (DISK_LIMIT midway): the rest is not wanted, and this
       // connection cannot carry another request, so the client stops sending and reads the answer.

@@ -49,8 +49,8 @@ export function DialogsHost() {
       return (
         <Modal title="Disk limit reached">
           <p className="text-slate-600">
-            This server has reached its disk limit. Upgrade the plan or delete files to free up space. The server will not start until this
-            is resolved.
+            {open.options.message ??
+              'This server has reached its disk limit. Upgrade the plan or delete files to free up space. The server will not start until this is resolved.'}
           </p>
           <div className="mt-6 flex justify-end">
             <Button onClick={closeDialog}>OK</Button>

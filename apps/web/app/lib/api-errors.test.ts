@@ -6,6 +6,10 @@ import { detailsShownIn } from './environment.ts';
 describe('failureEffect (spec §8)', () => {
   it('opens the disk limit dialog instead of a toast', () => {
     expect(failureEffect({ code: 'DISK_LIMIT', message: errorMessage('DISK_LIMIT') })).toEqual({ kind: 'disk-limit-dialog' });
+    // A refused upload says what happened to it, not that the server will not start.
+    const upload =
+      'big.bin (1.7 GB) does not fit: this server has 300 MB free of 2.0 GB. Delete files or upgrade the plan, then upload it again.';
+    expect(failureEffect({ code: 'DISK_LIMIT', message: upload })).toEqual({ kind: 'disk-limit-dialog', message: upload });
   });
 
   it('signs out without a toast on NOT_AUTHENTICATED', () => {

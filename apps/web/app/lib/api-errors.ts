@@ -1,3 +1,4 @@
+import { errorMessage } from '@spawnpoint/contracts';
 import type { ApiFailure } from './api.ts';
 import { openDialog } from './dialogs.ts';
 import { showsErrorDetails } from './environment.ts';
@@ -11,7 +12,10 @@ const DETAIL_LINES = 4;
 const DETAIL_CHARS = 600;
 
 export type FailureEffect =
-  { kind: 'disk-limit-dialog' } | { kind: 'sign-out' } | { kind: 'silent' } | { kind: 'toast'; title: string; message: string };
+  | { kind: 'disk-limit-dialog'; message?: string }
+  | { kind: 'sign-out' }
+  | { kind: 'silent' }
+  | { kind: 'toast'; title: string; message: string };
 
 /**
  * Spec §8 as a decision: what the user sees for a failed call. Spec §2: outside production an unexpected
@@ -23,7 +27,10 @@ export function failureEffect(
 ): FailureEffect {
   switch (failure.code) {
     case 'DISK_LIMIT':
-      return { kind: 'disk-limit-dialog' };
+      // The catalogue's words fit a server that filled its disk; a refused upload or save says its own.
+      return failure.message && failure.message !== errorMessage('DISK_LIMIT')
+        ? { kind: 'disk-limit-dialog', message: failure.message }
+        : { kind: 'disk-limit-dialog' };
     case 'NOT_AUTHENTICATED':
       return { kind: 'sign-out' };
     case 'SERVER_LOCKED':
@@ -38,7 +45,7 @@ export function failureEffect(
 export function handleApiError(failure: ApiFailure): void {
   const effect = failureEffect(failure);
   if (failure.details && showsErrorDetails()) console.error(`${failure.code}: ${failure.message}\n${failure.details}`);
-  if (effect.kind === 'disk-limit-dialog') openDialog('disk-limit', {});
+  if (effect.kind === 'disk-limit-dialog') openDialog('disk-limit', effect.message ? { message: effect.message } : {});
   // The route guard sends protected pages to /login once userData is gone.
   else if (effect.kind === 'sign-out') userStore.set((s) => ({ ...s, userData: null, servers: [] }));
   else if (effect.kind === 'toast') notify('danger', effect.title, effect.message);

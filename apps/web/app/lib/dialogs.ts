@@ -17,7 +17,8 @@ export interface InputOptions {
 }
 
 export type FeedbackOptions = Record<string, never>;
-export type DiskLimitOptions = Record<string, never>;
+/** `message`: what the server said about this refusal (an upload that does not fit), instead of the general words. */
+export type DiskLimitOptions = { message?: string };
 
 export interface DialogOptionsByName {
   confirm: ConfirmOptions;

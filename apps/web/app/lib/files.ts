@@ -69,7 +69,8 @@ export function uploadFile(
   };
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `${settings.apiBaseUrl}${base(serverId)}/files/upload?path=${q(path)}`);
+    // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
+    xhr.open('POST', `${settings.apiBaseUrl}${base(serverId)}/files/upload?path=${q(path)}&size=${file.size}`);
     xhr.withCredentials = true;
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onerror = () => {
