@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  BROWSER_MESSAGE_BYTES_MAX,
+  CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
+  SOCKET_AUTH_TIMEOUT_MS,
+  SOCKET_TOKEN_TTL_MS,
+  SOCKETS_PER_SESSION_MAX,
+  SOCKETS_PER_USER_MAX,
+} from '@spawnpoint/contracts';
+import { describe, expect, it } from 'vitest';
+import { OUTBOX_MAX_LINES } from '../apps/agent/src/console-outbox.ts';
+import { MAX_DEPTH, MEASURE_MAX_AGE_MS } from '../apps/agent/src/sandbox.ts';
+import { limitRules } from '../apps/api/src/http/rate-limits.ts';
+
+/**
+ * The limits the README and the security document promise are the ones the code enforces: each figure
+ * below is read from the constant the code uses and must appear in both documents' limits tables.
+ */
+const root = path.resolve(import.meta.dirname, '..');
+const documents = ['README.md', 'docs/security.md'].map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }));
+
+const count = (n: number) => n.toLocaleString('en-US');
+const perWindow = (rule: { max: number; window: number }) => {
+  const minutes = rule.window / 60_000;
+  if (minutes === 1) return `${rule.max}/min`;
+  if (minutes === 60) return `${rule.max}/h`;
+  return `${rule.max} per ${minutes} min`;
+};
+
+const promised: [string, string][] = [
+  ['sockets per session', `${SOCKETS_PER_SESSION_MAX} per session`],
+  ['sockets per account', `${SOCKETS_PER_USER_MAX} per account`],
+  ['console subscribers', `${CONSOLE_SUBSCRIBERS_PER_SERVER_MAX} console subscribers per server`],
+  ['browser message size', `${BROWSER_MESSAGE_BYTES_MAX / 1024} KiB per message`],
+  ['socket token lifetime', `${SOCKET_TOKEN_TTL_MS / 1000} s`],
+  ['socket auth time', `within ${SOCKET_AUTH_TIMEOUT_MS / 1000} s`],
+  ['path depth', `${MAX_DEPTH} folders deep`],
+  ['quota measurement age', `after ${MEASURE_MAX_AGE_MS / 1000} s`],
+  ['agent outbox', `${count(OUTBOX_MAX_LINES)} lines waiting for the API`],
+  ['requests per address', `${perWindow(limitRules.apiPerIp)} per address`],
+  ['sign-in per address', `sign-in ${perWindow(limitRules.loginPerIp)} per address`],
+  ['sign-in per account', `${perWindow(limitRules.loginPerAccountAndIp)} per account+address`],
+  ['registration', `registration ${perWindow(limitRules.registerPerIp)}`],
+  ['two-factor', `two-factor ${perWindow(limitRules.twoFactorPerAccount)}`],
+  ['email change', `email change ${perWindow(limitRules.emailChangePerAccount)}`],
+  ['backups', `backups ${limitRules.backupsPerServer.max} per ${limitRules.backupsPerServer.window / 60_000} min per server`],
+];
+
+describe('documented limits', () => {
+  for (const { file, text } of documents)
+    it.each(promised)(`${file} states the %s the code enforces`, (_what, phrase) => {
+      expect(text.replace(/\s+/g, ' ')).toContain(phrase);
+    });
+});
