@@ -1,5 +1,5 @@
-import type { ReactNode } from 'react';
-import { Link, NavLink } from 'react-router';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { Link, NavLink, useLocation } from 'react-router';
 import type { ServerLoad } from '../lib/use-server.ts';
 import { buttonClass } from './button.tsx';
 import { StateBadge } from './state-badge.tsx';
@@ -19,6 +19,20 @@ const tabs = [
 
 /** Header and tabs of every /servers/{id} page, with the loading and not-found states. */
 export function ServerShell({ serverId, load, children }: { serverId: string; load: ServerLoad; children: ReactNode }) {
+  const tabBar = useRef<HTMLElement>(null);
+  const { pathname } = useLocation();
+  // On a phone the tabs scroll sideways inside their bar; the current one (Shop, say) must be in view,
+  // not past the right edge where nothing says which tab this is.
+  useEffect(() => {
+    const bar = tabBar.current;
+    const active = bar?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!bar || !active) return;
+    const barBox = bar.getBoundingClientRect();
+    const tabBox = active.getBoundingClientRect();
+    if (tabBox.left < barBox.left || tabBox.right > barBox.right) {
+      bar.scrollLeft += tabBox.left - barBox.left - (barBox.width - tabBox.width) / 2;
+    }
+  }, [pathname, load.status]);
   if (load.status === 'loading') {
     return (
       <main className="mx-auto max-w-6xl px-4 py-8" role="status" aria-live="polite">
@@ -48,10 +62,16 @@ export function ServerShell({ serverId, load, children }: { serverId: string; lo
         / <span className="text-slate-700">{load.server.name}</span>
       </nav>
       <div className="mt-2 flex flex-wrap items-center gap-3">
-        <h1 className="text-2xl font-bold">{load.server.name}</h1>
+        <h1 className="min-w-0 text-2xl font-bold break-all">{load.server.name}</h1>
         <StateBadge state={load.state} />
       </div>
-      <nav aria-label="Server" className="mt-6 flex gap-1 overflow-x-auto border-b border-slate-200">
+      {/* Below lg the ten tabs do not fit: the bar scrolls sideways (the page does not), and its right edge
+          fades so it shows there is more; the end padding lets the last tab scroll clear of the fade. */}
+      <nav
+        ref={tabBar}
+        aria-label="Server"
+        className="mt-6 flex gap-1 overflow-x-auto border-b border-slate-200 pr-8 [mask-image:linear-gradient(to_right,#000_calc(100%_-_2rem),transparent)] lg:pr-0 lg:[mask-image:none]"
+      >
         {tabs.map((tab) => (
           <NavLink
             key={tab.label}

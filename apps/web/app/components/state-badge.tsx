@@ -19,7 +19,7 @@ export function StateBadge({ state }: { state: ServerState }) {
   const busy = state === 'starting' || state === 'stopping' || state === 'queued' || state === 'waking';
   return (
     <span
-      className={`inline-flex items-center gap-1.5 rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset ${tone[state]}`}
+      className={`inline-flex shrink-0 items-center gap-1.5 whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset ${tone[state]}`}
       data-testid="server-state"
     >
       <span className={`size-1.5 rounded-full bg-current ${busy ? 'animate-pulse' : ''}`} aria-hidden="true" />

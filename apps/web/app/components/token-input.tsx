@@ -22,7 +22,8 @@ export function TokenInput({
   }, [digits]);
 
   return (
-    <div role="group" aria-label={label} className="flex justify-center gap-2">
+    // Below sm the boxes are a little smaller and closer: six of them then fit a dialog on a 360 px phone.
+    <div role="group" aria-label={label} className="flex justify-center gap-1.5 sm:gap-2">
       {digits.map((digit, index) => (
         <input
           key={index}
@@ -34,7 +35,7 @@ export function TokenInput({
           inputMode="numeric"
           autoComplete={index === 0 ? 'one-time-code' : 'off'}
           aria-label={`Digit ${index + 1}`}
-          className="size-11 rounded-md border border-slate-300 text-center font-mono text-xl focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30"
+          className="size-10 rounded-md border border-slate-300 text-center font-mono text-xl focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30 sm:size-11"
           onChange={(event) => {
             // Typing over a filled box replaces its digit.
             const raw = event.target.value;

@@ -9,7 +9,8 @@ export default function DashboardAccountLayout() {
   return (
     <div className="flex min-h-screen flex-col">
       <SiteHeader />
-      <div className="mx-auto grid w-full max-w-6xl flex-1 gap-6 px-4 py-8 md:grid-cols-[200px_1fr]">
+      {/* minmax(0, …) columns: a long address or device name wraps instead of widening the page. */}
+      <div className="mx-auto grid w-full max-w-6xl flex-1 grid-cols-1 gap-6 px-4 py-8 md:grid-cols-[200px_minmax(0,1fr)]">
         <nav aria-label="Account" className="flex gap-1 md:flex-col">
           <NavLink to="/account" end className={tab}>
             Account
@@ -18,7 +19,7 @@ export default function DashboardAccountLayout() {
             Security
           </NavLink>
         </nav>
-        <main>
+        <main className="min-w-0">
           <Outlet />
         </main>
       </div>

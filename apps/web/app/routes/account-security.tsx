@@ -124,7 +124,7 @@ export default function AccountSecurity() {
           <ul className="mt-4 divide-y divide-slate-100" data-testid="session-list">
             {sessions.map((s) => (
               <li key={s.sessionId} className="flex flex-wrap items-center justify-between gap-3 py-3">
-                <div>
+                <div className="min-w-0 wrap-anywhere">
                   <p className="font-medium">
                     {s.device}{' '}
                     {s.current ? (
@@ -200,7 +200,7 @@ export default function AccountSecurity() {
             {activity.map((event, i) => (
               <li key={`${event.createdAt}-${i}`} className="flex flex-wrap justify-between gap-2 py-2">
                 <span className="font-medium">{accountEventLabels[event.type]}</span>
-                <span className="text-slate-500">
+                <span className="min-w-0 text-slate-500 wrap-anywhere">
                   {event.device} · {event.ip ?? 'unknown address'} · {when(event.createdAt)}
                 </span>
               </li>

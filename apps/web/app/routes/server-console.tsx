@@ -93,11 +93,11 @@ export default function ServerConsole() {
   return (
     <>
       <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-800 px-4 py-2">
-        <div className="flex items-center gap-3">
+        <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
           <Link to={`/servers/${id}`} className="text-sm text-slate-300 hover:text-white">
             ← Back
           </Link>
-          <h1 className="font-semibold">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
+          <h1 className="min-w-0 font-semibold break-all">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
           {load.status === 'ready' ? (
             <span className="rounded-full bg-white">
               <StateBadge state={load.state} />
@@ -127,7 +127,7 @@ export default function ServerConsole() {
           autoComplete="off"
           spellCheck={false}
           placeholder={running ? 'Type a command, for example: say hello' : 'Start the server to send commands'}
-          className="flex-1 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 font-mono text-sm text-slate-100 placeholder:text-slate-500"
+          className="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 font-mono text-sm text-slate-100 placeholder:text-slate-500"
         />
         <button
           type="submit"

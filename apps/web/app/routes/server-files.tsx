@@ -1,6 +1,7 @@
 import { validationMessages, type FileEntry } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useBlocker, useParams, useSearchParams } from 'react-router';
+import { ActionMenu } from '../components/action-menu.tsx';
 import { Button, buttonClass } from '../components/button.tsx';
 import { CodeEditor } from '../components/code-editor.tsx';
 import { Modal } from '../components/modal.tsx';
@@ -187,10 +188,10 @@ export default function ServerFiles() {
               /
             </button>
             {crumbs.map((part, i) => (
-              <span key={i} className="flex items-center gap-1">
+              <span key={i} className="flex min-w-0 items-center gap-1">
                 <button
                   type="button"
-                  className="rounded px-1 text-brand-700 hover:underline"
+                  className="rounded px-1 text-left text-brand-700 wrap-anywhere hover:underline"
                   onClick={() => go(`/${crumbs.slice(0, i + 1).join('/')}`)}
                 >
                   {part}
@@ -335,7 +336,7 @@ export default function ServerFiles() {
             value={query}
             onChange={(e) => setQuery(e.target.value)}
             placeholder="Search by file name"
-            className="w-full max-w-sm rounded-md border border-slate-300 px-3 py-2 text-sm"
+            className="w-full min-w-0 max-w-sm rounded-md border border-slate-300 px-3 py-2 text-sm"
           />
           <Button type="submit" variant="secondary" busy={searching}>
             Search
@@ -349,7 +350,7 @@ export default function ServerFiles() {
 
         {upload ? (
           <div role="status" aria-live="polite" className="rounded-lg border border-slate-200 bg-white p-4">
-            <p className="text-sm">
+            <p className="text-sm wrap-anywhere">
               Uploading {upload.current} ({upload.done + 1} of {upload.files}) — {formatBytes(upload.loaded)} of {formatBytes(upload.total)}
             </p>
             <progress
@@ -370,7 +371,7 @@ export default function ServerFiles() {
               <li key={r.path} className="flex justify-between gap-3 p-3 text-sm">
                 <button
                   type="button"
-                  className="font-mono text-brand-700 hover:underline"
+                  className="min-w-0 text-left font-mono text-brand-700 wrap-anywhere hover:underline"
                   onClick={() => {
                     setResults(null);
                     if (r.type === 'directory') go(r.path);
@@ -379,19 +380,23 @@ export default function ServerFiles() {
                 >
                   {r.path}
                 </button>
-                <span className="text-slate-500">{r.type === 'file' ? formatBytes(r.size) : r.type}</span>
+                <span className="shrink-0 text-slate-500">{r.type === 'file' ? formatBytes(r.size) : r.type}</span>
               </li>
             ))}
           </ul>
         ) : (
-          <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
+          // No scroll box below lg: names wrap and the actions sit in a menu there, so the table fits, and
+          // a scroll box would clip the open menu of the last rows. Cells give up some padding there
+          // (max-lg:pr-1, max-lg:px-2, max-lg:pl-1) so that server.properties fits on one line at 360 px,
+          // even beside an archive's Extract.
+          <div className="rounded-xl border border-slate-200 bg-white lg:overflow-x-auto">
             <table className="w-full text-left text-sm">
               <thead className="border-b border-slate-200 text-xs uppercase text-slate-500">
                 <tr>
                   <th className="w-8 p-3">
                     <span className="sr-only">Select</span>
                   </th>
-                  <th className="p-3">Name</th>
+                  <th className="p-3 max-lg:px-2">Name</th>
                   <th className="hidden p-3 sm:table-cell">Size</th>
                   <th className="hidden p-3 md:table-cell">Modified</th>
                   <th className="p-3 text-right">Actions</th>
@@ -423,9 +428,40 @@ export default function ServerFiles() {
                 ) : (
                   entries.map((entry) => {
                     const full = joinPath(dir, entry.name);
+                    const openable = entry.type === 'file' || entry.type === 'directory';
+                    const rename = () =>
+                      openDialog('input', {
+                        title: `Rename or move ${entry.name}`,
+                        message: 'Give a new name, or a path such as /plugins/name to move it.',
+                        label: 'New name or path',
+                        initialValue: entry.name,
+                        onContinue: async (value) => {
+                          const name = typedName(value, 'new name');
+                          if (name === null) throw new Error('name required');
+                          await renamePath(id, full, name.startsWith('/') ? name : joinPath(dir, name));
+                          refresh();
+                        },
+                      });
+                    const permissions = () =>
+                      openDialog('input', {
+                        title: `Permissions of ${entry.name}`,
+                        message:
+                          'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
+                        label: 'Permissions',
+                        initialValue: formatMode(entry.mode),
+                        onContinue: async (value) => {
+                          if (!/^[0-7]{3}$/.test(value.trim())) {
+                            notify('warning', 'Permissions', 'Use three digits from 0 to 7, such as 644.');
+                            throw new Error('invalid mode');
+                          }
+                          await changeMode(id, full, parseInt(value.trim(), 8));
+                          notify('success', 'Permissions changed', `${entry.name} is now ${value.trim()}.`);
+                          refresh();
+                        },
+                      });
                     return (
                       <tr key={entry.name} data-testid="file-row">
-                        <td className="p-3">
+                        <td className="p-3 max-lg:pr-1">
                           <input
                             type="checkbox"
                             aria-label={`Select ${entry.name}`}
@@ -440,36 +476,42 @@ export default function ServerFiles() {
                             }
                           />
                         </td>
-                        <td className="p-3 font-mono">
+                        <td className="p-3 font-mono max-lg:px-2">
                           {entry.type === 'directory' ? (
-                            <button type="button" className="text-brand-700 hover:underline" onClick={() => go(full)}>
+                            <button
+                              type="button"
+                              className="text-left text-brand-700 wrap-anywhere hover:underline"
+                              onClick={() => go(full)}
+                            >
                               {entry.name}/
                             </button>
                           ) : entry.type === 'file' ? (
                             <button
                               type="button"
-                              className="text-slate-900 hover:underline"
+                              className="text-left text-slate-900 wrap-anywhere hover:underline"
                               onClick={() => setParams({ path: dir, edit: full })}
                             >
                               {entry.name}
                             </button>
                           ) : (
-                            <span className="text-slate-400" title="Links and special files cannot be opened">
+                            <span className="text-slate-400 wrap-anywhere" title="Links and special files cannot be opened">
                               {entry.name} ({entry.type})
                             </span>
                           )}
                         </td>
-                        <td className="hidden p-3 tabular-nums text-slate-600 sm:table-cell">
+                        <td className="hidden whitespace-nowrap p-3 tabular-nums text-slate-600 sm:table-cell">
                           {entry.type === 'file' ? formatBytes(entry.size) : '—'}
                         </td>
                         <td className="hidden p-3 text-slate-600 md:table-cell">
                           {new Date(entry.modifiedAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
                         </td>
-                        <td className="p-3">
-                          <div className="flex justify-end gap-1">
+                        <td className="p-3 max-lg:pl-1">
+                          <div className="flex items-center justify-end gap-1">
                             {entry.type === 'file' && isArchive(entry.name) ? (
+                              // Narrower beside the menu (below lg), so the name keeps more of a phone's width.
                               <Button
                                 variant="ghost"
+                                className="max-lg:px-2"
                                 busy={extracting === full}
                                 onClick={async () => {
                                   setExtracting(full);
@@ -487,56 +529,49 @@ export default function ServerFiles() {
                                 Extract
                               </Button>
                             ) : null}
-                            {entry.type === 'file' || entry.type === 'directory' ? (
-                              <a className={buttonClass('ghost')} href={downloadUrl(id, full)} download>
-                                Download
-                              </a>
-                            ) : null}
-                            <Button
-                              variant="ghost"
-                              onClick={() =>
-                                openDialog('input', {
-                                  title: `Rename or move ${entry.name}`,
-                                  message: 'Give a new name, or a path such as /plugins/name to move it.',
-                                  label: 'New name or path',
-                                  initialValue: entry.name,
-                                  onContinue: async (value) => {
-                                    const name = typedName(value, 'new name');
-                                    if (name === null) throw new Error('name required');
-                                    await renamePath(id, full, name.startsWith('/') ? name : joinPath(dir, name));
-                                    refresh();
-                                  },
-                                })
-                              }
-                            >
-                              Rename
-                            </Button>
-                            {entry.type === 'file' || entry.type === 'directory' ? (
-                              <Button
-                                variant="ghost"
-                                aria-label={`Permissions of ${entry.name}: ${formatMode(entry.mode)}`}
-                                onClick={() =>
-                                  openDialog('input', {
-                                    title: `Permissions of ${entry.name}`,
-                                    message:
-                                      'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
-                                    label: 'Permissions',
-                                    initialValue: formatMode(entry.mode),
-                                    onContinue: async (value) => {
-                                      if (!/^[0-7]{3}$/.test(value.trim())) {
-                                        notify('warning', 'Permissions', 'Use three digits from 0 to 7, such as 644.');
-                                        throw new Error('invalid mode');
-                                      }
-                                      await changeMode(id, full, parseInt(value.trim(), 8));
-                                      notify('success', 'Permissions changed', `${entry.name} is now ${value.trim()}.`);
-                                      refresh();
-                                    },
-                                  })
-                                }
-                              >
-                                Permissions
+                            {/* Wide screens (lg, 1024 px, up): every action in the row, as buttons, as before. */}
+                            <div className="hidden lg:contents">
+                              {openable ? (
+                                <a className={buttonClass('ghost')} href={downloadUrl(id, full)} download>
+                                  Download
+                                </a>
+                              ) : null}
+                              <Button variant="ghost" onClick={rename}>
+                                Rename
                               </Button>
-                            ) : null}
+                              {openable ? (
+                                <Button
+                                  variant="ghost"
+                                  aria-label={`Permissions of ${entry.name}: ${formatMode(entry.mode)}`}
+                                  onClick={permissions}
+                                >
+                                  Permissions
+                                </Button>
+                              ) : null}
+                            </div>
+                            {/* Phones and tablets: beside the name, size and date there is no room for them all, so they
+                                wait in the row's menu. Extract stays out: it is what an archive's row is for. */}
+                            <ActionMenu
+                              className="lg:hidden"
+                              label={`Actions for ${entry.name}`}
+                              actions={[
+                                ...(openable ? [{ key: 'download', label: 'Download', href: downloadUrl(id, full), download: true }] : []),
+                                { key: 'rename', label: 'Rename', onSelect: rename },
+                                ...(openable
+                                  ? [
+                                      {
+                                        key: 'permissions',
+                                        label: (
+                                          <>
+                                            Permissions <span className="font-mono text-slate-500">{formatMode(entry.mode)}</span>
+                                          </>
+                                        ),
+                                        onSelect: permissions,
+                                      },
+                                    ]
+                                  : []),
+                              ]}
+                            />
                           </div>
                         </td>
                       </tr>
@@ -624,7 +659,7 @@ function Editor({
             {path}
             {dirty ? <span className="ml-2 text-amber-600">(unsaved)</span> : null}
           </h2>
-          <div className="flex gap-2">
+          <div className="flex flex-wrap gap-2">
             <a className={buttonClass('ghost')} href={downloadUrl(serverId, path)} download>
               Download
             </a>

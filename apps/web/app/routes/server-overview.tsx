@@ -44,15 +44,21 @@ export default function ServerOverview() {
     <ServerShell serverId={id} load={load}>
       {load.status === 'ready' ? (
         <div className="space-y-6">
-          <section aria-labelledby="connect-heading" className="grid gap-4 rounded-xl border border-slate-200 bg-white p-6 md:grid-cols-2">
-            <div>
+          {/* grid-cols-1 is minmax(0, 1fr): the implicit column would grow to the join address and push the card
+              and its power buttons past a phone's edge. */}
+          <section
+            aria-labelledby="connect-heading"
+            className="grid grid-cols-1 gap-4 rounded-xl border border-slate-200 bg-white p-4 sm:p-6 md:grid-cols-2"
+          >
+            <div className="min-w-0">
               <h2 id="connect-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
                 Join address
               </h2>
               <div className="mt-2 flex flex-col items-start gap-2">
-                <CopyButton value={load.server.joinAddress} label="Join address" />
-                <p className="text-sm text-slate-600">
-                  Direct connection: <CopyButton value={`${load.server.host}:${load.server.port}`} label="Direct address" />
+                {/* Shown whole (wrapped), not cut: on a phone it is read here and typed into the game elsewhere. */}
+                <CopyButton value={load.server.joinAddress} label="Join address" wrap />
+                <p className="flex max-w-full flex-wrap items-center gap-1 text-sm text-slate-600">
+                  Direct connection: <CopyButton value={`${load.server.host}:${load.server.port}`} label="Direct address" wrap />
                 </p>
               </div>
               <p className="mt-3 text-sm text-slate-600">
@@ -60,7 +66,7 @@ export default function ServerOverview() {
                 with Minecraft Java Edition {load.server.version}.
               </p>
             </div>
-            <div>
+            <div className="min-w-0">
               <h2 className="text-sm font-semibold uppercase tracking-wide text-slate-500">Power</h2>
               <div className="mt-2">
                 <PowerButtons serverId={id} state={load.state} />

@@ -39,15 +39,16 @@ export default function Servers() {
           </Link>
         </section>
       ) : (
-        <ul className="mt-8 grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+        // grid-cols-1 (minmax(0, 1fr)), not the implicit auto column: a card is as wide as the screen, not as its address.
+        <ul className="mt-8 grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
           {servers.map((server) => (
             <li
               key={server.serverId}
-              className="flex flex-col gap-4 rounded-xl border border-slate-200 bg-white p-5"
+              className="flex min-w-0 flex-col gap-4 rounded-xl border border-slate-200 bg-white p-5"
               data-testid="server-card"
             >
               <div className="flex items-start justify-between gap-3">
-                <Link to={`/servers/${server.serverId}`} className="truncate text-lg font-semibold hover:underline">
+                <Link to={`/servers/${server.serverId}`} className="min-w-0 truncate text-lg font-semibold hover:underline">
                   {server.name}
                 </Link>
                 <StateBadge state={server.state} />
