@@ -256,5 +256,8 @@ async function extractZip(sandbox: Sandbox, archivePath: string, destination: st
 export function sandboxSink(sandbox: Sandbox, userPath: string): { stream: PassThrough; done: Promise<number> } {
   const stream = new PassThrough();
   const done = sandbox.writeFrom(userPath, stream, { overwrite: false });
+  // Refused before reading (the name exists, a bad folder): nobody would read the stream and the packer
+  // would wait on it forever, holding every file it opened.
+  done.catch((err: unknown) => stream.destroy(err as Error));
   return { stream, done };
 }

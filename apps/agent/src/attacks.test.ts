@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { connect as connectTcp, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -260,6 +260,50 @@ describe('no request ends the agent', () => {
     expect(res.body.status).toBe('DISK_LIMIT');
     expect(readdirSync(dir).sort()).toEqual(['noise.bin', 'server.properties']); // nothing partial left
     expect((await call('GET', '/v1/servers')).status).toBe(200);
+  });
+
+  it('answers an archive whose name is taken at once, and closes what it opened', async () => {
+    const dir = await install('dos4');
+    mkdirSync(path.join(dir, 'big'));
+    for (let i = 0; i < 4; i++) writeFileSync(path.join(dir, 'big', `r${i}.bin`), randomBytes(2 * 1024 * 1024));
+    writeFileSync(path.join(dir, 'out.tar.gz'), 'already here');
+    const res = await call('POST', '/v1/servers/dos4/files/archive', { paths: ['/big'], destination: '/out.tar.gz' });
+    expect(res.status).toBe(409);
+    expect(res.body.status).toBe('INVALID_STATE');
+    await until(
+      () => openIn(dir),
+      (n) => n === 0,
+    );
+  });
+
+  it('gives back what a cut-off upload wrote and charged, and closes it', async () => {
+    const dir = await install('dos5', 64);
+    const before = (await call('GET', '/v1/servers/dos5/files/usage')).body.result as { used: number };
+    for (let round = 0; round < 3; round++) {
+      // A client that declares 8 MB, sends 256 KB and goes away.
+      const socket = connectTcp(Number(new URL(base).port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write(
+        `PUT /v1/servers/dos5/files/write?path=%2Fcut${round}.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+          `Content-Type: application/octet-stream\r\nContent-Length: ${8 * 1024 * 1024}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(256 * 1024, 1));
+      await until(
+        () => readdirSync(dir).some((n) => n.startsWith('.spawnpoint-')),
+        (started) => started,
+      );
+      socket.destroy();
+    }
+    await until(
+      () => readdirSync(dir).filter((n) => n.startsWith('.spawnpoint-') || n.startsWith('cut')),
+      (left) => left.length === 0,
+    );
+    await until(
+      () => openIn(dir),
+      (n) => n === 0,
+    );
+    const after = (await call('GET', '/v1/servers/dos5/files/usage')).body.result as { used: number };
+    expect(after.used).toBe(before.used);
   });
 
   it('answers a folder swapped for a link before the download with a clear refusal', async () => {

@@ -82,6 +82,9 @@ export class ManagedServer {
 
   /** The server folder's sandbox, opened once and reused; its quota is the plan's disk. */
   sandbox(): Promise<Sandbox> {
+    // The folder is being swapped: a sandbox opened now would hold the copy that is about to go.
+    if (this.state === 'restoring')
+      return Promise.reject(new SandboxError('INVALID_STATE', 'The server is being restored. Please try again in a moment.'));
     this.openSandbox ??= mkdir(this.dir, { recursive: true }).then(() => Sandbox.open(this.dir, this.spec.diskMb * 1024 * 1024));
     this.openSandbox.catch(() => (this.openSandbox = null));
     return this.openSandbox;

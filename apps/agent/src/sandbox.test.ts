@@ -332,6 +332,28 @@ describe('disk quota', () => {
     expect(duBytes(root)).toBeLessThanOrEqual(10 * MB);
   });
 
+  it('skips only the temporary file of a write in progress when measuring, not files of the same name elsewhere', async () => {
+    let open!: () => void;
+    const wait = new Promise<void>((resolve) => (open = resolve));
+    const writing = sandbox.writeFrom('slow.bin', slow(MB, { at: MB / 2, wait }), { overwrite: true });
+    const temp = await until(
+      () => readdirSync(root).find((n) => n.startsWith('.spawnpoint-')),
+      (name) => name !== undefined,
+    );
+    // The tenant sees the name in the listing and uses it for big files in other folders.
+    mkdirSync(path.join(root, 'a'));
+    mkdirSync(path.join(root, 'b'));
+    await sandbox.writeFrom(`a/${temp}`, Readable.from([Buffer.alloc(3 * MB)]), { overwrite: true });
+    await sandbox.writeFrom(`b/${temp}`, Readable.from([Buffer.alloc(3 * MB)]), { overwrite: true });
+    expect(await sandbox.measure()).toBeGreaterThanOrEqual(6 * MB);
+    await expect(sandbox.writeFrom(`b/more.bin`, Readable.from([Buffer.alloc(4 * MB)]), { overwrite: true })).rejects.toMatchObject({
+      code: 'DISK_LIMIT',
+    });
+    open();
+    await writing;
+    expect(sandbox.used).toBe(await sandbox.measure());
+  });
+
   it('measures the folder again when its figure is old, because the game writes too', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {

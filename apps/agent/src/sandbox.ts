@@ -99,6 +99,10 @@ function mapError(err: unknown, what: string): never {
   if (code === 'ENXIO' || code === 'EISDIR') throw new SandboxError('INVALID_INPUT', `${what} is not a regular file.`);
   if (code === 'ENAMETOOLONG') throw new SandboxError('INVALID_INPUT', `The name of ${what} is too long.`);
   if (code === 'ENOSPC' || code === 'EDQUOT') throw new SandboxError('DISK_LIMIT', 'The disk is full.');
+  // The folder changed under us (game code moving things) or refused: the user's to retry, not our failure.
+  if (code === 'EINVAL' || code === 'EPERM' || code === 'EACCES' || code === 'EBUSY' || code === 'EXDEV')
+    throw new SandboxError('INVALID_INPUT', `${what} cannot be changed that way right now.`);
+  if (code === 'EMFILE' || code === 'ENFILE') throw new SandboxError('INVALID_STATE', 'The node is busy. Please try again in a moment.');
   throw err;
 }
 
@@ -131,10 +135,9 @@ async function openRegular(dirFd: number, name: string): Promise<{ stream: Reada
 }
 
 /** Walks an open folder depth first through descriptors; links, special files and what vanishes midway are skipped. */
-async function* walkOpenDir(dir: FileHandle, prefix: string[], skip: (name: string) => boolean): AsyncGenerator<TreeItem> {
+async function* walkOpenDir(dir: FileHandle, prefix: string[], skip: (name: string, ino: number) => boolean): AsyncGenerator<TreeItem> {
   if (prefix.length >= MAX_DEPTH) return;
   for (const entry of await readdir(fdPath(dir.fd), { withFileTypes: true }).catch(() => [])) {
-    if (skip(entry.name)) continue;
     const parts = [...prefix, entry.name];
     if (entry.isDirectory()) {
       const child = await open(fdPath(dir.fd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
@@ -148,7 +151,7 @@ async function* walkOpenDir(dir: FileHandle, prefix: string[], skip: (name: stri
       }
     } else if (entry.isFile()) {
       const st = await lstat(fdPath(dir.fd, entry.name)).catch(() => null);
-      if (!st?.isFile()) continue;
+      if (!st?.isFile() || skip(entry.name, st.ino)) continue;
       yield { parts, type: 'file', size: st.size, mtime: st.mtime, open: () => openRegular(dir.fd, entry.name) };
     }
   }
@@ -178,8 +181,13 @@ export class Sandbox {
   private measuring: Promise<number> | null = null;
   /** Bytes committed while a measurement walked the folder (it may have missed them). */
   private committedDuringMeasure = 0;
-  /** Temporary names of writes in progress: their bytes are in `inflightBytes`, so a measurement skips them. */
-  private readonly temps = new Set<string>();
+  /**
+   * Temporary files of writes in progress, by name, with the inode of the file itself: their bytes are in
+   * `inflightBytes`, so a measurement skips exactly those files (a tenant's file of the same name elsewhere
+   * is still counted).
+   */
+  private readonly temps = new Map<string, number>();
+  private isTemp = (name: string, ino: number) => this.temps.get(name) === ino;
   /** Files (inodes) an overwrite in progress counts as replaced. */
   private readonly credited = new Set<number>();
   private readonly commitLock = new Lock();
@@ -224,19 +232,23 @@ export class Sandbox {
             } finally {
               await child.close();
             }
-          } else if (!this.temps.has(entry.name)) {
-            total += (await lstat(fdPath(dirFd, entry.name)).catch(() => ({ size: 0 }))).size;
+          } else {
+            const st = await lstat(fdPath(dirFd, entry.name)).catch(() => null);
+            if (st && !this.isTemp(entry.name, st.ino)) total += st.size;
           }
         }
         return total;
       };
+      // Its own descriptor of the root: one closed meanwhile (a restore) is never reused under us.
+      const root = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
       try {
-        const total = await walk(this.rootHandle.fd);
+        const total = await walk(root.fd);
         // Over-counting what was committed during the walk is safe; missing it is not.
         this.usedBytes = total + this.committedDuringMeasure;
         this.measuredAt = Date.now();
         return this.used;
       } finally {
+        await root.close();
         this.measuring = null;
       }
     })();
@@ -412,7 +424,7 @@ export class Sandbox {
       const handle = await open(fdPath(dir.fd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644).catch((err: unknown) =>
         mapError(err, name),
       );
-      this.temps.add(temp);
+      this.temps.set(temp, (await handle.stat()).ino);
       const meter = new Transform({
         transform: (chunk: Buffer | string, _encoding, done) => {
           const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -580,7 +592,12 @@ export class Sandbox {
         }
       }
     };
-    await walk(this.rootHandle.fd, '', 0);
+    const root = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
+    try {
+      await walk(root.fd, '', 0);
+    } finally {
+      await root.close();
+    }
     return found;
   }
 
@@ -593,7 +610,7 @@ export class Sandbox {
   async openTree(target: SandboxPath): Promise<Tree> {
     const parts = toParts(target);
     // Writes in progress (an archive being written into the folder it archives) are not part of it.
-    const skip = (name: string) => this.temps.has(name);
+    const skip = this.isTemp;
     if (parts.length === 0) {
       const dir = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
       return { walk: () => walkOpenDir(dir, [], skip), close: () => dir.close() };

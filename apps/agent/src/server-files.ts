@@ -129,6 +129,11 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     // when it sees the answer), bounded in time.
     const bridge = new PassThrough();
     incoming.pipe(bridge);
+    // A client that goes away midway ends the write (its partial file and quota charge are given back);
+    // `pipe` alone would leave the write waiting forever.
+    incoming.once('close', () => {
+      if (!incoming.readableEnded) bridge.destroy(new SandboxError('INVALID_INPUT', 'The upload was cut off before it ended.'));
+    });
     try {
       const { sandbox } = await server(request.params);
       const query = z
