@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { registerThroughForm, uniqueEmail, verifiedAccount } from './helpers.ts';
 
 const publicPages = [
-  { path: '/', heading: 'Your own Minecraft server. Free, and awake when you are.' },
+  { path: '/', heading: 'Your own Minecraft server. Free, and ready in seconds.' },
   { path: '/pricing', heading: 'Plans and prices' },
   { path: '/affiliate', heading: 'Affiliate programme' },
   { path: '/blog', heading: 'Blog' },
@@ -51,6 +51,9 @@ test('every public page shows its content and links to the others; no request le
   await page.goto('/');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pricing' }).click();
   await expect(page.getByTestId('price-starter')).toHaveText('$4.99');
+  // Nothing can be bought yet: paid plans say so instead of offering a button that leads nowhere.
+  await expect(page.getByRole('link', { name: /^Choose / })).toHaveCount(0);
+  await expect(page.getByText('Opens soon', { exact: true }).first()).toBeVisible();
   await page.getByRole('navigation', { name: 'Product' }).getByRole('link', { name: 'Blog' }).click();
   await page.getByRole('link', { name: 'Reading the server console like a pro' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Reading the server console like a pro');

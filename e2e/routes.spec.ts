@@ -73,7 +73,7 @@ test.describe('without JavaScript', () => {
 
   test('the landing page is prerendered with its content', async ({ page }) => {
     await page.goto('/');
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your own Minecraft server. Free, and awake when you are.');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your own Minecraft server. Free, and ready in seconds.');
     await expect(page.getByRole('link', { name: 'Create your free server' })).toBeVisible();
     await expect(page).toHaveTitle('Spawnpoint: Free Minecraft server hosting');
   });

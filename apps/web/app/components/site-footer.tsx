@@ -9,7 +9,7 @@ export function SiteFooter() {
       <div className="mx-auto grid max-w-6xl gap-8 px-4 py-10 text-sm text-slate-600 sm:grid-cols-3">
         <div>
           <p className="font-semibold text-slate-900">Spawnpoint</p>
-          <p className="mt-2">Minecraft servers that sleep when empty and wake when you join.</p>
+          <p className="mt-2">Free Minecraft servers, run from your browser.</p>
         </div>
         <nav aria-label="Product" className="flex flex-col gap-2">
           <Link to="/pricing">Pricing</Link>

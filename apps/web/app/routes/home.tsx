@@ -8,7 +8,7 @@ export const handle = { staticPage: true };
 export const meta = () =>
   pageMeta(
     'index',
-    'Free Minecraft Java servers that sleep when empty and wake up when a player joins. Console, files, backups, plugins and friends, all from your browser.',
+    'Free Minecraft Java servers, ready in seconds: create one, press Start and join from Minecraft. Console, files and backups, all from your browser.',
   );
 
 const features = [
@@ -18,12 +18,20 @@ const features = [
   },
   { title: 'Files and properties', text: 'Edit server.properties through a form, browse and edit files, upload worlds by drag and drop.' },
   { title: 'Backups', text: 'Take a backup before you try something risky and restore it in one click. Lock the ones you want to keep.' },
-  { title: 'Plugins', text: 'Add the plugins your community wants without hunting for jar files.' },
+  { title: 'Public server list', text: 'List your server for everyone to find, with its version, live state and players.' },
   {
-    title: 'Friends as co-owners',
-    text: 'Invite friends as viewers, moderators or administrators. They only get the access you give them.',
+    title: 'Safe by design',
+    text: 'Each server keeps to its own folder and disk: what one server holds can never reach another, or the machine it runs on.',
   },
-  { title: 'Your own address', text: 'Every server gets a name and a join address your friends can remember.' },
+  { title: 'Your own server name', text: 'Every server gets a unique name and an address your friends can join.' },
+];
+
+// Said plainly so nobody signs up for what is not there yet (each arrives with its own release).
+const comingNext = [
+  { title: 'Sleep and wake on join', text: 'Servers that sleep when nobody plays and wake up the moment a friend joins by name.' },
+  { title: 'Plugins', text: 'A plugin catalogue for your server, installed with a click.' },
+  { title: 'Friends as co-owners', text: 'Invite friends as viewers, moderators or administrators, with only the access you give them.' },
+  { title: 'Paid plans', text: 'More player slots, memory and backups when your community grows.' },
 ];
 
 const steps = [
@@ -31,7 +39,7 @@ const steps = [
   { title: 'Name your server', text: 'Pick a name, a software and a Minecraft version. Press Create.' },
   {
     title: 'Press Start and join',
-    text: 'Copy the join address into Minecraft. When everyone leaves, the server goes to sleep; the next join wakes it.',
+    text: "Copy the address shown on your server's page into Minecraft Java Edition and join. Stop it from the same page when you are done.",
   },
 ];
 
@@ -42,11 +50,11 @@ export default function Home() {
         <div className="mx-auto max-w-6xl px-4 py-20 sm:py-28">
           <p className="text-sm font-semibold uppercase tracking-widest text-brand-100">Minecraft server hosting</p>
           <h1 className="mt-4 max-w-3xl text-4xl font-extrabold leading-tight sm:text-6xl">
-            Your own Minecraft server. Free, and awake when you are.
+            Your own Minecraft server. Free, and ready in seconds.
           </h1>
           <p className="mt-6 max-w-2xl text-lg text-slate-200">
-            Spawnpoint servers sleep when nobody is online and wake up the moment a player joins. You only wait a few seconds, and you never
-            pay for an empty world.
+            Create a server, press Start and join it from Minecraft Java Edition. The console, your files and backups are in your browser,
+            on any device.
           </p>
           <div className="mt-10 flex flex-wrap gap-4">
             <Link to="/register" className={buttonClass('primary', 'px-6 py-3 text-base')}>
@@ -92,17 +100,28 @@ export default function Home() {
               </li>
             ))}
           </ul>
+          <h2 id="next-heading" className="mt-14 text-2xl font-bold">
+            Coming next
+          </h2>
+          <ul aria-labelledby="next-heading" className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
+            {comingNext.map((item) => (
+              <li key={item.title} className="rounded-xl border border-dashed border-slate-300 p-6">
+                <h3 className="font-semibold">{item.title}</h3>
+                <p className="mt-2 text-slate-600">{item.text}</p>
+              </li>
+            ))}
+          </ul>
         </div>
       </section>
 
       <section aria-labelledby="plans-heading" className="mx-auto max-w-6xl px-4 py-16">
         <div className="rounded-2xl bg-brand-50 p-8 sm:p-12">
           <h2 id="plans-heading" className="text-3xl font-bold">
-            Free to start. Upgrade when your community grows.
+            Free to start. Paid plans open soon.
           </h2>
           <p className="mt-4 max-w-2xl text-slate-700">
-            The free plan is made for playing with friends. Paid plans add player slots, memory and backups, and keep your server awake
-            longer. Upgrade or cancel any month.
+            The free plan is made for playing with friends. Paid plans with more player slots, memory and backups are on the way; the
+            pricing page shows what they will cost.
           </p>
           <Link to="/pricing" className={buttonClass('primary', 'mt-8')}>
             Compare plans

@@ -21,7 +21,7 @@ export default function Pricing() {
     <main className="mx-auto max-w-6xl px-4 py-12">
       <h1 className="text-4xl font-extrabold">Plans and prices</h1>
       <p className="mt-3 max-w-2xl text-lg text-slate-600">
-        Start free. Upgrade a server when your community outgrows it; cancel any month. Prices are per server per month.
+        Start free today. Paid plans open soon: the prices below are what they will cost, per server per month.
       </p>
       <ul className="mt-10 grid gap-6 md:grid-cols-2 lg:grid-cols-4">
         {plans.map((plan) => (
@@ -50,11 +50,18 @@ export default function Pricing() {
               <li>
                 Up to <strong>{plan.servers}</strong> servers
               </li>
-              <li>{plan.sleeping}</li>
+              <li>
+                {plan.sleeping} <span className="text-slate-500">(sleeping is coming soon)</span>
+              </li>
             </ul>
-            <Link to="/register" className={buttonClass(plan.id === 'starter' ? 'primary' : 'secondary', 'mt-6')}>
-              {plan.monthlyPriceCents === 0 ? 'Start free' : `Choose ${plan.name}`}
-            </Link>
+            {plan.monthlyPriceCents === 0 ? (
+              <Link to="/register" className={buttonClass('primary', 'mt-6')}>
+                Start free
+              </Link>
+            ) : (
+              // Nothing can be bought yet: no button that leads nowhere.
+              <p className="mt-6 rounded-md bg-slate-100 px-3 py-2 text-center text-sm font-semibold text-slate-600">Opens soon</p>
+            )}
           </li>
         ))}
       </ul>
@@ -63,15 +70,17 @@ export default function Pricing() {
           Questions
         </h2>
         <div>
-          <h3 className="font-semibold">What does “sleeps” mean?</h3>
+          <h3 className="font-semibold">What will “sleeps” mean?</h3>
           <p className="mt-1 text-slate-600">
-            When nobody is online, the server saves and stops so it costs nothing. The next player who joins wakes it up; it takes a few
-            seconds.
+            Coming soon: when nobody is online, the server will save and stop so it costs nothing, and the next player who joins will wake
+            it up in a few seconds. Until then a server runs until you stop it.
           </p>
         </div>
         <div>
           <h3 className="font-semibold">Can I change plans later?</h3>
-          <p className="mt-1 text-slate-600">Yes. Upgrades apply at once; your world, files and backups stay as they are.</p>
+          <p className="mt-1 text-slate-600">
+            Once paid plans open, yes: upgrades will apply at once, and your world, files and backups stay as they are.
+          </p>
         </div>
         <div>
           <h3 className="font-semibold">Which versions are supported?</h3>
