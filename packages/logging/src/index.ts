@@ -91,13 +91,18 @@ export function prettyStream(settings: Omit<LoggerSettings, 'format'>): { write(
 
   return {
     write(chunk: string) {
-      let line: LogLine;
+      let parsed: unknown;
       try {
-        line = JSON.parse(chunk) as LogLine;
+        parsed = JSON.parse(chunk);
       } catch {
+        parsed = undefined;
+      }
+      // Anything but a JSON object (pino writes one per line) is passed on as it came.
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         sink.write(chunk);
         return;
       }
+      const line: LogLine = { ...parsed };
       // Fastify's "incoming request" and "request completed" become one line: "GET /path → 404 in 3 ms".
       if (line.msg === 'incoming request' && line.req) {
         if (openRequests.size >= MAX_OPEN_REQUESTS) openRequests.delete(openRequests.keys().next().value);

@@ -9,7 +9,7 @@
  * limit. It does not depend on the agent: an agent restart leaves it running.
  */
 import { createRequire } from 'node:module';
-import type { LauncherSettings } from './launcher-settings.ts';
+import { launcherSettingsSchema } from './launcher-settings.ts';
 
 interface SquidPlayer {
   username: string;
@@ -35,7 +35,8 @@ interface SquidServer {
 const require = createRequire(import.meta.url);
 const { createMCServer } = require('flying-squid') as { createMCServer(options: Record<string, unknown>): SquidServer };
 
-const settings = JSON.parse(process.env.SPAWNPOINT_SETTINGS ?? '{}') as LauncherSettings;
+// Refuses to run on settings the agent did not make (the process then exits with the reason in the console).
+const settings = launcherSettingsSchema.parse(JSON.parse(process.env.SPAWNPOINT_SETTINGS ?? '{}') as unknown);
 const maxPlayers = settings.maxPlayers;
 
 const options = {

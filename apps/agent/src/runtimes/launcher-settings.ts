@@ -1,23 +1,30 @@
+import { z } from 'zod';
+
 /**
  * What the agent hands the built-in runtime's launcher (as JSON in SPAWNPOINT_SETTINGS): everything it
  * needs, already read from the server folder through the sandbox and checked, so the launcher itself reads
- * no tenant file but the world the game keeps.
+ * no tenant file but the world the game keeps. The launcher parses it with this schema, so a setting the
+ * agent did not check cannot reach the game.
  */
-export interface LauncherSettings {
-  port: number;
-  host: string;
-  version: string;
-  motd: string;
-  maxPlayers: number;
-  onlineMode: boolean;
-  gameMode: number;
-  difficulty: number;
+export const launcherSettingsSchema = z.object({
+  port: z.number().int().min(1).max(65535),
+  host: z.string().min(1),
+  version: z.string().min(1),
+  motd: z.string(),
+  maxPlayers: z.number().int().min(1),
+  onlineMode: z.boolean(),
+  gameMode: z.number().int().min(0).max(3),
+  difficulty: z.number().int().min(0).max(3),
   /** Relative to the working directory, checked to stay inside it. */
-  worldFolder: string;
-  flat: boolean;
-  seed: number | null;
-  viewDistance: number;
-}
+  worldFolder: z
+    .string()
+    .min(1)
+    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must stay inside the server folder'),
+  flat: z.boolean(),
+  seed: z.number().int().nullable(),
+  viewDistance: z.number().int().min(2).max(32),
+});
+export type LauncherSettings = z.infer<typeof launcherSettingsSchema>;
 
 const gameModes: Record<string, number> = { survival: 0, creative: 1, adventure: 2, spectator: 3 };
 const difficulties: Record<string, number> = { peaceful: 0, easy: 1, normal: 2, hard: 3 };
