@@ -1,49 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
-import os from 'node:os';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { createClient, ping } from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFakeJar } from '../test-support/fake-jar.ts';
-import { createAgent, type Agent } from './agent.ts';
-import { loadAgentConfig } from './config.ts';
+import type { Agent } from './agent.ts';
+import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 
+let t: TestAgent;
 let agent: Agent;
 let dataDir: string;
-let base: string;
-const token = randomBytes(24).toString('hex');
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-agent-'));
-  agent = await createAgent(
-    loadAgentConfig({
-      AGENT_TOKEN: token,
-      AGENT_PORT: '0',
-      DATA_DIR: dataDir,
-      API_URL: 'http://127.0.0.1:9',
-      LOG_LEVEL: 'silent',
-      STOP_TIMEOUT_SECONDS: '20',
-    }),
-  );
-  base = `http://127.0.0.1:${(agent.http.server.address() as AddressInfo).port}`;
+  t = await startTestAgent('agent');
+  ({ agent, dataDir } = t);
 });
-afterAll(async () => {
-  await agent.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => t.close());
 
-async function call(method: string, url: string, body?: unknown, auth = token) {
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as { status: string; result?: unknown; message?: string } };
-}
+const call = (method: string, url: string, body?: unknown, auth?: string) => t.call(method, url, body, auth);
 
 const stateOf = (id: string) => agent.servers.get(id)?.state;
 const consoleOf = (id: string) => agent.servers.get(id)?.console.lines().join('\n') ?? '';

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { connect as connectTcp, type AddressInfo } from 'node:net';
-import os from 'node:os';
+import { connect as connectTcp } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from './agent.ts';
-import { loadAgentConfig } from './config.ts';
+import type { Agent } from './agent.ts';
+import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 
@@ -17,48 +15,31 @@ import { until } from '../../../test-support/until.ts';
  * sandbox.test.ts; the API's in apps/api.)
  */
 let agent: Agent;
+let t: TestAgent;
 let dataDir: string;
 let outside: string;
 let base: string;
-const token = randomBytes(24).toString('hex');
+let token: string;
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-attacks-'));
+  process.on('unhandledRejection', onUnhandled);
+  t = await startTestAgent('attacks');
+  ({ agent, dataDir, base, token } = t);
   outside = path.join(dataDir, 'outside');
   mkdirSync(outside);
-  process.on('unhandledRejection', onUnhandled);
-  agent = await createAgent(
-    loadAgentConfig({
-      AGENT_TOKEN: token,
-      AGENT_PORT: '0',
-      DATA_DIR: dataDir,
-      API_URL: 'http://127.0.0.1:9',
-      LOG_LEVEL: 'silent',
-      STOP_TIMEOUT_SECONDS: '20',
-    }),
-  );
-  base = `http://127.0.0.1:${(agent.http.server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await agent.close();
+  await t.close();
   process.off('unhandledRejection', onUnhandled);
-  await rm(dataDir, { recursive: true, force: true });
 });
 afterEach(() => {
   // No request may leave a promise failing with nobody waiting (that ended the agent before).
   expect(unhandled).toEqual([]);
 });
 
-async function call(method: string, url: string, body?: unknown) {
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as { status: string; result?: unknown; message?: string } };
-}
+const call = (method: string, url: string, body?: unknown) => t.call(method, url, body);
 
 /** Writes a file the way the file manager does (the control plane's PUT …/files/write). */
 async function put(serverId: string, file: string, content: string | Buffer) {

@@ -1,10 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from './db/schema.ts';
 import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
-import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from './test/build-test-app.ts';
+import { buildTestApp, requester, verifiedOwner, type Send } from './test/build-test-app.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 
@@ -37,23 +35,8 @@ afterAll(async () => {
   await agent.stop();
 });
 
-function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, cookie?: string, payload?: unknown) {
-  return t.app.inject({
-    method,
-    url,
-    headers: cookie ? { cookie } : {},
-    ...(payload !== undefined ? { payload: payload as string } : {}),
-    remoteAddress: uniqueIp(),
-  });
-}
-
-async function owner() {
-  const res = await send('POST', '/v1/auth/register', undefined, { emailAddress: uniqueEmail('nodes'), password: 'long enough password' });
-  const userId = res.json().result.userId;
-  await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
-  t.ctx.sessions.forgetUser(userId);
-  return cookieFrom(res.headers['set-cookie']);
-}
+const send: Send = (...args) => requester(t.app)(...args);
+const owner = () => verifiedOwner(t, 'nodes');
 
 let n = 0;
 const uniqueName = () => `n${Date.now().toString(36).slice(-6)}${++n}`;

@@ -5,11 +5,9 @@ import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { FREE_BACKUP_LIMIT } from '@spawnpoint/contracts';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
-import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
+import { buildTestApp, ownerWithServer as newOwnerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
 /**
@@ -40,33 +38,10 @@ const nodeConnected = () =>
     (a: string[]) => a.includes('test-node'),
   );
 
-function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, cookie?: string, payload?: unknown) {
-  return t.app.inject({
-    method,
-    url,
-    headers: cookie ? { cookie } : {},
-    ...(payload !== undefined ? { payload: payload as string } : {}),
-    remoteAddress: uniqueIp(),
-  });
-}
+const send: Send = (...args) => requester(t.app)(...args);
 
-let n = 0;
 async function ownerWithServer() {
-  const res = await send('POST', '/v1/auth/register', undefined, {
-    emailAddress: uniqueEmail('backups'),
-    password: 'long enough password',
-  });
-  const userId = res.json().result.userId;
-  await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
-  t.ctx.sessions.forgetUser(userId);
-  const cookie = cookieFrom(res.headers['set-cookie']);
-  const server = (await send('POST', '/v1/server/create', cookie, { serverName: `b${Date.now().toString(36).slice(-6)}${++n}` })).json()
-    .result;
-  const id = server.serverId as string;
-  await until(
-    async () => (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status,
-    (s) => s === 'SUCCESS',
-  );
+  const { cookie, id } = await newOwnerWithServer(t, 'backups');
   return { cookie, id, folder: path.join(agent.dataDir, 'servers', id), store: path.join(agent.dataDir, 'storage/backups', id) };
 }
 

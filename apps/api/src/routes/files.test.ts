@@ -3,11 +3,10 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backups, users } from '../db/schema.ts';
+import { backups } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
-import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
+import { buildTestApp, ownerWithServer as newOwnerWithServer, requester, uniqueIp, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -30,38 +29,8 @@ afterAll(async () => {
   await agent.stop();
 });
 
-function send(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  cookie?: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  return t.app.inject({
-    method,
-    url,
-    headers: { ...(cookie ? { cookie } : {}), ...headers },
-    ...(payload !== undefined ? { payload: payload as string } : {}),
-    remoteAddress: uniqueIp(),
-  });
-}
-
-let n = 0;
-async function ownerWithServer() {
-  const res = await send('POST', '/v1/auth/register', undefined, { emailAddress: uniqueEmail('files'), password: 'long enough password' });
-  const userId = res.json().result.userId;
-  await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
-  t.ctx.sessions.forgetUser(userId);
-  const cookie = cookieFrom(res.headers['set-cookie']);
-  const server = (await send('POST', '/v1/server/create', cookie, { serverName: `f${Date.now().toString(36).slice(-6)}${++n}` })).json()
-    .result;
-  // The node installs the folder right after creation.
-  await until(
-    async () => (await send('GET', `/v1/server/${server.serverId}/files/list?path=/`, cookie)).json().status,
-    (s) => s === 'SUCCESS',
-  );
-  return { cookie, id: server.serverId as string };
-}
+const send: Send = (...args) => requester(t.app)(...args);
+const ownerWithServer = () => newOwnerWithServer(t, 'files');
 
 function multipart(name: string, content: Buffer) {
   const boundary = '----spawnpoint' + Math.random().toString(16).slice(2);

@@ -3,11 +3,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/index.ts';
+import { users } from '../db/schema.ts';
+import { until } from '../../../../test-support/until.ts';
 
 export interface TestApp extends App {
   config: Config;
@@ -111,4 +114,49 @@ export function cookieFrom(setCookie: string | string[] | undefined): string {
   const header = Array.isArray(setCookie) ? setCookie[0] : setCookie;
   if (!header) throw new Error('no set-cookie header');
   return header.split(';')[0] as string;
+}
+
+export type Send = ReturnType<typeof requester>;
+
+/** `send(method, url, cookie?, payload?, headers?)` through the real app, each from its own address (no shared per-IP limit). */
+export function requester(app: App['app']) {
+  return (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    cookie?: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(cookie ? { cookie } : {}), ...headers },
+      ...(payload !== undefined ? { payload: payload as string } : {}),
+      remoteAddress: uniqueIp(),
+    });
+}
+
+/** Registers an account with a verified address (as after the mailed link) and answers its session cookie. */
+export async function verifiedOwner(t: TestApp, prefix: string): Promise<string> {
+  const send = requester(t.app);
+  const res = await send('POST', '/v1/auth/register', undefined, { emailAddress: uniqueEmail(prefix), password: 'long enough password' });
+  const userId = res.json().result.userId as string;
+  await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+  t.ctx.sessions.forgetUser(userId);
+  return cookieFrom(res.headers['set-cookie']);
+}
+
+let serverCounter = 0;
+/** A verified owner with one new server whose folder the node has installed. */
+export async function ownerWithServer(t: TestApp, prefix: string): Promise<{ cookie: string; id: string }> {
+  const send = requester(t.app);
+  const cookie = await verifiedOwner(t, prefix);
+  const name = `${prefix.slice(0, 4)}${Date.now().toString(36).slice(-6)}${++serverCounter}`.slice(0, 16);
+  const id = (await send('POST', '/v1/server/create', cookie, { serverName: name })).json().result.serverId as string;
+  // The node installs the folder right after creation.
+  await until(
+    async () => (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status,
+    (s) => s === 'SUCCESS',
+  );
+  return { cookie, id };
 }

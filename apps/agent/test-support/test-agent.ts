@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createAgent, type Agent } from '../src/agent.ts';
+import { loadAgentConfig } from '../src/config.ts';
+
+export interface TestAgent {
+  agent: Agent;
+  dataDir: string;
+  base: string;
+  token: string;
+  /** A JSON call to the agent's HTTP API with the node token (or `auth` instead). */
+  call(method: string, url: string, body?: unknown, auth?: string): Promise<{ status: number; body: AgentAnswer }>;
+  close(): Promise<void>;
+}
+
+export interface AgentAnswer {
+  status: string;
+  result?: unknown;
+  message?: string;
+}
+
+/** A real agent in this process, in a fresh DATA_DIR, with no API to report to. */
+export async function startTestAgent(prefix: string): Promise<TestAgent> {
+  const token = randomBytes(24).toString('hex');
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `spawnpoint-${prefix}-`));
+  const agent = await createAgent(
+    loadAgentConfig({
+      AGENT_TOKEN: token,
+      AGENT_PORT: '0',
+      DATA_DIR: dataDir,
+      API_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'silent',
+      STOP_TIMEOUT_SECONDS: '20',
+    }),
+  );
+  const base = `http://127.0.0.1:${(agent.http.server.address() as AddressInfo).port}`;
+  return {
+    agent,
+    dataDir,
+    base,
+    token,
+    async call(method, url, body, auth = token) {
+      const response = await fetch(`${base}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${auth}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      return { status: response.status, body: (await response.json()) as AgentAnswer };
+    },
+    async close() {
+      await agent.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
