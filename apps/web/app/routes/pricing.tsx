@@ -51,7 +51,8 @@ export default function Pricing() {
                 Up to <strong>{plan.servers}</strong> servers
               </li>
               <li>
-                {plan.sleeping} <span className="text-slate-500">(sleeping is coming soon)</span>
+                {plan.sleeping}
+                {/sleep/i.test(plan.sleeping) ? <span className="text-slate-500"> (sleeping is coming soon)</span> : null}
               </li>
             </ul>
             {plan.monthlyPriceCents === 0 ? (
@@ -90,7 +91,9 @@ export default function Pricing() {
         </div>
         <div>
           <h3 className="font-semibold">Is there a contract?</h3>
-          <p className="mt-1 text-slate-600">No. Plans renew monthly from your balance and you can cancel before the next month starts.</p>
+          <p className="mt-1 text-slate-600">
+            No. Once paid plans open, they renew monthly from your balance and you can cancel before the next month starts.
+          </p>
         </div>
       </section>
     </main>
