@@ -120,7 +120,13 @@ test('an owner lists a server publicly and a visitor finds it on the server list
 });
 
 test('a lost live connection shows a banner and marks live values stale until it is back', async ({ page }) => {
-  // The network between this tab and the product, cut and restored at will (HTTP polling and WebSocket).
+  await verifiedAccount(page, 'lost');
+  const base = await createServerThroughForm(page, `lost-${Date.now().toString(36).slice(-6)}`);
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
+
+  // From here the network between this tab and the product's socket is cut and restored at will (HTTP
+  // polling and WebSocket); the page is loaded again so its socket goes through these routes.
   let cut = false;
   const open: { close(): Promise<void> }[] = [];
   await page.route(/\/socket\.io\//, (route) => (cut ? route.abort('internetdisconnected') : route.continue()));
@@ -132,10 +138,9 @@ test('a lost live connection shows a banner and marks live values stale until it
     ws.connectToServer();
     open.push(ws);
   });
-  await verifiedAccount(page, 'lost');
-  const base = await createServerThroughForm(page, `lost-${Date.now().toString(36).slice(-6)}`);
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await expect(page.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
+  await page.reload();
+  await expect(page.getByTestId('server-state')).toHaveText('Online');
+  await expect.poll(() => open.length).toBeGreaterThan(0);
   const banner = page.getByRole('status').filter({ hasText: 'Connection lost.' });
   await expect(banner).toHaveCount(0);
 
