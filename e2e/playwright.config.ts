@@ -6,6 +6,10 @@ import { defineConfig } from '@playwright/test';
 // The product is started exactly as a user starts it (`npm start`), in a fresh data folder.
 const port = Number(process.env.E2E_PORT ?? 3100);
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-e2e-'));
+// The browser suite runs the product as a new user starts it: the embedded database in its own DATA_DIR.
+// A DATABASE_URL set for the database suites (CI sets one) would otherwise reach `npm start`, and every
+// run would add its servers to one shared PostgreSQL database until the node's game ports run out.
+delete process.env.DATABASE_URL;
 const baseURL = `http://localhost:${port}`;
 
 export default defineConfig({
