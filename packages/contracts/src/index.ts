@@ -14,3 +14,4 @@ export * from './plans.ts';
 export * from './nether.ts';
 export * from './integrations.ts';
 export * from './endpoints.ts';
+export * from './players.ts';
