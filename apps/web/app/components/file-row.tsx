@@ -1,0 +1,168 @@
+import type { FileEntry } from '@spawnpoint/contracts';
+import { useState } from 'react';
+import { openDialog } from '../lib/dialogs.ts';
+import { changeMode, downloadUrl, extractArchive, joinPath, renamePath } from '../lib/files.ts';
+import { formatBytes } from '../lib/servers.ts';
+import { notify } from '../lib/toasts.ts';
+import { typedName } from '../lib/typed-name.ts';
+import { ActionMenu } from './action-menu.tsx';
+import { Button, buttonClass } from './button.tsx';
+
+const isArchive = (name: string) => /\.(zip|tar|tar\.gz|tgz)$/i.test(name);
+
+/** Permission bits as the three octal digits people type (644). */
+function formatMode(mode: number): string {
+  return mode.toString(8).padStart(3, '0');
+}
+
+/**
+ * One row of the file table: select, open (a folder) or edit (a file), and its actions — Extract for an
+ * archive, Download, Rename and Permissions as buttons from 1024 px up and in the row's menu below.
+ */
+export function FileRow({
+  serverId,
+  dir,
+  entry,
+  selected,
+  onSelect,
+  onOpenFolder,
+  onEdit,
+  onChanged,
+}: {
+  serverId: string;
+  dir: string;
+  entry: FileEntry;
+  selected: boolean;
+  onSelect: (checked: boolean) => void;
+  onOpenFolder: (path: string) => void;
+  onEdit: (path: string) => void;
+  /** Something in the folder changed (renamed, extracted, new permissions): list it again. */
+  onChanged: () => void;
+}) {
+  const full = joinPath(dir, entry.name);
+  const [extracting, setExtracting] = useState(false);
+  const openable = entry.type === 'file' || entry.type === 'directory';
+  const rename = () =>
+    openDialog('input', {
+      title: `Rename or move ${entry.name}`,
+      message: 'Give a new name, or a path such as /plugins/name to move it.',
+      label: 'New name or path',
+      initialValue: entry.name,
+      onContinue: async (value) => {
+        const name = typedName(value, 'new name');
+        if (name === null) throw new Error('name required');
+        await renamePath(serverId, full, name.startsWith('/') ? name : joinPath(dir, name));
+        onChanged();
+      },
+    });
+  const permissions = () =>
+    openDialog('input', {
+      title: `Permissions of ${entry.name}`,
+      message:
+        'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
+      label: 'Permissions',
+      initialValue: formatMode(entry.mode),
+      onContinue: async (value) => {
+        if (!/^[0-7]{3}$/.test(value.trim())) {
+          notify('warning', 'Permissions', 'Use three digits from 0 to 7, such as 644.');
+          throw new Error('invalid mode');
+        }
+        await changeMode(serverId, full, parseInt(value.trim(), 8));
+        notify('success', 'Permissions changed', `${entry.name} is now ${value.trim()}.`);
+        onChanged();
+      },
+    });
+  return (
+    <tr key={entry.name} data-testid="file-row">
+      <td className="p-3 max-lg:pr-1">
+        <input type="checkbox" aria-label={`Select ${entry.name}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
+      </td>
+      <td className="p-3 font-mono max-lg:px-2">
+        {entry.type === 'directory' ? (
+          <button type="button" className="text-left text-brand-700 wrap-anywhere hover:underline" onClick={() => onOpenFolder(full)}>
+            {entry.name}/
+          </button>
+        ) : entry.type === 'file' ? (
+          <button type="button" className="text-left text-slate-900 wrap-anywhere hover:underline" onClick={() => onEdit(full)}>
+            {entry.name}
+          </button>
+        ) : (
+          <span className="text-slate-400 wrap-anywhere" title="Links and special files cannot be opened">
+            {entry.name} ({entry.type})
+          </span>
+        )}
+      </td>
+      <td className="hidden whitespace-nowrap p-3 tabular-nums text-slate-600 sm:table-cell">
+        {entry.type === 'file' ? formatBytes(entry.size) : '—'}
+      </td>
+      <td className="hidden p-3 text-slate-600 md:table-cell">
+        {new Date(entry.modifiedAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
+      </td>
+      <td className="p-3 max-lg:pl-1">
+        <div className="flex items-center justify-end gap-1">
+          {entry.type === 'file' && isArchive(entry.name) ? (
+            // Narrower beside the menu (below lg), so the name keeps more of a phone's width.
+            <Button
+              variant="ghost"
+              className="max-lg:px-2"
+              busy={extracting}
+              onClick={async () => {
+                setExtracting(true);
+                try {
+                  await extractArchive(serverId, full, dir);
+                  notify('success', 'Extracted', `${entry.name} was unpacked here.`);
+                  onChanged();
+                } catch {
+                  // shown by the §8 handling
+                } finally {
+                  setExtracting(false);
+                }
+              }}
+            >
+              Extract
+            </Button>
+          ) : null}
+          {/* Wide screens (lg, 1024 px, up): every action in the row, as buttons, as before. */}
+          <div className="hidden lg:contents">
+            {openable ? (
+              <a className={buttonClass('ghost')} href={downloadUrl(serverId, full)} download>
+                Download
+              </a>
+            ) : null}
+            <Button variant="ghost" onClick={rename}>
+              Rename
+            </Button>
+            {openable ? (
+              <Button variant="ghost" aria-label={`Permissions of ${entry.name}: ${formatMode(entry.mode)}`} onClick={permissions}>
+                Permissions
+              </Button>
+            ) : null}
+          </div>
+          {/* Phones and tablets: beside the name, size and date there is no room for them all, so they
+              wait in the row's menu. Extract stays out: it is what an archive's row is for. */}
+          <ActionMenu
+            className="lg:hidden"
+            label={`Actions for ${entry.name}`}
+            actions={[
+              ...(openable ? [{ key: 'download', label: 'Download', href: downloadUrl(serverId, full), download: true }] : []),
+              { key: 'rename', label: 'Rename', onSelect: rename },
+              ...(openable
+                ? [
+                    {
+                      key: 'permissions',
+                      label: (
+                        <>
+                          Permissions <span className="font-mono text-slate-500">{formatMode(entry.mode)}</span>
+                        </>
+                      ),
+                      onSelect: permissions,
+                    },
+                  ]
+                : []),
+            ]}
+          />
+        </div>
+      </td>
+    </tr>
+  );
+}
