@@ -256,6 +256,43 @@ describe('files', () => {
     expect(names.filter((n: string) => n.endsWith('.uploading'))).toEqual([]);
   });
 
+  it('keeps nothing of an upload the browser cancels midway (the Cancel button), and leaves the file it would replace as it was', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const folder = path.join(agent.dataDir, 'servers', id);
+    await writeFile(path.join(folder, 'keep.txt'), 'the original');
+    const leftovers = async () => (await readdir(folder)).filter((n) => n.startsWith('.spawnpoint-'));
+    for (const name of ['new.bin', 'keep.txt']) {
+      // As XMLHttpRequest.abort() does: the form is partly sent, then the connection closes.
+      const form = multipart(name, Buffer.alloc(0));
+      const request = httpRequest(`${apiUrl}/v1/server/${id}/files/upload?path=/${name}&size=${8 * 1024 * 1024}`, {
+        method: 'POST',
+        headers: { cookie, ...form.headers },
+      });
+      request.on('error', () => undefined);
+      request.on('response', () => expect.fail('a cancelled upload has no answer to read'));
+      request.write(form.head);
+      request.write(Buffer.alloc(512 * 1024, 7));
+      // The node has begun writing it (its temporary file is there) when the browser goes away.
+      await until(leftovers, (names) => names.length > 0);
+      request.destroy();
+      await until(leftovers, (names) => names.length === 0);
+    }
+    const names = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result.map((e: { name: string }) => e.name);
+    expect(names).not.toContain('new.bin');
+    const kept = await send('GET', `/v1/server/${id}/files/content?path=/keep.txt`, cookie);
+    expect(kept.json().result.content).toBe('the original');
+    // The API and the node keep serving uploads after it.
+    const after = multipart('after.txt', Buffer.from('fine'));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/server/${id}/files/upload?path=/after.txt`,
+      headers: { cookie, ...after.headers },
+      payload: after.payload,
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.json()).toEqual({ status: 'SUCCESS', result: null });
+  });
+
   it("answers the node's DISK_LIMIT when an upload crosses the quota midway, and keeps serving", async () => {
     const { cookie, id } = await ownerWithServer();
     // Fill the folder to 64 KiB under its quota with a sparse file (no real disk used), then measure again.
