@@ -4,12 +4,14 @@ import {
   type AgentBackupEvent,
   type ServerState,
   type ServerStats,
+  type StatsSample,
 } from '@spawnpoint/contracts';
 import type { Socket } from 'socket.io';
 import { ApiError } from './http/errors.ts';
 import type { NodeEvents, NodeRegistry } from './nodes.ts';
 import type { Realtime } from './realtime.ts';
 import { userRoom } from './realtime.ts';
+import { StatsRing } from './stats-history.ts';
 
 export interface ServerPlacement {
   serverId: string;
@@ -38,6 +40,8 @@ export class ServerHub implements NodeEvents {
   private placements = new Map<string, ServerPlacement>();
   private states = new Map<string, ServerState>();
   private latestStats = new Map<string, ServerStats>();
+  /** The last 10 minutes of stats of each running server, for the charts of a page that opens later. */
+  private statsHistory = new Map<string, StatsRing>();
   private history = new Map<string, string[]>();
   private subscribers = new Map<string, Map<string, Subscriber>>();
 
@@ -54,6 +58,7 @@ export class ServerHub implements NodeEvents {
     this.placements.delete(serverId);
     this.states.delete(serverId);
     this.latestStats.delete(serverId);
+    this.statsHistory.delete(serverId);
     this.history.delete(serverId);
     for (const sub of this.subscribers.get(serverId)?.values() ?? []) void sub.socket.leave(consoleRoom(serverId));
     this.subscribers.delete(serverId);
@@ -67,6 +72,11 @@ export class ServerHub implements NodeEvents {
     return this.latestStats.get(serverId) ?? null;
   }
 
+  /** The samples of the last STATS_HISTORY_MS, oldest first (none for a server that is not running). */
+  statsHistoryOf(serverId: string, now = Date.now()): StatsSample[] {
+    return this.statsHistory.get(serverId)?.read(now) ?? [];
+  }
+
   /** Servers on a node that hold a slot (anything but offline). */
   activeOn(nodeId: string): number {
     let n = 0;
@@ -78,7 +88,11 @@ export class ServerHub implements NodeEvents {
     const placement = this.placements.get(serverId);
     if (!placement || this.states.get(serverId) === state) return;
     this.states.set(serverId, state);
-    if (state === 'offline') this.latestStats.delete(serverId);
+    if (state === 'offline') {
+      // A stopped server has no live figures; its charts start again with its next run.
+      this.latestStats.delete(serverId);
+      this.statsHistory.delete(serverId);
+    }
     this.io.to(this.audience(placement)).emit('server:state', { serverId, state });
     for (const waiter of [...this.stateWaiters]) waiter(serverId, state);
   }
@@ -113,10 +127,14 @@ export class ServerHub implements NodeEvents {
     if (this.onNode(nodeId, serverId)) this.setState(serverId, state);
   }
 
-  stats(nodeId: string, serverId: string, stats: ServerStats): void {
+  /** `at`: when the sample arrived (tests pass older times to fill the history). */
+  stats(nodeId: string, serverId: string, stats: ServerStats, at = Date.now()): void {
     if (!this.onNode(nodeId, serverId)) return;
     this.latestStats.set(serverId, stats);
-    this.io.to(consoleRoom(serverId)).volatile.emit('server:stats', { serverId, ...stats });
+    let ring = this.statsHistory.get(serverId);
+    if (!ring) this.statsHistory.set(serverId, (ring = new StatsRing()));
+    ring.push(stats, at);
+    this.io.to(consoleRoom(serverId)).volatile.emit('server:stats', { serverId, at, ...stats });
   }
 
   lines(nodeId: string, serverId: string, lines: string[]): void {
@@ -223,8 +241,14 @@ export class ServerHub implements NodeEvents {
     sub.pending = false;
     await socket.join(consoleRoom(serverId));
     socket.emit('server:state', { serverId, state: this.stateOf(serverId) });
+    // The charts' last 10 minutes, so a page opened (or reloaded) now does not start them empty; then the
+    // latest figures (with the player list) as a live event.
+    const now = Date.now();
+    const samples = this.statsHistoryOf(serverId, now);
+    socket.emit('server:stats-history', { serverId, samples });
     const stats = this.latestStats.get(serverId);
-    if (stats) socket.emit('server:stats', { serverId, ...stats });
+    const last = samples[samples.length - 1];
+    if (stats) socket.emit('server:stats', { serverId, at: last?.at ?? now, ...stats });
     this.flush(serverId, subs.get(socket.id) as Subscriber);
   }
 

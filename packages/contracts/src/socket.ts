@@ -1,18 +1,39 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
-import type { ServerStats } from './servers.ts';
+import { serverStats } from './servers.ts';
 
 /** Socket.IO events between the browser and the API (ARCHITECTURE §5). */
 export const socketAuthPayload = z.object({ token: z.string().min(1).max(1024) });
 
 export const serverStateEvent = z.object({ serverId: z.string(), state: serverState });
 
+/** How long the API keeps a server's stats for the overview's charts (a new page gets them on subscribing). */
+export const STATS_HISTORY_MS = 10 * 60_000;
+/** The node samples a running server every 2 s. */
+export const STATS_SAMPLE_INTERVAL_MS = 2000;
+/** Slots of each server's stats ring in the API: 10 minutes of samples, so memory per server is fixed. */
+export const STATS_HISTORY_SAMPLES_MAX = STATS_HISTORY_MS / STATS_SAMPLE_INTERVAL_MS;
+
+/** Live stats as the API passes them on, stamped with when the API received them (ms since the epoch). */
+export const serverStatsEvent = serverStats.extend({ serverId: z.string(), at: z.number().int() });
+export type ServerStatsEvent = z.infer<typeof serverStatsEvent>;
+/** One point of the charts: what the API keeps per sample (no player names). */
+export const statsSample = z.object({ at: z.number().int(), cpu: z.number(), memory: z.number(), players: z.number().int() });
+export type StatsSample = z.infer<typeof statsSample>;
+/** Sent to a socket when it subscribes to a server: the last STATS_HISTORY_MS of samples, oldest first. */
+export const serverStatsHistoryEvent = z.object({
+  serverId: z.string(),
+  samples: z.array(statsSample).max(STATS_HISTORY_SAMPLES_MAX),
+});
+export type ServerStatsHistoryEvent = z.infer<typeof serverStatsHistoryEvent>;
+
 export interface ServerToClientEvents {
   'auth:success': () => void;
   'auth:error': (payload: { message: string }) => void;
   'server:state': (payload: z.infer<typeof serverStateEvent>) => void;
   'server:console': (payload: { serverId: string; lines: string[] }) => void;
-  'server:stats': (payload: ServerStats & { serverId: string }) => void;
+  'server:stats': (payload: ServerStatsEvent) => void;
+  'server:stats-history': (payload: ServerStatsHistoryEvent) => void;
   'server:error': (payload: { serverId: string; status: string; message: string }) => void;
   'server:backup': (payload: {
     serverId: string;
