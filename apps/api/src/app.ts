@@ -20,6 +20,9 @@ import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
+import { sessionRoutes } from './routes/sessions.ts';
+import { twoFactorRoutes } from './routes/two-factor.ts';
+import { router } from './http/route.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
@@ -134,16 +137,20 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     if (request.url.startsWith('/v1/')) await ctx.limit('apiPerIp', request);
   });
 
-  authRoutes(app, ctx);
-  userRoutes(app, ctx);
-  miscRoutes(app, ctx);
-  serverRoutes(app, ctx);
-  accountRoutes(app, ctx);
-  operatorRoutes(app, ctx, config.operatorToken);
-  fileRoutes(app, ctx);
-  backupRoutes(app, ctx);
-  publicSiteRoutes(app, ctx);
-  openApiRoutes(app, config.publicUrl);
+  // Every route comes from its entry in the endpoint table (contracts), through the one router.
+  const route = router(app, ctx);
+  authRoutes(route, ctx);
+  userRoutes(route, ctx);
+  miscRoutes(app, route, ctx);
+  serverRoutes(route, ctx);
+  accountRoutes(route, ctx);
+  twoFactorRoutes(route, ctx);
+  sessionRoutes(route, ctx);
+  operatorRoutes(route, ctx);
+  fileRoutes(route, ctx);
+  backupRoutes(route, ctx);
+  publicSiteRoutes(route, ctx);
+  openApiRoutes(route, config.publicUrl);
   await installWeb(app, config);
 
   handleBrowserSockets(io, ctx);

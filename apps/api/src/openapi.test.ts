@@ -1,4 +1,4 @@
-import { endpoints } from '@spawnpoint/contracts';
+import { endpointList } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, uniqueIp } from './test/build-test-app.ts';
 
@@ -20,7 +20,7 @@ describe('OpenAPI document', () => {
         .filter((r) => (r.url.startsWith('/v1/') || r.url === '/healthz') && !r.url.endsWith('*'))
         .map((r) => `${r.method} ${r.url}`),
     );
-    const documented = new Set(endpoints.map((e) => `${e.method} ${e.path}`));
+    const documented = new Set(endpointList.map((e) => `${e.method} ${e.path}`));
     expect(
       [...registered].filter((r) => !documented.has(r)),
       'registered but not documented',

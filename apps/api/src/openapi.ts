@@ -1,5 +1,5 @@
-import { endpoints, errorCatalogue, type Endpoint } from '@spawnpoint/contracts';
-import type { FastifyInstance } from 'fastify';
+import { endpointList, endpoints, errorCatalogue, type Endpoint } from '@spawnpoint/contracts';
+import type { Route } from './http/route.ts';
 import { z } from 'zod';
 
 type JsonSchema = Record<string, unknown>;
@@ -51,7 +51,7 @@ function operation(endpoint: Endpoint): JsonSchema {
 /** The OpenAPI 3.1 document of the API, from the endpoint table and zod schemas in contracts. */
 export function openApiDocument(publicUrl: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const endpoint of endpoints) {
+  for (const endpoint of endpointList) {
     const path = openApiPath(endpoint.path);
     paths[path] ??= {};
     paths[path][endpoint.method.toLowerCase()] = operation(endpoint);
@@ -91,7 +91,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 
 /** A plain page listing the endpoints (no script, so the API's strict CSP holds). */
 function docsPage(): string {
-  const rows = endpoints
+  const rows = endpointList
     .map(
       (e) =>
         `<tr><td><code>${e.method}</code></td><td><code>${escapeHtml(openApiPath(e.path))}</code></td><td>${escapeHtml(e.summary)}</td><td>${e.access}${e.permission ? ` · <code>${escapeHtml(e.permission)}</code>` : ''}</td></tr>`,
@@ -104,8 +104,8 @@ ${rows}
 </tbody></table></main></body></html>`;
 }
 
-export function openApiRoutes(app: FastifyInstance, publicUrl: string): void {
+export function openApiRoutes(route: Route, publicUrl: string): void {
   let document: JsonSchema | null = null;
-  app.get('/v1/openapi.json', async () => (document ??= openApiDocument(publicUrl)));
-  app.get('/v1/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
+  route(endpoints.openApi, async ({ reply }) => reply.send((document ??= openApiDocument(publicUrl))));
+  route(endpoints.docs, async ({ reply }) => reply.type('text/html; charset=utf-8').send(docsPage()));
 }

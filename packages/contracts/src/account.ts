@@ -33,6 +33,13 @@ export const sessionInfo = z.object({
   lastSeenAt: z.string(),
   current: z.boolean(),
 });
+export const sessionIdParams = z.object({
+  sessionId: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/),
+});
 export const sessionsResult = z.array(sessionInfo);
 export type SessionInfoData = z.infer<typeof sessionInfo>;
 

@@ -92,6 +92,32 @@ export const websocketTokenResult = z.object({ token: z.string() });
 export const localizationResult = z.object({ currency: z.string().length(3) });
 export const emptyResult = z.null();
 export const healthResult = z.object({ database: z.literal('ok'), agents: z.array(z.string()) });
+export const referralResult = z.object({ code: z.string(), link: z.string(), referredUsers: z.number().int().min(0) });
+export const referralCreditRequest = z.object({ referral: z.string().trim().min(1).max(64) });
+export const giveawaySlugParams = z.object({
+  slug: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9-]+$/),
+});
+export const giveawayResult = z.object({
+  slug: z.string(),
+  title: z.string(),
+  deadline: z.string(),
+  winnersCount: z.number().int(),
+  entries: z.number().int(),
+  entered: z.boolean(),
+  drawn: z.boolean(),
+  /** Recorded at the draw, so anyone with the entry list can recompute the winners. */
+  seed: z.string().nullable(),
+  /** Masked addresses of the winners once drawn. */
+  winners: z.array(z.string()),
+});
+export const operatorLockRequest = z.object({ emailAddress: z.string().trim().toLowerCase().max(254), locked: z.boolean() });
+export const operatorLockResult = z.object({ sessionsEnded: z.number().int().min(0) });
+export const operatorDrawRequest = z.object({ slug: z.string().min(1).max(64), seed: z.string().min(8).max(128).optional() });
+export const operatorDrawResult = z.object({ seed: z.string(), entries: z.number().int(), winners: z.number().int() });
 export const routeRulesResult = z.record(z.string(), z.string());
 
 export type RegisterRequest = z.infer<typeof registerRequest>;

@@ -11,6 +11,7 @@ import {
   confirmEmailRequest,
   deleteAccountRequest,
   recoveryCodesRequest,
+  sessionIdParams,
   sessionsResult,
   twoFactorDisableRequest,
   twoFactorEnableRequest,
@@ -19,11 +20,19 @@ import {
 } from './account.ts';
 import {
   feedbackRequest,
+  giveawayResult,
+  giveawaySlugParams,
   healthResult,
   localizationResult,
   loginRequest,
+  operatorDrawRequest,
+  operatorDrawResult,
+  operatorLockRequest,
+  operatorLockResult,
   passwordRecoveryRequest,
   passwordResetRequest,
+  referralCreditRequest,
+  referralResult,
   registerRequest,
   routeRulesResult,
   userData,
@@ -33,6 +42,12 @@ import {
 } from './api.ts';
 import {
   archiveRequest,
+  backupCreateResult,
+  backupIdParams,
+  backupSummary,
+  diskUsageResult,
+  fileContentResult,
+  uploadQuery,
   chmodRequest,
   backupListPage,
   backupRestoreResult,
@@ -50,9 +65,12 @@ import {
   serverProperties,
   writeFileRequest,
 } from './files.ts';
+import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import {
   commandRequest,
+  powerResult,
+  serverIdParams,
   createServerRequest,
   nameAvailabilityQuery,
   nameAvailabilityResult,
@@ -71,36 +89,54 @@ export interface Endpoint {
   tag: 'Accounts' | 'Account security' | 'Servers' | 'Files' | 'Backups' | 'Public' | 'Operator';
   summary: string;
   access: EndpointAccess;
-  /** The permission key checked on the server named in the path (ARCHITECTURE §7). */
-  permission?: string;
+  /** The permission key checked on the server named in the path (ARCHITECTURE §7) before the handler runs. */
+  permission?: PermissionKey;
+  /** The path's parameters (every `:name` of `path`). */
+  params?: z.ZodType;
   body?: z.ZodType;
   query?: z.ZodType;
-  /** The `result` of a SUCCESS answer; absent when it is not JSON (downloads) or is documented in words. */
+  /** The `result` of a SUCCESS answer; absent when the answer is not the JSON envelope (`raw`). */
   result?: z.ZodType;
+  /** Answers something other than the envelope (a download, a document); the handler writes the reply. */
+  raw?: true;
 }
 
 const empty = z.null();
 
-export const endpoints: readonly Endpoint[] = [
+/**
+ * The table, keyed by one name per endpoint. The API registers each route from its entry (it parses
+ * params, query and body with these schemas and checks `permission`), and the web app calls an entry by
+ * name, so a change of shape fails the typecheck on both sides.
+ */
+export const endpoints = {
   // Accounts
-  {
+  register: {
     method: 'POST',
     path: '/v1/auth/register',
     tag: 'Accounts',
     summary: 'Create an account and sign in; mails a verification link',
     access: 'public',
     body: registerRequest,
+    result: userData,
   },
-  {
+  login: {
     method: 'POST',
     path: '/v1/auth/login',
     tag: 'Accounts',
     summary: 'Sign in (with the two-factor code when the account has one)',
     access: 'public',
     body: loginRequest,
+    result: userData,
   },
-  { method: 'POST', path: '/v1/auth/logout', tag: 'Accounts', summary: 'Sign out this session', access: 'session', result: empty },
-  {
+  logout: {
+    method: 'POST',
+    path: '/v1/auth/logout',
+    tag: 'Accounts',
+    summary: 'Sign out this session (SUCCESS without one too)',
+    access: 'public',
+    result: empty,
+  },
+  verifyEmail: {
     method: 'POST',
     path: '/v1/auth/verify',
     tag: 'Accounts',
@@ -109,7 +145,7 @@ export const endpoints: readonly Endpoint[] = [
     body: verifyRequest,
     result: empty,
   },
-  {
+  resendVerification: {
     method: 'POST',
     path: '/v1/auth/verify/resend',
     tag: 'Accounts',
@@ -117,7 +153,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: empty,
   },
-  {
+  passwordRecovery: {
     method: 'POST',
     path: '/v1/auth/password-recovery',
     tag: 'Accounts',
@@ -126,7 +162,7 @@ export const endpoints: readonly Endpoint[] = [
     body: passwordRecoveryRequest,
     result: empty,
   },
-  {
+  passwordReset: {
     method: 'POST',
     path: '/v1/auth/password-reset',
     tag: 'Accounts',
@@ -135,8 +171,8 @@ export const endpoints: readonly Endpoint[] = [
     body: passwordResetRequest,
     result: empty,
   },
-  { method: 'GET', path: '/v1/user/me', tag: 'Accounts', summary: 'The signed-in user', access: 'session', result: userData },
-  {
+  me: { method: 'GET', path: '/v1/user/me', tag: 'Accounts', summary: 'The signed-in user', access: 'session', result: userData },
+  userServers: {
     method: 'GET',
     path: '/v1/user/servers',
     tag: 'Accounts',
@@ -144,7 +180,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: userServersResult,
   },
-  {
+  websocketToken: {
     method: 'GET',
     path: '/v1/user/websocket',
     tag: 'Accounts',
@@ -152,15 +188,16 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: websocketTokenResult,
   },
-  {
+  referral: {
     method: 'GET',
     path: '/v1/user/referral',
     tag: 'Accounts',
     summary: 'Your referral code, link and count of referred accounts',
     access: 'session',
+    result: referralResult,
   },
   // Account security
-  {
+  twoFactorSetup: {
     method: 'GET',
     path: '/v1/user/twofactor/enable',
     tag: 'Account security',
@@ -168,7 +205,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: twoFactorSetupResult,
   },
-  {
+  twoFactorEnable: {
     method: 'POST',
     path: '/v1/user/twofactor/enable',
     tag: 'Account security',
@@ -177,7 +214,7 @@ export const endpoints: readonly Endpoint[] = [
     body: twoFactorEnableRequest,
     result: twoFactorEnableResult,
   },
-  {
+  twoFactorDisable: {
     method: 'POST',
     path: '/v1/user/twofactor/disable',
     tag: 'Account security',
@@ -186,7 +223,7 @@ export const endpoints: readonly Endpoint[] = [
     body: twoFactorDisableRequest,
     result: empty,
   },
-  {
+  recoveryCodes: {
     method: 'POST',
     path: '/v1/user/twofactor/recovery-codes',
     tag: 'Account security',
@@ -195,7 +232,7 @@ export const endpoints: readonly Endpoint[] = [
     body: recoveryCodesRequest,
     result: twoFactorEnableResult,
   },
-  {
+  sessions: {
     method: 'GET',
     path: '/v1/user/sessions',
     tag: 'Account security',
@@ -203,15 +240,16 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: sessionsResult,
   },
-  {
+  sessionEnd: {
     method: 'DELETE',
     path: '/v1/user/sessions/:sessionId',
+    params: sessionIdParams,
     tag: 'Account security',
     summary: 'End one session (its socket is cut at once)',
     access: 'session',
     result: empty,
   },
-  {
+  sessionsEndOthers: {
     method: 'POST',
     path: '/v1/user/sessions/revoke-others',
     tag: 'Account security',
@@ -219,7 +257,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: empty,
   },
-  {
+  passwordChange: {
     method: 'POST',
     path: '/v1/user/password',
     tag: 'Account security',
@@ -228,7 +266,7 @@ export const endpoints: readonly Endpoint[] = [
     body: changePasswordRequest,
     result: empty,
   },
-  {
+  emailChange: {
     method: 'POST',
     path: '/v1/user/email',
     tag: 'Account security',
@@ -237,7 +275,7 @@ export const endpoints: readonly Endpoint[] = [
     body: changeEmailRequest,
     result: empty,
   },
-  {
+  emailChangeConfirm: {
     method: 'POST',
     path: '/v1/user/email/confirm',
     tag: 'Account security',
@@ -246,7 +284,7 @@ export const endpoints: readonly Endpoint[] = [
     body: confirmEmailRequest,
     result: empty,
   },
-  {
+  accountDelete: {
     method: 'POST',
     path: '/v1/user/delete',
     tag: 'Account security',
@@ -255,7 +293,7 @@ export const endpoints: readonly Endpoint[] = [
     body: deleteAccountRequest,
     result: empty,
   },
-  {
+  activity: {
     method: 'GET',
     path: '/v1/user/activity',
     tag: 'Account security',
@@ -264,7 +302,7 @@ export const endpoints: readonly Endpoint[] = [
     result: activityResult,
   },
   // Servers
-  {
+  software: {
     method: 'GET',
     path: '/v1/server/software',
     tag: 'Servers',
@@ -272,7 +310,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'session',
     result: softwareResult,
   },
-  {
+  nameAvailable: {
     method: 'GET',
     path: '/v1/server/name-available',
     tag: 'Servers',
@@ -281,7 +319,7 @@ export const endpoints: readonly Endpoint[] = [
     query: nameAvailabilityQuery,
     result: nameAvailabilityResult,
   },
-  {
+  serverCreate: {
     method: 'POST',
     path: '/v1/server/create',
     tag: 'Servers',
@@ -290,27 +328,71 @@ export const endpoints: readonly Endpoint[] = [
     body: createServerRequest,
     result: serverDetails,
   },
-  {
+  server: {
     method: 'GET',
     path: '/v1/server/:serverId',
+    params: serverIdParams,
     tag: 'Servers',
     summary: 'A server with its direct address and live stats',
     access: 'session',
     permission: 'console.read',
     result: serverDetails,
   },
-  {
+  serverStart: {
     method: 'POST',
-    path: '/v1/server/:serverId/:action',
+    path: '/v1/server/:serverId/start',
+    params: serverIdParams,
     tag: 'Servers',
-    summary: 'Power (`start`, `stop`, `restart`, `kill`; 409 INVALID_STATE when the state does not allow it) or `command` with {command}',
+    summary: 'Start the server (409 INVALID_STATE when its state does not allow it)',
     access: 'session',
-    permission: 'power.start | power.stop | console.command',
-    body: commandRequest.partial(),
+    permission: 'power.start',
+    result: powerResult,
   },
-  {
+  serverStop: {
+    method: 'POST',
+    path: '/v1/server/:serverId/stop',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Stop the server, saving the world',
+    access: 'session',
+    permission: 'power.stop',
+    result: powerResult,
+  },
+  serverRestart: {
+    method: 'POST',
+    path: '/v1/server/:serverId/restart',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Stop the server and start it again',
+    access: 'session',
+    permission: 'power.stop',
+    result: powerResult,
+  },
+  serverKill: {
+    method: 'POST',
+    path: '/v1/server/:serverId/kill',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'End the game process at once (always accepted while it runs)',
+    access: 'session',
+    permission: 'power.stop',
+    result: powerResult,
+  },
+  serverCommand: {
+    method: 'POST',
+    path: '/v1/server/:serverId/command',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Send a console command to the running server',
+    access: 'session',
+    permission: 'console.command',
+    body: commandRequest,
+    result: empty,
+  },
+  serverAppearance: {
     method: 'POST',
     path: '/v1/server/:serverId/appearance',
+    params: serverIdParams,
     tag: 'Servers',
     summary: 'Show or hide the server on the public server list',
     access: 'session',
@@ -318,9 +400,10 @@ export const endpoints: readonly Endpoint[] = [
     body: serverAppearanceRequest,
     result: serverDetails,
   },
-  {
+  serverDelete: {
     method: 'DELETE',
     path: '/v1/server/:serverId',
+    params: serverIdParams,
     tag: 'Servers',
     summary: 'Delete a server and its files',
     access: 'session',
@@ -328,9 +411,10 @@ export const endpoints: readonly Endpoint[] = [
     result: empty,
   },
   // Files
-  {
+  fileList: {
     method: 'GET',
     path: '/v1/server/:serverId/files/list',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'A folder',
     access: 'session',
@@ -338,9 +422,10 @@ export const endpoints: readonly Endpoint[] = [
     query: pathQuery,
     result: fileListResult,
   },
-  {
+  fileSearch: {
     method: 'GET',
     path: '/v1/server/:serverId/files/search',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Find files by name',
     access: 'session',
@@ -348,28 +433,31 @@ export const endpoints: readonly Endpoint[] = [
     query: searchQuery,
     result: fileSearchResult,
   },
-  {
+  diskUsage: {
     method: 'GET',
     path: '/v1/server/:serverId/files/usage',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Disk used and quota',
     access: 'session',
     permission: 'files.read',
-    result: z.object({ used: z.number(), quota: z.number() }),
+    result: diskUsageResult,
   },
-  {
+  fileContent: {
     method: 'GET',
     path: '/v1/server/:serverId/files/content',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'A text file for the editor (≤ 2 MB)',
     access: 'session',
     permission: 'files.read',
     query: pathQuery,
-    result: z.object({ path: z.string(), content: z.string() }),
+    result: fileContentResult,
   },
-  {
+  fileSave: {
     method: 'PUT',
     path: '/v1/server/:serverId/files/content',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Save a text file',
     access: 'session',
@@ -377,28 +465,32 @@ export const endpoints: readonly Endpoint[] = [
     body: writeFileRequest,
     result: empty,
   },
-  {
+  fileDownload: {
     method: 'GET',
     path: '/v1/server/:serverId/files/download',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Download a file, or a folder as .tar.gz (streamed)',
     access: 'session',
+    raw: true,
     permission: 'files.read',
     query: pathQuery,
   },
-  {
+  fileUpload: {
     method: 'POST',
     path: '/v1/server/:serverId/files/upload',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Upload one file (multipart, streamed) to ?path=',
     access: 'session',
     permission: 'files.write',
-    query: pathQuery,
+    query: uploadQuery,
     result: empty,
   },
-  {
+  fileMkdir: {
     method: 'POST',
     path: '/v1/server/:serverId/files/mkdir',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Create a folder (with parents: true, mkdir -p: existing folders are fine)',
     access: 'session',
@@ -406,9 +498,10 @@ export const endpoints: readonly Endpoint[] = [
     body: mkdirRequest,
     result: mkdirResult,
   },
-  {
+  fileRename: {
     method: 'POST',
     path: '/v1/server/:serverId/files/rename',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Rename or move',
     access: 'session',
@@ -416,9 +509,10 @@ export const endpoints: readonly Endpoint[] = [
     body: renameRequest,
     result: empty,
   },
-  {
+  fileDelete: {
     method: 'POST',
     path: '/v1/server/:serverId/files/delete',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Delete files and folders',
     access: 'session',
@@ -426,9 +520,10 @@ export const endpoints: readonly Endpoint[] = [
     body: deleteFilesRequest,
     result: empty,
   },
-  {
+  fileArchive: {
     method: 'POST',
     path: '/v1/server/:serverId/files/archive',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Archive a selection into a .tar.gz',
     access: 'session',
@@ -436,9 +531,10 @@ export const endpoints: readonly Endpoint[] = [
     body: archiveRequest,
     result: empty,
   },
-  {
+  fileExtract: {
     method: 'POST',
     path: '/v1/server/:serverId/files/extract',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Extract an archive (checked entry by entry)',
     access: 'session',
@@ -446,9 +542,10 @@ export const endpoints: readonly Endpoint[] = [
     body: extractRequest,
     result: extractResult,
   },
-  {
+  fileChmod: {
     method: 'POST',
     path: '/v1/server/:serverId/files/chmod',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Change permission bits (never through a link)',
     access: 'session',
@@ -456,18 +553,20 @@ export const endpoints: readonly Endpoint[] = [
     body: chmodRequest,
     result: empty,
   },
-  {
+  properties: {
     method: 'GET',
     path: '/v1/server/:serverId/properties',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'server.properties as typed values',
     access: 'session',
     permission: 'files.read',
     result: serverProperties,
   },
-  {
+  propertiesUpdate: {
     method: 'PUT',
     path: '/v1/server/:serverId/properties',
+    params: serverIdParams,
     tag: 'Files',
     summary: 'Update server.properties (applies at the next start)',
     access: 'session',
@@ -476,53 +575,61 @@ export const endpoints: readonly Endpoint[] = [
     result: serverProperties,
   },
   // Backups
-  {
+  backups: {
     method: 'GET',
     path: '/v1/server/:serverId/backups',
+    params: serverIdParams,
     tag: 'Backups',
     summary: 'Backups, the plan limit, whether a job runs, and the backup being made with its progress',
     access: 'session',
     permission: 'backups.create',
     result: backupListPage,
   },
-  {
+  backupCreate: {
     method: 'POST',
     path: '/v1/server/:serverId/backups',
+    params: serverIdParams,
     tag: 'Backups',
     summary: 'Start a backup (progress arrives as `server:backup`)',
     access: 'session',
     permission: 'backups.create',
-    result: z.object({ backupId: z.string() }),
+    result: backupCreateResult,
   },
-  {
+  backupDownload: {
     method: 'GET',
     path: '/v1/server/:serverId/backups/:backupId/download',
+    params: backupIdParams,
     tag: 'Backups',
     summary: 'Download a backup (.tar.gz, streamed)',
     access: 'session',
+    raw: true,
     permission: 'backups.create',
   },
-  {
+  backupRestore: {
     method: 'POST',
     path: '/v1/server/:serverId/backups/:backupId/restore',
+    params: backupIdParams,
     tag: 'Backups',
     summary: 'Restore a backup (the server is stopped and started around it)',
     access: 'session',
     permission: 'backups.restore',
     result: backupRestoreResult,
   },
-  {
+  backupLock: {
     method: 'POST',
     path: '/v1/server/:serverId/backups/:backupId/lock',
+    params: backupIdParams,
     tag: 'Backups',
     summary: 'Lock a backup against rotation, or unlock it',
     access: 'session',
+    result: backupSummary,
     permission: 'backups.create',
     body: backupLockRequest,
   },
-  {
+  backupDelete: {
     method: 'DELETE',
     path: '/v1/server/:serverId/backups/:backupId',
+    params: backupIdParams,
     tag: 'Backups',
     summary: 'Delete a backup',
     access: 'session',
@@ -530,7 +637,7 @@ export const endpoints: readonly Endpoint[] = [
     result: empty,
   },
   // Public
-  {
+  plans: {
     method: 'GET',
     path: '/v1/plans',
     tag: 'Public',
@@ -538,7 +645,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'public',
     result: plansResult,
   },
-  {
+  publicServers: {
     method: 'GET',
     path: '/v1/servers/list',
     tag: 'Public',
@@ -546,7 +653,7 @@ export const endpoints: readonly Endpoint[] = [
     access: 'public',
     result: publicServerListResult,
   },
-  {
+  localization: {
     method: 'GET',
     path: '/v1/localization',
     tag: 'Public',
@@ -554,30 +661,34 @@ export const endpoints: readonly Endpoint[] = [
     access: 'public',
     result: localizationResult,
   },
-  {
+  referralCredit: {
     method: 'POST',
     path: '/v1/referral',
     tag: 'Public',
     summary: 'Credit a referral code to the signed-in account (once)',
     access: 'session',
-    body: z.object({ referral: z.string() }),
+    body: referralCreditRequest,
     result: empty,
   },
-  {
+  giveaway: {
     method: 'GET',
     path: '/v1/giveaway/:slug',
+    params: giveawaySlugParams,
     tag: 'Public',
     summary: 'A giveaway: deadline, entries, winners once drawn',
     access: 'public',
+    result: giveawayResult,
   },
-  {
+  giveawayEnter: {
     method: 'POST',
     path: '/v1/giveaway/:slug/enter',
+    params: giveawaySlugParams,
     tag: 'Public',
     summary: 'Enter a giveaway (verified accounts, once)',
     access: 'session',
+    result: empty,
   },
-  {
+  feedback: {
     method: 'POST',
     path: '/v1/feedback/submit',
     tag: 'Public',
@@ -586,7 +697,7 @@ export const endpoints: readonly Endpoint[] = [
     body: feedbackRequest,
     result: empty,
   },
-  {
+  routeRules: {
     method: 'GET',
     path: '/v1/route-rules',
     tag: 'Public',
@@ -594,9 +705,9 @@ export const endpoints: readonly Endpoint[] = [
     access: 'public',
     result: routeRulesResult,
   },
-  { method: 'GET', path: '/v1/openapi.json', tag: 'Public', summary: 'This document', access: 'public' },
-  { method: 'GET', path: '/v1/docs', tag: 'Public', summary: 'This document as a page', access: 'public' },
-  {
+  openApi: { method: 'GET', path: '/v1/openapi.json', tag: 'Public', summary: 'This document', access: 'public', raw: true },
+  docs: { method: 'GET', path: '/v1/docs', tag: 'Public', summary: 'This document as a page', access: 'public', raw: true },
+  health: {
     method: 'GET',
     path: '/healthz',
     tag: 'Public',
@@ -605,12 +716,27 @@ export const endpoints: readonly Endpoint[] = [
     result: healthResult,
   },
   // Operator (bearer operator token, used by `npm run operator`)
-  { method: 'POST', path: '/v1/operator/accounts/lock', tag: 'Operator', summary: 'Lock or unlock an account', access: 'operator' },
-  {
+  operatorAccountLock: {
+    method: 'POST',
+    path: '/v1/operator/accounts/lock',
+    tag: 'Operator',
+    summary: 'Lock or unlock an account',
+    access: 'operator',
+    body: operatorLockRequest,
+    result: operatorLockResult,
+  },
+  operatorGiveawayDraw: {
     method: 'POST',
     path: '/v1/operator/giveaways/draw',
     tag: 'Operator',
     summary: 'Draw a giveaway after its deadline',
     access: 'operator',
+    body: operatorDrawRequest,
+    result: operatorDrawResult,
   },
-];
+} satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof endpoints;
+
+/** Every endpoint, for the OpenAPI document and the registration check. */
+export const endpointList: readonly Endpoint[] = Object.values(endpoints);

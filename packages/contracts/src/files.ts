@@ -106,6 +106,16 @@ export const backupIdParams = z.object({
     .regex(/^[A-Za-z0-9_-]+$/),
 });
 export const backupLockRequest = z.object({ locked: z.boolean() });
+export const backupCreateResult = z.object({ backupId: z.string() });
+/** Bytes the server's folder uses and the plan's quota. */
+export const diskUsageResult = z.object({ used: z.number(), quota: z.number() });
+/** A text file for the editor. */
+export const fileContentResult = z.object({ path: z.string(), content: z.string() });
+/** The upload's target and the size the browser declares, so a file that cannot fit is refused at once. */
+export const uploadQuery = z.object({
+  path: z.string().min(1).max(4096),
+  size: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+});
 export const backupProgressEvent = z.object({
   serverId: z.string(),
   backupId: z.string(),

@@ -130,6 +130,9 @@ export const serverIdParams = z.object({
 });
 export const powerAction = z.enum(['start', 'stop', 'restart', 'kill']);
 export type PowerAction = z.infer<typeof powerAction>;
+/** What a power action answers: the state the server is in once the action was accepted. */
+export const powerResult = z.object({ serverId: z.string(), state: serverState });
+
 export const commandRequest = z.object({
   command: z.string().trim().min(1, 'The command field is required').max(256, 'The command field may not be greater than 256 characters'),
 });

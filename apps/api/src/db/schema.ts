@@ -1,4 +1,5 @@
 import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { AccountEventType } from '@spawnpoint/contracts';
 
 export const users = pgTable(
   'users',
@@ -118,7 +119,8 @@ export const accountEvents = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    type: text('type').notNull(),
+    // Written only by recordEvent, which takes an AccountEventType.
+    type: text('type').$type<AccountEventType>().notNull(),
     ip: text('ip'),
     userAgent: text('user_agent'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -1,21 +1,14 @@
-import {
-  loginRequest,
-  passwordRecoveryRequest,
-  passwordResetRequest,
-  registerRequest,
-  twoFactorToken,
-  verifyRequest,
-} from '@spawnpoint/contracts';
+import { endpoints, twoFactorToken } from '@spawnpoint/contracts';
 import { recordEvent } from '../auth/events.ts';
 import { acceptSecondFactor } from '../auth/two-factor.ts';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { consumeEmailToken, emailTokenOwner, issueEmailToken } from '../auth/email-tokens.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId } from '../auth/tokens.ts';
-import { clearSessionCookie, optionalSession, requireSession, setSessionCookie, type AppContext } from '../context.ts';
+import { clearSessionCookie, optionalSession, setSessionCookie, type AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
-import { ApiError, ok, parse } from '../http/errors.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Route } from '../http/route.ts';
 import { passwordResetMail, verificationMail } from '../mail/templates.ts';
 import { presentUser } from './present.ts';
 
@@ -23,7 +16,7 @@ const INVALID_LINK = 'This link is invalid or has expired. Please request a new 
 const ALREADY_VERIFIED = 'Your email address is already verified.';
 const TWOFACTOR_PROMPT = 'Enter the six-digit code from your authenticator app, or one of your recovery codes.';
 
-export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function authRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
 
   async function sendVerification(userId: string, emailAddress: string): Promise<void> {
@@ -32,128 +25,137 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext): void {
     await ctx.mailer.send({ to: emailAddress, ...mail });
   }
 
-  app.post('/v1/auth/register', async (request, reply) => {
-    await ctx.limit('registerPerIp', request);
-    const body = parse(registerRequest, request.body);
-    const passwordHash = await hashPassword(body.password);
-    const id = newId();
-    // Only a code that belongs to someone is kept (the affiliate programme credits its owner).
-    const [referrer] = body.referral
-      ? await db.select({ id: users.id }).from(users).where(eq(users.referralCode, body.referral)).limit(1)
-      : [];
-    // The unique index decides races between two registrations of the same address.
-    const inserted = await db
-      .insert(users)
-      .values({ id, emailAddress: body.emailAddress, passwordHash, referral: referrer ? (body.referral ?? null) : null })
-      .onConflictDoNothing()
-      .returning();
-    const user = inserted[0];
-    if (!user) throw new ApiError('EMAIL_ALREADY_REGISTERED');
-    const token = await ctx.sessions.create(user.id, { userAgent: request.headers['user-agent'], ip: request.ip });
-    setSessionCookie(ctx, reply, token);
-    ctx.background(() => sendVerification(user.id, user.emailAddress));
-    return ok(presentUser(user, ctx.config.appSecret));
-  });
+  route(
+    endpoints.register,
+    async ({ request, reply, body }) => {
+      const passwordHash = await hashPassword(body.password);
+      const id = newId();
+      // Only a code that belongs to someone is kept (the affiliate programme credits its owner).
+      const [referrer] = body.referral
+        ? await db.select({ id: users.id }).from(users).where(eq(users.referralCode, body.referral)).limit(1)
+        : [];
+      // The unique index decides races between two registrations of the same address.
+      const inserted = await db
+        .insert(users)
+        .values({ id, emailAddress: body.emailAddress, passwordHash, referral: referrer ? (body.referral ?? null) : null })
+        .onConflictDoNothing()
+        .returning();
+      const user = inserted[0];
+      if (!user) throw new ApiError('EMAIL_ALREADY_REGISTERED');
+      const token = await ctx.sessions.create(user.id, { userAgent: request.headers['user-agent'], ip: request.ip });
+      setSessionCookie(ctx, reply, token);
+      ctx.background(() => sendVerification(user.id, user.emailAddress));
+      return presentUser(user, ctx.config.appSecret);
+    },
+    { limit: 'registerPerIp' },
+  );
 
-  app.post('/v1/auth/login', async (request, reply) => {
-    await ctx.limit('loginPerIp', request);
-    const body = parse(loginRequest, request.body);
-    await ctx.limit('loginPerAccountAndIp', request, `${body.emailAddress}|${request.ip}`);
-    const [user] = await db.select().from(users).where(eq(users.emailAddress, body.emailAddress)).limit(1);
-    // Password first, always, so the answer never reveals whether the address has an account.
-    const valid = await verifyPassword(user?.passwordHash ?? null, body.password);
-    if (!user || !valid) {
-      if (user) await recordEvent(db, user.id, 'sign_in_failed', request);
-      throw new ApiError('INVALID_CREDENTIALS');
-    }
-    if (user.lockedAt) throw new ApiError('ACCOUNT_LOCKED');
-    if (user.twoFactorEnabledAt) {
-      // Only someone who knows the password learns that the account has two-factor.
-      if (!body.twoFactorToken) {
-        throw new ApiError('INVALID_TWOFACTOR', { twoFactorToken: TWOFACTOR_PROMPT }, TWOFACTOR_PROMPT);
+  route(
+    endpoints.login,
+    async ({ request, reply, body }) => {
+      await ctx.limit('loginPerAccountAndIp', request, `${body.emailAddress}|${request.ip}`);
+      const [user] = await db.select().from(users).where(eq(users.emailAddress, body.emailAddress)).limit(1);
+      // Password first, always, so the answer never reveals whether the address has an account.
+      const valid = await verifyPassword(user?.passwordHash ?? null, body.password);
+      if (!user || !valid) {
+        if (user) await recordEvent(db, user.id, 'sign_in_failed', request);
+        throw new ApiError('INVALID_CREDENTIALS');
       }
-      await ctx.limit('twoFactorPerAccount', request, user.id);
-      const token = twoFactorToken.safeParse(body.twoFactorToken);
-      const kind = token.success ? await acceptSecondFactor(db, ctx.config.appSecret, user, token.data) : null;
-      if (!kind) {
-        await recordEvent(db, user.id, 'sign_in_failed', request);
-        throw new ApiError('INVALID_TWOFACTOR');
+      if (user.lockedAt) throw new ApiError('ACCOUNT_LOCKED');
+      if (user.twoFactorEnabledAt) {
+        // Only someone who knows the password learns that the account has two-factor.
+        if (!body.twoFactorToken) {
+          throw new ApiError('INVALID_TWOFACTOR', { twoFactorToken: TWOFACTOR_PROMPT }, TWOFACTOR_PROMPT);
+        }
+        await ctx.limit('twoFactorPerAccount', request, user.id);
+        const token = twoFactorToken.safeParse(body.twoFactorToken);
+        const kind = token.success ? await acceptSecondFactor(db, ctx.config.appSecret, user, token.data) : null;
+        if (!kind) {
+          await recordEvent(db, user.id, 'sign_in_failed', request);
+          throw new ApiError('INVALID_TWOFACTOR');
+        }
+        if (kind === 'recovery') await recordEvent(db, user.id, 'recovery_code_used', request);
       }
-      if (kind === 'recovery') await recordEvent(db, user.id, 'recovery_code_used', request);
-    }
-    await recordEvent(db, user.id, 'sign_in', request);
-    const previous = await optionalSession(ctx, request);
-    if (previous) await ctx.sessions.destroy(previous.sessionId);
-    const token = await ctx.sessions.create(user.id, { userAgent: request.headers['user-agent'], ip: request.ip });
-    setSessionCookie(ctx, reply, token);
-    return ok(presentUser(user, ctx.config.appSecret));
-  });
+      await recordEvent(db, user.id, 'sign_in', request);
+      const previous = await optionalSession(ctx, request);
+      if (previous) await ctx.sessions.destroy(previous.sessionId);
+      const token = await ctx.sessions.create(user.id, { userAgent: request.headers['user-agent'], ip: request.ip });
+      setSessionCookie(ctx, reply, token);
+      return presentUser(user, ctx.config.appSecret);
+    },
+    { limit: 'loginPerIp' },
+  );
 
-  app.post('/v1/auth/logout', async (request, reply) => {
+  route(endpoints.logout, async ({ request, reply }) => {
     const session = await optionalSession(ctx, request);
     if (session) await ctx.sessions.destroy(session.sessionId);
     clearSessionCookie(ctx, reply);
-    return ok(null);
+    return null;
   });
 
-  app.post('/v1/auth/verify', async (request) => {
-    await ctx.limit('verifyPerIp', request);
-    const body = parse(verifyRequest, request.body);
-    const userId = await consumeEmailToken(db, body.token, 'verify_email');
-    if (!userId) {
-      // A link opened again (a second click, a mail client's preview) of an account that is verified is
-      // no failure of the user's: say so, instead of sending them to request a link they do not need.
-      const owner = await emailTokenOwner(db, body.token, 'verify_email');
-      const [user] = owner ? await db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, owner)).limit(1) : [];
-      if (user?.verifiedAt) throw new ApiError('INVALID_STATE', undefined, ALREADY_VERIFIED);
-      throw new ApiError('INVALID_INPUT', { token: INVALID_LINK }, INVALID_LINK);
-    }
-    await db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
-    ctx.sessions.forgetUser(userId);
-    return ok(null);
-  });
+  route(
+    endpoints.verifyEmail,
+    async ({ body }) => {
+      const userId = await consumeEmailToken(db, body.token, 'verify_email');
+      if (!userId) {
+        // A link opened again (a second click, a mail client's preview) of an account that is verified is
+        // no failure of the user's: say so, instead of sending them to request a link they do not need.
+        const owner = await emailTokenOwner(db, body.token, 'verify_email');
+        const [user] = owner ? await db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, owner)).limit(1) : [];
+        if (user?.verifiedAt) throw new ApiError('INVALID_STATE', undefined, ALREADY_VERIFIED);
+        throw new ApiError('INVALID_INPUT', { token: INVALID_LINK }, INVALID_LINK);
+      }
+      await db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+      ctx.sessions.forgetUser(userId);
+      return null;
+    },
+    { limit: 'verifyPerIp' },
+  );
 
-  app.post('/v1/auth/verify/resend', async (request) => {
-    const session = await requireSession(ctx, request);
+  route(endpoints.resendVerification, async ({ request, session }) => {
     await ctx.limit('resendVerificationPerAccount', request, session.user.id);
     if (session.user.emailVerifiedAt) throw new ApiError('INVALID_STATE', undefined, ALREADY_VERIFIED);
     ctx.background(() => sendVerification(session.user.id, session.user.emailAddress));
-    return ok(null);
+    return null;
   });
 
-  app.post('/v1/auth/password-recovery', async (request) => {
-    await ctx.limit('recoveryPerIp', request);
-    const body = parse(passwordRecoveryRequest, request.body);
-    await ctx.limit('recoveryPerAccount', request, body.emailAddress);
-    // Same answer and same timing whether or not the address has an account: the work happens later.
-    ctx.background(async () => {
-      const [user] = await db.select().from(users).where(eq(users.emailAddress, body.emailAddress)).limit(1);
-      if (!user || user.lockedAt) return;
-      const token = await issueEmailToken(db, user.id, 'password_reset');
-      await ctx.mailer.send({ to: user.emailAddress, ...passwordResetMail(ctx.config.publicUrl, token) });
-    });
-    return ok(null);
-  });
+  route(
+    endpoints.passwordRecovery,
+    async ({ request, body }) => {
+      await ctx.limit('recoveryPerAccount', request, body.emailAddress);
+      // Same answer and same timing whether or not the address has an account: the work happens later.
+      ctx.background(async () => {
+        const [user] = await db.select().from(users).where(eq(users.emailAddress, body.emailAddress)).limit(1);
+        if (!user || user.lockedAt) return;
+        const token = await issueEmailToken(db, user.id, 'password_reset');
+        await ctx.mailer.send({ to: user.emailAddress, ...passwordResetMail(ctx.config.publicUrl, token) });
+      });
+      return null;
+    },
+    { limit: 'recoveryPerIp' },
+  );
 
-  app.post('/v1/auth/password-reset', async (request) => {
-    await ctx.limit('recoveryPerIp', request);
-    const body = parse(passwordResetRequest, request.body);
-    const passwordHash = await hashPassword(body.password);
-    const userId = await db.transaction(async (tx) => {
-      const id = await consumeEmailToken(tx, body.token, 'password_reset');
-      if (!id) return null;
-      // Following the emailed link proves the mailbox, so the address counts as verified too.
-      const [row] = await tx.select().from(users).where(eq(users.id, id)).limit(1);
-      await tx
-        .update(users)
-        .set({ passwordHash, emailVerifiedAt: row?.emailVerifiedAt ?? new Date() })
-        .where(eq(users.id, id));
-      return id;
-    });
-    if (!userId) throw new ApiError('INVALID_INPUT', { token: INVALID_LINK }, INVALID_LINK);
-    await recordEvent(db, userId, 'password_reset', request);
-    await ctx.sessions.destroyAllForUser(userId);
-    ctx.sessions.forgetUser(userId);
-    return ok(null);
-  });
+  route(
+    endpoints.passwordReset,
+    async ({ request, body }) => {
+      const passwordHash = await hashPassword(body.password);
+      const userId = await db.transaction(async (tx) => {
+        const id = await consumeEmailToken(tx, body.token, 'password_reset');
+        if (!id) return null;
+        // Following the emailed link proves the mailbox, so the address counts as verified too.
+        const [row] = await tx.select().from(users).where(eq(users.id, id)).limit(1);
+        await tx
+          .update(users)
+          .set({ passwordHash, emailVerifiedAt: row?.emailVerifiedAt ?? new Date() })
+          .where(eq(users.id, id));
+        return id;
+      });
+      if (!userId) throw new ApiError('INVALID_INPUT', { token: INVALID_LINK }, INVALID_LINK);
+      await recordEvent(db, userId, 'password_reset', request);
+      await ctx.sessions.destroyAllForUser(userId);
+      ctx.sessions.forgetUser(userId);
+      return null;
+    },
+    { limit: 'recoveryPerIp' },
+  );
 }

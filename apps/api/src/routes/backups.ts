@@ -1,10 +1,10 @@
-import { FREE_BACKUP_LIMIT, backupIdParams, backupLockRequest, serverIdParams, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { FREE_BACKUP_LIMIT, endpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { newId } from '../auth/tokens.ts';
-import { requireSession, type AppContext } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { backups, servers } from '../db/schema.ts';
-import { ApiError, ok, parse } from '../http/errors.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Route } from '../http/route.ts';
 import { backupPercent } from '../server-hub.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 
@@ -24,9 +24,9 @@ const present = (row: BackupRow) => ({
 });
 
 /** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
-export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function backupRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { directory, nodes, hub, power } = ctx.game;
+  const { nodes, hub, power } = ctx.game;
   // The backup being made of each server (one at a time), by server id.
   const jobs = new Map<string, string>();
   // Last progress of each backup being made, by backup id, so a page opened midway can show it.
@@ -98,12 +98,6 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
   };
 
-  const authorize = async (request: Parameters<typeof requireSession>[1], permission: 'backups.create' | 'backups.restore') => {
-    const session = await requireSession(ctx, request);
-    const { serverId } = parse(serverIdParams, request.params);
-    return directory.authorize(session.user.id, serverId, permission);
-  };
-
   /** The backup named in the path, only if it belongs to the server in the path. */
   const backupOf = async (server: ServerRow, backupId: string) => {
     const [row] = await db
@@ -115,22 +109,20 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     return row;
   };
 
-  app.get('/v1/server/:serverId/backups', async (request) => {
-    const server = await authorize(request, 'backups.create');
+  route(endpoints.backups, async ({ server }) => {
     const rows = await db.select().from(backups).where(eq(backups.serverId, server.id)).orderBy(desc(backups.createdAt));
     // The newest pending row is the job's; a row no job stands for is a leftover and shows nothing.
     const job = jobs.get(server.id);
     const pending = job ? rows.find((row) => row.id === job && row.status === 'pending') : undefined;
-    return ok({
+    return {
       backups: rows.filter((row) => row.status === 'complete').map(present),
       limit: FREE_BACKUP_LIMIT,
       running: jobs.has(server.id),
       pending: pending ? { backupId: pending.id, percent: percents.get(pending.id) ?? 0 } : null,
-    });
+    };
   });
 
-  app.post('/v1/server/:serverId/backups', async (request) => {
-    const server = await authorize(request, 'backups.create');
+  route(endpoints.backupCreate, async ({ request, server }) => {
     if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
     const state = hub.stateOf(server.id);
     if (state !== 'offline' && state !== 'online')
@@ -152,7 +144,7 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
       });
       await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${backupId}`);
-      return ok({ backupId });
+      return { backupId };
     } catch (err) {
       // The node never took the job: its pending row would stand for nothing.
       await db
@@ -164,9 +156,7 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
   });
 
-  app.get('/v1/server/:serverId/backups/:backupId/download', async (request, reply) => {
-    const server = await authorize(request, 'backups.create');
-    const { backupId } = parse(backupIdParams, request.params);
+  route(endpoints.backupDownload, async ({ reply, server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
     const download = await nodes.download(server.nodeId, `/v1/servers/${server.id}/backups/${row.id}`);
     const length = download.headers['content-length'];
@@ -178,29 +168,22 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.type('application/gzip').send(download.body);
   });
 
-  app.post('/v1/server/:serverId/backups/:backupId/lock', async (request) => {
-    const server = await authorize(request, 'backups.create');
-    const { backupId } = parse(backupIdParams, request.params);
+  route(endpoints.backupLock, async ({ server, params: { backupId }, body }) => {
     const row = await backupOf(server, backupId);
-    const { locked } = parse(backupLockRequest, request.body);
-    await db.update(backups).set({ locked }).where(eq(backups.id, row.id));
-    return ok(present({ ...row, locked }));
+    await db.update(backups).set({ locked: body.locked }).where(eq(backups.id, row.id));
+    return present({ ...row, locked: body.locked });
   });
 
-  app.delete('/v1/server/:serverId/backups/:backupId', async (request) => {
-    const server = await authorize(request, 'backups.create');
-    const { backupId } = parse(backupIdParams, request.params);
+  route(endpoints.backupDelete, async ({ server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
     await nodes.json(server.nodeId, 'DELETE', `/v1/servers/${server.id}/backups/${row.id}`);
     await db.delete(backups).where(eq(backups.id, row.id));
-    return ok(null);
+    return null;
   });
 
   // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running —
   // all while holding the server's power line, so no start or stop slips in between the steps.
-  app.post('/v1/server/:serverId/backups/:backupId/restore', async (request) => {
-    const server = await authorize(request, 'backups.restore');
-    const { backupId } = parse(backupIdParams, request.params);
+  route(endpoints.backupRestore, async ({ server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
     if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
     jobs.set(server.id, RESTORE);
@@ -227,7 +210,7 @@ export function backupRoutes(app: FastifyInstance, ctx: AppContext): void {
         );
         return { restored: row.id, started };
       });
-      return ok(result);
+      return result;
     } finally {
       if (jobs.get(server.id) === RESTORE) jobs.delete(server.id);
     }

@@ -1,23 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { plans } from '@spawnpoint/contracts';
+import { endpoints, plans } from '@spawnpoint/contracts';
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { newId } from '../auth/tokens.ts';
-import { optionalSession, requireSession, type AppContext } from '../context.ts';
+import { optionalSession, type AppContext } from '../context.ts';
 import { giveawayEntries, giveaways, users } from '../db/schema.ts';
-import { ApiError, ok, parse } from '../http/errors.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Route } from '../http/route.ts';
 
 export const GIVEAWAY = { slug: '10-minecraft-accounts', title: '10 Minecraft Java Edition accounts', winnersCount: 10 };
-const referralBody = z.object({ referral: z.string().trim().min(1).max(64) });
-const slugParams = z.object({
-  slug: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[a-z0-9-]+$/),
-});
-
 /**
  * Fair, reproducible draw: entries ordered by SHA-256(seed + entry id); the first `count` win. The seed
  * is recorded, so anyone with the entry list can recompute the winners.
@@ -36,7 +26,7 @@ function mask(email: string): string {
   return `${name.slice(0, 1)}${'*'.repeat(Math.max(3, name.length - 1))}@${domain}`;
 }
 
-export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function publicSiteRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
 
   void db
@@ -49,14 +39,12 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
     })
     .catch((err: unknown) => ctx.log.error({ err }, 'giveaway setup failed'));
 
-  app.get('/v1/plans', async () => ok(plans));
+  route(endpoints.plans, async () => [...plans]);
 
-  app.get('/v1/servers/list', async () => ok(await ctx.game.directory.publicList()));
+  route(endpoints.publicServers, async () => ctx.game.directory.publicList());
 
   // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
-  app.post('/v1/referral', async (request) => {
-    const session = await requireSession(ctx, request);
-    const { referral } = parse(referralBody, request.body);
+  route(endpoints.referralCredit, async ({ session, body: { referral } }) => {
     if (!session.user.referral) {
       const [referrer] = await db.select({ id: users.id }).from(users).where(eq(users.referralCode, referral)).limit(1);
       if (referrer && referrer.id !== session.user.id) {
@@ -67,11 +55,10 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
         ctx.sessions.forgetUser(session.user.id);
       }
     }
-    return ok(null);
+    return null;
   });
 
-  app.get('/v1/user/referral', async (request) => {
-    const session = await requireSession(ctx, request);
+  route(endpoints.referral, async ({ session }) => {
     let code = session.user.referralCode;
     if (!code) {
       code = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
@@ -84,11 +71,10 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
       ctx.sessions.forgetUser(session.user.id);
     }
     const [referred] = await db.select({ n: count() }).from(users).where(eq(users.referral, code));
-    return ok({ code, link: `${ctx.config.publicUrl}/?r=${code}`, referredUsers: Number(referred?.n ?? 0) });
+    return { code, link: `${ctx.config.publicUrl}/?r=${code}`, referredUsers: Number(referred?.n ?? 0) };
   });
 
-  app.get('/v1/giveaway/:slug', async (request) => {
-    const { slug } = parse(slugParams, request.params);
+  route(endpoints.giveaway, async ({ request, params: { slug } }) => {
     const [giveaway] = await db.select().from(giveaways).where(eq(giveaways.slug, slug)).limit(1);
     if (!giveaway) throw new ApiError('NOT_FOUND');
     const [entries] = await db.select({ n: count() }).from(giveawayEntries).where(eq(giveawayEntries.slug, slug));
@@ -110,7 +96,7 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
             .orderBy(asc(users.emailAddress))
         ).map((w) => mask(w.email))
       : [];
-    return ok({
+    return {
       slug,
       title: giveaway.title,
       deadline: giveaway.deadline.toISOString(),
@@ -120,12 +106,10 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
       drawn: giveaway.drawnAt !== null,
       seed: giveaway.seed,
       winners,
-    });
+    };
   });
 
-  app.post('/v1/giveaway/:slug/enter', async (request) => {
-    const session = await requireSession(ctx, request);
-    const { slug } = parse(slugParams, request.params);
+  route(endpoints.giveawayEnter, async ({ session, params: { slug } }) => {
     const [giveaway] = await db.select().from(giveaways).where(eq(giveaways.slug, slug)).limit(1);
     if (!giveaway) throw new ApiError('NOT_FOUND');
     if (!session.user.emailVerifiedAt) throw new ApiError('EMAIL_ADDRESS_REQUIRED');
@@ -137,7 +121,7 @@ export function publicSiteRoutes(app: FastifyInstance, ctx: AppContext): void {
       .onConflictDoNothing()
       .returning({ id: giveawayEntries.id });
     if (!inserted[0]) throw new ApiError('INVALID_STATE', undefined, 'You have already entered this giveaway. Good luck!');
-    return ok(null);
+    return null;
   });
 }
 

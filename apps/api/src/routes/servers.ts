@@ -1,48 +1,32 @@
-import {
-  commandRequest,
-  createServerRequest,
-  isRestrictedName,
-  nameAvailabilityQuery,
-  powerAction,
-  serverIdParams,
-  serverAppearanceRequest,
-  serverName,
-  softwareCatalogue,
-} from '@spawnpoint/contracts';
+import { endpoints, isRestrictedName, serverName, softwareCatalogue, type PowerAction } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import { requireSession, type AppContext } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { servers } from '../db/schema.ts';
-import { ApiError, ok, parse } from '../http/errors.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Route } from '../http/route.ts';
 import { verificationMail } from '../mail/templates.ts';
 import { issueEmailToken } from '../auth/email-tokens.ts';
 import { serverCreator } from '../servers/server-creator.ts';
 import { specOf } from '../servers/power.ts';
 
-export function serverRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, hub, nodes, power } = ctx.game;
 
-  app.get('/v1/server/software', async () =>
-    ok(softwareCatalogue.map((s) => ({ id: s.id, name: s.name, versions: [...s.versions], available: s.runtime === 'flying-squid' }))),
+  route(endpoints.software, async () =>
+    softwareCatalogue.map((s) => ({ id: s.id, name: s.name, versions: [...s.versions], available: s.runtime === 'flying-squid' })),
   );
 
-  app.get('/v1/server/name-available', async (request) => {
-    await requireSession(ctx, request);
-    const { name } = parse(nameAvailabilityQuery, request.query);
+  route(endpoints.nameAvailable, async ({ query: { name } }) => {
     const parsed = serverName.safeParse(name);
-    if (!parsed.success) return ok({ name, available: false, reason: parsed.error.issues[0]?.message });
+    if (!parsed.success) return { name, available: false, reason: parsed.error.issues[0]?.message };
     if (isRestrictedName(parsed.data))
-      return ok({ name: parsed.data, available: false, reason: 'This name is not allowed. Please choose another.' });
+      return { name: parsed.data, available: false, reason: 'This name is not allowed. Please choose another.' };
     const [taken] = await db.select({ id: servers.id }).from(servers).where(eq(servers.name, parsed.data)).limit(1);
-    return ok(
-      taken ? { name: parsed.data, available: false, reason: 'This name is already in use.' } : { name: parsed.data, available: true },
-    );
+    return taken ? { name: parsed.data, available: false, reason: 'This name is already in use.' } : { name: parsed.data, available: true };
   });
 
-  app.post('/v1/server/create', async (request) => {
-    const session = await requireSession(ctx, request);
-    const body = parse(createServerRequest, request.body);
+  route(endpoints.serverCreate, async ({ request, session, body }) => {
     if (!session.user.emailVerifiedAt) {
       // The catalogue message promises a mail, so send one (within the resend budget).
       const allowed = await ctx.limit('resendVerificationPerAccount', request, session.user.id).then(
@@ -66,58 +50,46 @@ export function serverRoutes(app: FastifyInstance, ctx: AppContext): void {
       .install(row.nodeId, specOf(row))
       .then((max) => hub.recordMaxPlayers(row.id, max))
       .catch(() => undefined);
-    return ok(directory.details(row));
+    return directory.details(row);
   });
 
-  app.get('/v1/server/:serverId', async (request) => {
-    const session = await requireSession(ctx, request);
-    const { serverId } = parse(serverIdParams, request.params);
-    return ok(directory.details(await directory.authorize(session.user.id, serverId, 'console.read')));
-  });
+  route(endpoints.server, async ({ server }) => directory.details(server));
 
-  app.post('/v1/server/:serverId/appearance', async (request) => {
-    const session = await requireSession(ctx, request);
-    const { serverId } = parse(serverIdParams, request.params);
-    const row = await directory.authorize(session.user.id, serverId, 'appearance.update');
-    const { publicListing } = parse(serverAppearanceRequest, request.body);
-    return ok(directory.details(await directory.setPublicListing(row, publicListing)));
-  });
+  route(endpoints.serverAppearance, async ({ server, body }) =>
+    directory.details(await directory.setPublicListing(server, body.publicListing)),
+  );
 
-  app.post('/v1/server/:serverId/:action', async (request) => {
-    const session = await requireSession(ctx, request);
-    const { serverId } = parse(serverIdParams, request.params);
-    const { action: raw } = request.params as { action: string };
-    if (raw === 'command') {
-      const row = await directory.authorize(session.user.id, serverId, 'console.command');
-      const { command } = parse(commandRequest, request.body);
-      if (hub.stateOf(row.id) !== 'online' && hub.stateOf(row.id) !== 'starting') {
-        throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
-      }
-      await nodes.command(row.nodeId, row.id, command);
-      return ok(null);
+  const powerAction =
+    (action: PowerAction) =>
+    async ({ server }: { server: Parameters<typeof power.run>[0] }) => {
+      await power.run(server, action);
+      return { serverId: server.id, state: hub.stateOf(server.id) };
+    };
+  route(endpoints.serverStart, powerAction('start'));
+  route(endpoints.serverStop, powerAction('stop'));
+  route(endpoints.serverRestart, powerAction('restart'));
+  route(endpoints.serverKill, powerAction('kill'));
+
+  route(endpoints.serverCommand, async ({ server, body }) => {
+    if (hub.stateOf(server.id) !== 'online' && hub.stateOf(server.id) !== 'starting') {
+      throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
     }
-    const action = powerAction.safeParse(raw);
-    if (!action.success) throw new ApiError('NOT_FOUND');
-    const row = await directory.authorize(session.user.id, serverId, action.data === 'start' ? 'power.start' : 'power.stop');
-    await power.run(row, action.data);
-    return ok({ serverId: row.id, state: hub.stateOf(row.id) });
+    await nodes.command(server.nodeId, server.id, body.command);
+    return null;
   });
 
-  app.delete('/v1/server/:serverId', async (request) => {
-    const session = await requireSession(ctx, request);
-    const { serverId } = parse(serverIdParams, request.params);
-    const row = await directory.authorize(session.user.id, serverId, 'server.delete');
+  route(endpoints.serverDelete, async ({ server, session }) => {
     // Files go first: a server whose files cannot be removed stays listed rather than leaking them.
-    if (nodes.isConnected(row.nodeId)) await nodes.remove(row.nodeId, row.id);
+    if (nodes.isConnected(server.nodeId)) await nodes.remove(server.nodeId, server.id);
     else
       throw new ApiError(
         'NODE_UNAVAILABLE',
         undefined,
         'The machine that runs this server cannot be reached right now, so its files cannot be removed. Please try again in a minute.',
       );
-    await db.delete(servers).where(eq(servers.id, row.id));
-    hub.forget(row.id);
+    await db.delete(servers).where(eq(servers.id, server.id));
+    hub.forget(server.id);
     directory.invalidate(session.user.id);
-    return ok(null);
+    return null;
   });
 }

@@ -1,0 +1,95 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Endpoint, PermissionKey } from '@spawnpoint/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { SessionInfo } from '../auth/sessions.ts';
+import { requireSession, type AppContext } from '../context.ts';
+import type { ServerRow } from '../servers/server-creator.ts';
+import { ApiError, ok, parse } from './errors.ts';
+import type { LimitName } from './rate-limits.ts';
+
+type Parsed<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.infer<S> : undefined;
+
+/** What a handler gets: the request parts already parsed with the entry's schemas, the session, the server. */
+export interface RouteCall<E extends Endpoint> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  params: Parsed<E, 'params'>;
+  query: Parsed<E, 'query'>;
+  body: Parsed<E, 'body'>;
+  /** The caller's session: present on `session` endpoints, null on the others. */
+  session: E extends { access: 'session' } ? SessionInfo : null;
+  /** The server named in the path, once the caller was found to hold the entry's permission on it. */
+  server: E extends { permission: PermissionKey } ? ServerRow : undefined;
+}
+
+/** A handler returns the entry's `result` (sent in the SUCCESS envelope) or, for `raw` entries, the reply it wrote. */
+export type RouteResult<E extends Endpoint> = E extends { raw: true }
+  ? FastifyReply
+  : E extends { result: infer R extends z.ZodType }
+    ? z.infer<R>
+    : null;
+
+export interface RouteOptions {
+  /** A rate limit counted before anything else, so malformed requests count too. */
+  limit?: LimitName;
+  /** Fastify's body limit for this route, where the default is too small (the editor's save). */
+  bodyLimit?: number;
+}
+
+export type Route = <E extends Endpoint>(
+  endpoint: E,
+  handler: (call: RouteCall<E>) => Promise<RouteResult<E>>,
+  options?: RouteOptions,
+) => void;
+
+/**
+ * Registers routes from the endpoint table in contracts: the one place where an entry's access class,
+ * permission and schemas turn into checks, so a handler never parses or authorizes by hand. Outside
+ * production every answer is also checked against the entry's `result`, so a drifted shape fails the
+ * tests instead of the web app.
+ */
+export function router(app: FastifyInstance, ctx: AppContext): Route {
+  const operatorToken = Buffer.from(ctx.config.operatorToken);
+  const checkOperator = (header: string | undefined) => {
+    const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
+    if (given.length !== operatorToken.length || !timingSafeEqual(given, operatorToken)) throw new ApiError('NO_PERMISSION');
+  };
+
+  return (endpoint, handler, options = {}) => {
+    const permission = endpoint.permission;
+    if (permission && !endpoint.path.includes(':serverId')) throw new Error(`${endpoint.path}: a permission needs a :serverId`);
+
+    app.route({
+      method: endpoint.method,
+      url: endpoint.path,
+      ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+      handler: async (request, reply) => {
+        if (options.limit) await ctx.limit(options.limit, request);
+        if (endpoint.access === 'operator') checkOperator(request.headers.authorization);
+        const session = endpoint.access === 'session' ? await requireSession(ctx, request) : null;
+        const params: unknown = endpoint.params ? parse(endpoint.params, request.params) : undefined;
+        let server: ServerRow | undefined;
+        if (permission && session) {
+          const { serverId } = params as { serverId: string };
+          server = await ctx.game.directory.authorize(session.user.id, serverId, permission);
+        }
+        const query: unknown = endpoint.query ? parse(endpoint.query, request.query) : undefined;
+        const body: unknown = endpoint.body ? parse(endpoint.body, request.body) : undefined;
+        // The casts tie the values parsed above to the entry's types, which TypeScript cannot follow
+        // through the generic entry; each one came out of that entry's own schema.
+        const call = { request, reply, params, query, body, session, server } as RouteCall<typeof endpoint>;
+        const result: unknown = await handler(call);
+        if (endpoint.raw) return result;
+        if (!ctx.config.production && endpoint.result) {
+          const checked = endpoint.result.safeParse(result);
+          if (!checked.success) {
+            request.log.error({ issues: checked.error.issues, path: endpoint.path }, 'answer does not fit its contract');
+            throw new ApiError('INTERNAL_ERROR', undefined, `The answer of ${endpoint.method} ${endpoint.path} does not fit its contract.`);
+          }
+        }
+        return ok(result);
+      },
+    });
+  };
+}
