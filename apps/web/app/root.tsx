@@ -1,6 +1,5 @@
 import './lib/zod-config.ts';
-import { routeRulesResult } from '@spawnpoint/contracts';
-import { NOTIFICATION_DURATION_MS } from '@spawnpoint/contracts';
+import { endpoints, NOTIFICATION_DURATION_MS } from '@spawnpoint/contracts';
 import { useContext, useEffect, useState, type ReactNode } from 'react';
 import {
   isRouteErrorResponse,
@@ -16,7 +15,6 @@ import {
   useNavigate,
 } from 'react-router';
 import { Toaster } from 'sonner';
-import { z } from 'zod';
 import type { Route } from './+types/root';
 import './app.css';
 import { CookieBanner } from './components/cookie-banner.tsx';
@@ -25,7 +23,7 @@ import { initConsent, trackPageView } from './lib/integrations.ts';
 import { LoadingBar } from './components/loading-bar.tsx';
 import { ErrorPage, NotFoundPage } from './components/error-pages.tsx';
 import { analytics } from './lib/analytics.ts';
-import { api, ApiFailure } from './lib/api.ts';
+import { ApiFailure, call } from './lib/api.ts';
 import { handleApiError } from './lib/api-errors.ts';
 import { checkForNewBuild, guardedReload } from './lib/build-version.ts';
 import { decideNavigation } from './lib/navigation.ts';
@@ -94,7 +92,7 @@ export default function App() {
   useEffect(() => {
     void fetchUser({ withServers: true });
     initConsent();
-    api('GET', '/v1/route-rules', { result: routeRulesResult, background: true }).then(
+    call(endpoints.routeRules, {}, { background: true }).then(
       (rules) => {
         routeRules = rules;
         setRulesLoaded((n) => n + 1);
@@ -120,7 +118,7 @@ export default function App() {
     // A referral code kept from ?r= is sent once the visitor is signed in (registration sends it too).
     const referral = storedReferral();
     if (referral) {
-      api('POST', '/v1/referral', { body: { referral }, result: z.null(), background: true }).then(forgetReferral, () => undefined);
+      call(endpoints.referralCredit, { body: { referral } }, { background: true }).then(forgetReferral, () => undefined);
     }
     return startServerPolling();
   }, [userId]);
@@ -134,7 +132,7 @@ export default function App() {
       search.delete('verify_token');
       const rest = search.toString();
       navigate({ pathname: location.pathname, search: rest ? `?${rest}` : '' }, { replace: true });
-      api('POST', '/v1/auth/verify', { body: { token: verifyToken }, result: z.null(), background: true }).then(
+      call(endpoints.verifyEmail, { body: { token: verifyToken } }, { background: true }).then(
         async () => {
           analytics.track('email_verified');
           notify('success', 'Account verification', 'Your email address has been verified.');

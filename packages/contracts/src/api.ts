@@ -101,6 +101,7 @@ export const giveawaySlugParams = z.object({
     .max(64)
     .regex(/^[a-z0-9-]+$/),
 });
+export type ReferralInfo = z.infer<typeof referralResult>;
 export const giveawayResult = z.object({
   slug: z.string(),
   title: z.string(),
@@ -114,6 +115,7 @@ export const giveawayResult = z.object({
   /** Masked addresses of the winners once drawn. */
   winners: z.array(z.string()),
 });
+export type GiveawayState = z.infer<typeof giveawayResult>;
 export const operatorLockRequest = z.object({ emailAddress: z.string().trim().toLowerCase().max(254), locked: z.boolean() });
 export const operatorLockResult = z.object({ sessionsEnded: z.number().int().min(0) });
 export const operatorDrawRequest = z.object({ slug: z.string().min(1).max(64), seed: z.string().min(8).max(128).optional() });

@@ -184,7 +184,7 @@ export const publicServerListResult = z.array(publicServerEntry);
 export const PUBLIC_SERVER_LIST_MAX = 100;
 
 export const softwareResult = z.array(
-  z.object({ id: z.string(), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),
+  z.object({ id: z.enum(softwareIds), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),
 );
 
 /** Which states allow which power action (ARCHITECTURE §6). Kill is always allowed. */

@@ -1,38 +1,29 @@
-import { activityResult, sessionsResult, twoFactorEnableResult, twoFactorSetupResult } from '@spawnpoint/contracts';
-import { z } from 'zod';
-import { api } from './api.ts';
+import { endpoints } from '@spawnpoint/contracts';
+import { call, type EndpointInput } from './api.ts';
 import { fetchUser } from './user-store.ts';
 
-export const getTwoFactorSetup = () => api('GET', '/v1/user/twofactor/enable', { result: twoFactorSetupResult });
+export const getTwoFactorSetup = () => call(endpoints.twoFactorSetup, {});
 
 export async function enableTwoFactor(token: string, endOtherSessions: boolean) {
   // INVALID_TWOFACTOR is shown inside the dialog, so this call is handled there.
-  const result = await api('POST', '/v1/user/twofactor/enable', {
-    body: { token, endOtherSessions },
-    result: twoFactorEnableResult,
-    background: true,
-  });
+  const result = await call(endpoints.twoFactorEnable, { body: { token, endOtherSessions } }, { background: true });
   await fetchUser();
   return result.recoveryCodes;
 }
 
 export async function disableTwoFactor(token: string) {
-  await api('POST', '/v1/user/twofactor/disable', { body: { token }, result: z.null(), background: true });
+  await call(endpoints.twoFactorDisable, { body: { token } }, { background: true });
   await fetchUser();
 }
 
-export const regenerateRecoveryCodes = (token: string) =>
-  api('POST', '/v1/user/twofactor/recovery-codes', { body: { token }, result: twoFactorEnableResult });
+export const regenerateRecoveryCodes = (token: string) => call(endpoints.recoveryCodes, { body: { token } });
 
-export const listSessions = () => api('GET', '/v1/user/sessions', { result: sessionsResult });
-export const revokeSession = (sessionId: string) =>
-  api('DELETE', `/v1/user/sessions/${encodeURIComponent(sessionId)}`, { result: z.null() });
-export const revokeOtherSessions = () => api('POST', '/v1/user/sessions/revoke-others', { body: {}, result: z.null() });
-export const listActivity = () => api('GET', '/v1/user/activity', { result: activityResult });
+export const listSessions = () => call(endpoints.sessions, {});
+export const revokeSession = (sessionId: string) => call(endpoints.sessionEnd, { params: { sessionId } });
+export const revokeOtherSessions = () => call(endpoints.sessionsEndOthers, {});
+export const listActivity = () => call(endpoints.activity, {});
 
-export const changePassword = (body: { currentPassword: string; newPassword: string; endOtherSessions: boolean }) =>
-  api('POST', '/v1/user/password', { body, result: z.null() });
-export const requestEmailChange = (body: { newEmailAddress: string; password: string }) =>
-  api('POST', '/v1/user/email', { body, result: z.null() });
-export const confirmEmailChange = (token: string) => api('POST', '/v1/user/email/confirm', { body: { token }, result: z.null() });
-export const deleteAccount = (password: string) => api('POST', '/v1/user/delete', { body: { password }, result: z.null() });
+export const changePassword = (body: EndpointInput<typeof endpoints.passwordChange>['body']) => call(endpoints.passwordChange, { body });
+export const requestEmailChange = (body: EndpointInput<typeof endpoints.emailChange>['body']) => call(endpoints.emailChange, { body });
+export const confirmEmailChange = (token: string) => call(endpoints.emailChangeConfirm, { body: { token } });
+export const deleteAccount = (password: string) => call(endpoints.accountDelete, { body: { password } });

@@ -1,4 +1,4 @@
-import { API_RETRIES, errorEnvelope, errorMessage, isErrorCode, type ErrorCode } from '@spawnpoint/contracts';
+import { API_RETRIES, errorEnvelope, errorMessage, isErrorCode, type Endpoint, type ErrorCode } from '@spawnpoint/contracts';
 import type { z } from 'zod';
 import { handleApiError } from './api-errors.ts';
 import { settings } from './settings.ts';
@@ -28,6 +28,45 @@ export interface CallOptions<T extends z.ZodType> {
   signal?: AbortSignal;
 }
 
+type Part<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.input<S> : never;
+
+/** What a call of an entry needs: exactly the parts its schemas declare, typed from them. */
+export type EndpointInput<E extends Endpoint> = (E extends { params: z.ZodType } ? { params: Part<E, 'params'> } : { params?: never }) &
+  (E extends { query: z.ZodType } ? { query: Part<E, 'query'> } : { query?: never }) &
+  (E extends { body: z.ZodType } ? { body: Part<E, 'body'> } : { body?: never });
+
+/** An entry of the endpoint table that answers the JSON envelope. */
+type JsonEndpoint = Endpoint & { result: z.ZodType };
+
+/** The path of an entry with its `:name` parts filled in and its query appended. */
+export function endpointUrl(endpoint: Endpoint, input: { params?: unknown; query?: unknown }): string {
+  const params = (input.params ?? {}) as Record<string, string>;
+  const path = endpoint.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries((input.query ?? {}) as Record<string, unknown>))
+    if (value !== undefined && value !== null) query.set(key, String(value));
+  const search = query.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+/**
+ * Calls an entry of the endpoint table in contracts: the method, path, request parts and the answer's
+ * schema all come from the entry the API registers its route from, so a change of shape fails the
+ * typecheck here as well as in the API.
+ */
+export function call<E extends JsonEndpoint>(
+  endpoint: E,
+  input: EndpointInput<E>,
+  options: { background?: boolean; signal?: AbortSignal } = {},
+): Promise<z.infer<E['result']>> {
+  const { body } = input as { body?: unknown };
+  return api<E['result']>(endpoint.method, endpointUrl(endpoint, input), {
+    result: endpoint.result,
+    ...(body !== undefined ? { body } : {}),
+    ...options,
+  });
+}
+
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,7 +76,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function api<T extends z.ZodType>(method: string, path: string, options: CallOptions<T>): Promise<z.infer<T>> {
   try {
-    return await call(method, path, options);
+    return await send(method, path, options);
   } catch (error) {
     const failure =
       error instanceof ApiFailure
@@ -48,7 +87,7 @@ export async function api<T extends z.ZodType>(method: string, path: string, opt
   }
 }
 
-async function call<T extends z.ZodType>(method: string, path: string, options: CallOptions<T>): Promise<z.infer<T>> {
+async function send<T extends z.ZodType>(method: string, path: string, options: CallOptions<T>): Promise<z.infer<T>> {
   const init: RequestInit = { method, credentials: 'include', headers: { accept: 'application/json' } };
   if (options.signal) init.signal = options.signal;
   if (options.body !== undefined) {

@@ -1,6 +1,6 @@
-import { DEFAULT_CURRENCY, localizationResult } from '@spawnpoint/contracts';
+import { DEFAULT_CURRENCY, endpoints } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
-import { api } from './api.ts';
+import { call } from './api.ts';
 
 let cached: Promise<string> | null = null;
 
@@ -8,7 +8,7 @@ let cached: Promise<string> | null = null;
 export function useCurrency(): string {
   const [currency, setCurrency] = useState(DEFAULT_CURRENCY);
   useEffect(() => {
-    cached ??= api('GET', '/v1/localization', { result: localizationResult, background: true }).then(
+    cached ??= call(endpoints.localization, {}, { background: true }).then(
       (r) => r.currency,
       () => DEFAULT_CURRENCY,
     );

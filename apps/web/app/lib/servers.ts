@@ -1,13 +1,5 @@
-import {
-  nameAvailabilityResult,
-  serverDetails,
-  type serverAppearanceRequest,
-  softwareResult,
-  type PowerAction,
-  type ServerState,
-} from '@spawnpoint/contracts';
-import { z } from 'zod';
-import { api } from './api.ts';
+import { endpoints, type PowerAction, type ServerState } from '@spawnpoint/contracts';
+import { call, type EndpointInput } from './api.ts';
 import { fetchServers } from './user-store.ts';
 
 export const stateLabels: Record<ServerState, string> = {
@@ -25,40 +17,40 @@ export const stateLabels: Record<ServerState, string> = {
 };
 
 export function fetchServer(serverId: string, background = false) {
-  return api('GET', `/v1/server/${encodeURIComponent(serverId)}`, { result: serverDetails, background });
+  return call(endpoints.server, { params: { serverId } }, { background });
 }
 
-export function updateAppearance(serverId: string, appearance: z.input<typeof serverAppearanceRequest>) {
-  return api('POST', `/v1/server/${encodeURIComponent(serverId)}/appearance`, { body: appearance, result: serverDetails });
+export function updateAppearance(serverId: string, appearance: EndpointInput<typeof endpoints.serverAppearance>['body']) {
+  return call(endpoints.serverAppearance, { params: { serverId }, body: appearance });
 }
 
 export function checkName(name: string, signal: AbortSignal) {
-  return api('GET', `/v1/server/name-available?name=${encodeURIComponent(name)}`, {
-    result: nameAvailabilityResult,
-    background: true,
-    signal,
-  });
+  return call(endpoints.nameAvailable, { query: { name } }, { background: true, signal });
 }
 
 export function listSoftware() {
-  return api('GET', '/v1/server/software', { result: softwareResult });
+  return call(endpoints.software, {});
 }
 
-export async function createServer(body: { serverName: string; software: string; version: string }) {
-  const server = await api('POST', '/v1/server/create', { body, result: serverDetails });
+export async function createServer(body: EndpointInput<typeof endpoints.serverCreate>['body']) {
+  const server = await call(endpoints.serverCreate, { body });
   await fetchServers();
   return server;
 }
 
+const powerEndpoints = {
+  start: endpoints.serverStart,
+  stop: endpoints.serverStop,
+  restart: endpoints.serverRestart,
+  kill: endpoints.serverKill,
+} as const;
+
 export async function powerServer(serverId: string, action: PowerAction) {
-  return api('POST', `/v1/server/${encodeURIComponent(serverId)}/${action}`, {
-    body: {},
-    result: z.object({ serverId: z.string(), state: z.string() }),
-  });
+  return call(powerEndpoints[action], { params: { serverId } });
 }
 
 export async function deleteServer(serverId: string) {
-  await api('DELETE', `/v1/server/${encodeURIComponent(serverId)}`, { result: z.null() });
+  await call(endpoints.serverDelete, { params: { serverId } });
   await fetchServers();
 }
 

@@ -1,14 +1,6 @@
-import {
-  SERVER_LIST_POLL_MS,
-  userData,
-  userServersResult,
-  type ServerState,
-  type ServerSummary,
-  type UserData,
-} from '@spawnpoint/contracts';
-import { z } from 'zod';
+import { SERVER_LIST_POLL_MS, endpoints, type ServerState, type ServerSummary, type UserData } from '@spawnpoint/contracts';
 import { analytics } from './analytics.ts';
-import { api, ApiFailure } from './api.ts';
+import { ApiFailure, call } from './api.ts';
 import { createStore } from './store.ts';
 import { useStore } from './use-store.ts';
 
@@ -30,7 +22,7 @@ export function useUser<S>(select: (state: UserState) => S): S {
 /** Fetches the user; the first time (and after sign-in) the servers too. */
 export async function fetchUser(options: { withServers?: boolean } = {}): Promise<UserData | null> {
   try {
-    const user = await api('GET', '/v1/user/me', { result: userData, background: true });
+    const user = await call(endpoints.me, {}, { background: true });
     userStore.set((s) => ({ ...s, userData: user }));
     if (options.withServers) await fetchServers();
     return user;
@@ -47,7 +39,7 @@ export async function fetchUser(options: { withServers?: boolean } = {}): Promis
 
 export async function fetchServers(): Promise<void> {
   try {
-    const servers = await api('GET', '/v1/user/servers', { result: userServersResult, background: true });
+    const servers = await call(endpoints.userServers, {}, { background: true });
     userStore.set((s) => ({ ...s, servers }));
   } catch (error) {
     if (error instanceof ApiFailure && error.code === 'NOT_AUTHENTICATED') userStore.set((s) => ({ ...s, userData: null, servers: [] }));
@@ -61,7 +53,7 @@ export function setSignedIn(user: UserData): void {
 
 export async function logout(): Promise<void> {
   try {
-    await api('POST', '/v1/auth/logout', { result: z.null() });
+    await call(endpoints.logout, {});
   } finally {
     userStore.set((s) => ({ ...s, userData: null, servers: [] }));
     analytics.reset();

@@ -1,11 +1,10 @@
-import { fieldRules } from '@spawnpoint/contracts';
+import { endpoints, fieldRules } from '@spawnpoint/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { z } from 'zod';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
 import { confirmEmailChange, deleteAccount, requestEmailChange } from '../lib/account.ts';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { analytics } from '../lib/analytics.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { useForm } from '../lib/form.ts';
@@ -49,7 +48,7 @@ export default function Account() {
   if (!user) return null;
 
   async function resend() {
-    await api('POST', '/v1/auth/verify/resend', { result: z.null() });
+    await call(endpoints.resendVerification, {});
     notify('success', 'Verification email sent', `Open the link we sent to ${user?.emailAddress}.`);
   }
 

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { z } from 'zod';
+import { endpoints, type ReferralInfo } from '@spawnpoint/contracts';
 import { buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { useUser } from '../lib/user-store.ts';
 
@@ -12,13 +12,9 @@ export const meta = () =>
 
 export default function Affiliate() {
   const signedIn = useUser((s) => s.userData !== null);
-  const [referral, setReferral] = useState<{ code: string; link: string; referredUsers: number } | null>(null);
+  const [referral, setReferral] = useState<ReferralInfo | null>(null);
   useEffect(() => {
-    if (signedIn)
-      api('GET', '/v1/user/referral', { result: z.object({ code: z.string(), link: z.string(), referredUsers: z.number() }) }).then(
-        setReferral,
-        () => undefined,
-      );
+    if (signedIn) call(endpoints.referral, {}).then(setReferral, () => undefined);
   }, [signedIn]);
 
   return (

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { z } from 'zod';
+import { endpoints, type GiveawayState } from '@spawnpoint/contracts';
 import { Button } from '../components/button.tsx';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
 import { useUser } from '../lib/user-store.ts';
@@ -14,23 +14,13 @@ export const meta = () =>
   );
 
 const SLUG = '10-minecraft-accounts';
-const state = z.object({
-  title: z.string(),
-  deadline: z.string(),
-  winnersCount: z.number(),
-  entries: z.number(),
-  entered: z.boolean(),
-  drawn: z.boolean(),
-  seed: z.string().nullable(),
-  winners: z.array(z.string()),
-});
 
 export default function Giveaway() {
   const signedIn = useUser((s) => s.userData !== null);
   const verified = useUser((s) => s.userData?.emailVerified ?? false);
-  const [data, setData] = useState<z.infer<typeof state> | null>(null);
+  const [data, setData] = useState<GiveawayState | null>(null);
   const refresh = useCallback(
-    () => api('GET', `/v1/giveaway/${SLUG}`, { result: state, background: true }).then(setData, () => undefined),
+    () => call(endpoints.giveaway, { params: { slug: SLUG } }, { background: true }).then(setData, () => undefined),
     [],
   );
   useEffect(() => {
@@ -93,7 +83,7 @@ export default function Giveaway() {
               <Button
                 onClick={async () => {
                   try {
-                    await api('POST', `/v1/giveaway/${SLUG}/enter`, { body: {}, result: z.null() });
+                    await call(endpoints.giveawayEnter, { params: { slug: SLUG } });
                     notify('success', 'You are in!', 'Good luck.');
                   } catch {
                     // the toast explains (already entered, verify first, closed)

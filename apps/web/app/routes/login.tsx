@@ -1,10 +1,10 @@
-import { fieldRules, userData } from '@spawnpoint/contracts';
+import { endpoints, fieldRules } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
 import { RecoveryCodeForm, TokenInput } from '../components/token-input.tsx';
-import { api, ApiFailure } from '../lib/api.ts';
+import { ApiFailure, call } from '../lib/api.ts';
 import { handleApiError } from '../lib/api-errors.ts';
 import { emptyToken } from '../lib/token-input.ts';
 import { useForm } from '../lib/form.ts';
@@ -30,11 +30,11 @@ export default function Login() {
   async function signIn(values: { emailAddress: string; password: string }, twoFactorToken?: string) {
     try {
       // The route guard moves a signed-in user on to ?redirect= or /servers.
-      const user = await api('POST', '/v1/auth/login', {
-        body: { ...values, ...(twoFactorToken ? { twoFactorToken } : {}) },
-        result: userData,
-        background: true,
-      });
+      const user = await call(
+        endpoints.login,
+        { body: { ...values, ...(twoFactorToken ? { twoFactorToken } : {}) } },
+        { background: true },
+      );
       setSignedIn(user);
     } catch (error) {
       if (error instanceof ApiFailure && error.code === 'INVALID_TWOFACTOR') {

@@ -1,10 +1,9 @@
-import { fieldRules } from '@spawnpoint/contracts';
+import { endpoints, fieldRules } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { z } from 'zod';
 import { Button } from '../components/button.tsx';
 import { Field, FormError } from '../components/field.tsx';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
@@ -21,7 +20,7 @@ function RequestForm() {
   const [sentTo, setSentTo] = useState<string | null>(null);
   const form = useForm({ emailAddress: { label: 'email address', rules: fieldRules.emailAddress } });
   const submit = form.handleSubmit(async ({ emailAddress }) => {
-    await api('POST', '/v1/auth/password-recovery', { body: { emailAddress }, result: z.null() });
+    await call(endpoints.passwordRecovery, { body: { emailAddress } });
     setSentTo(emailAddress);
   });
 
@@ -65,7 +64,7 @@ function ResetForm({ token }: { token: string }) {
     passwordConfirmation: { label: 'password confirmation', rules: fieldRules.passwordConfirmation },
   });
   const submit = form.handleSubmit(async ({ password }) => {
-    await api('POST', '/v1/auth/password-reset', { body: { token, password }, result: z.null() });
+    await call(endpoints.passwordReset, { body: { token, password } });
     notify('success', 'Password changed', 'Sign in with your new password.');
     navigate('/login', { replace: true });
   });

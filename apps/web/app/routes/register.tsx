@@ -1,8 +1,8 @@
-import { fieldRules, userData } from '@spawnpoint/contracts';
+import { endpoints, fieldRules } from '@spawnpoint/contracts';
 import { Link } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { storedReferral } from '../lib/query-params.ts';
@@ -20,10 +20,7 @@ export default function Register() {
 
   const submit = form.handleSubmit(async ({ emailAddress, password }) => {
     const referral = storedReferral();
-    const user = await api('POST', '/v1/auth/register', {
-      body: { emailAddress, password, ...(referral ? { referral } : {}) },
-      result: userData,
-    });
+    const user = await call(endpoints.register, { body: { emailAddress, password, ...(referral ? { referral } : {}) } });
     notify('info', 'Check your inbox', `We sent a verification link to ${user.emailAddress}.`);
     setSignedIn(user);
   });

@@ -1,10 +1,10 @@
-import { findSoftware, publicServerListResult, type PublicServerEntry } from '@spawnpoint/contracts';
+import { endpoints, findSoftware, type PublicServerEntry } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { StateBadge } from '../components/state-badge.tsx';
-import { api } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 
 export const meta = () =>
@@ -23,7 +23,7 @@ export default function ServerList() {
   useEffect(() => {
     let active = true;
     const load = () =>
-      api('GET', '/v1/servers/list', { result: publicServerListResult, background: true }).then(
+      call(endpoints.publicServers, {}, { background: true }).then(
         (list) => {
           if (!active) return;
           setServers(list);

@@ -1,4 +1,4 @@
-import { SERVER_NAME_MAX, serverName, type ServerDetails } from '@spawnpoint/contracts';
+import { DEFAULT_SOFTWARE, SERVER_NAME_MAX, serverName, type ServerDetails, type SoftwareId } from '@spawnpoint/contracts';
 import confetti from 'canvas-confetti';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -11,7 +11,7 @@ import { useUser } from '../lib/user-store.ts';
 
 export const meta = () => pageMeta('servers-create', 'Create a new Minecraft server.');
 
-type Software = { id: string; name: string; versions: string[]; available: boolean };
+type Software = Awaited<ReturnType<typeof listSoftware>>[number];
 type Availability = { state: 'idle' } | { state: 'checking' } | { state: 'available' } | { state: 'taken'; reason: string };
 
 // The library's default instance draws in a worker made from a blob: URL, which the pages' CSP forbids.
@@ -35,7 +35,7 @@ export default function CreateServer() {
   const [name, setName] = useState('');
   const [availability, setAvailability] = useState<Availability>({ state: 'idle' });
   const [software, setSoftware] = useState<Software[]>([]);
-  const [softwareId, setSoftwareId] = useState('flying-squid');
+  const [softwareId, setSoftwareId] = useState<SoftwareId>(DEFAULT_SOFTWARE);
   const [version, setVersion] = useState('');
   const [error, setError] = useState<string | undefined>();
   const { sending: busy, send } = useSending();
@@ -147,8 +147,10 @@ export default function CreateServer() {
               id="server-software"
               value={softwareId}
               onChange={(e) => {
-                setSoftwareId(e.target.value);
-                setVersion(software.find((s) => s.id === e.target.value)?.versions[0] ?? '');
+                const next = software.find((s) => s.id === e.target.value);
+                if (!next) return;
+                setSoftwareId(next.id);
+                setVersion(next.versions[0] ?? '');
               }}
               className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
             >
