@@ -53,7 +53,7 @@ const readyMarks: Record<string, (page: Page) => Locator> = {
   servers: (page) => page.getByTestId('server-card'),
   'servers-create': (page) => page.getByLabel('Server name'),
   'servers-id': (page) => page.getByTestId('stat-cpu'),
-  'servers-id-console': (page) => page.getByTestId('console-output').locator('.xterm-screen'),
+  'servers-id-console': (page) => page.getByRole('log', { name: 'Console output' }).locator('.console-line'),
   'servers-id-files': (page) => page.getByTestId('file-row').filter({ hasText: LONG_NAME }),
   'servers-id-backups': (page) => page.getByTestId('backup-row'),
   'servers-id-properties': (page) => page.getByLabel('Message of the day'),

@@ -1,8 +1,9 @@
-import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { PowerButtons } from '../components/power-buttons.tsx';
 import { StateBadge } from '../components/state-badge.tsx';
+import { ConsoleView } from '../lib/console-view.ts';
+import { CONSOLE_BACKGROUND } from '../lib/console-palette.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { sendCommand, subscribeServer } from '../lib/socket.ts';
 import { notify } from '../lib/toasts.ts';
@@ -23,39 +24,14 @@ export default function ServerConsole() {
 
   useEffect(() => {
     if (!host.current) return;
-    let disposed = false;
-    let cleanup = () => undefined as void;
-    // xterm touches `window` at import time, so it loads in the browser only.
-    void Promise.all([import('@xterm/xterm'), import('@xterm/addon-fit')]).then(([{ Terminal }, { FitAddon }]) => {
-      if (disposed || !host.current) return;
-      const term = new Terminal({
-        convertEol: true,
-        disableStdin: true,
-        scrollback: 5000,
-        fontSize: 13,
-        fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
-        theme: { background: '#020617' },
-      });
-      const fit = new FitAddon();
-      term.loadAddon(fit);
-      term.open(host.current);
-      fit.fit();
-      const onResize = () => fit.fit();
-      window.addEventListener('resize', onResize);
-      const unsubscribe = subscribeServer(id, {
-        onConsole: (lines) => term.write(`${lines.join('\r\n')}\r\n`),
-        onError: (_status, message) => notify('danger', 'Whoopsie!', message),
-      });
-      // Lines also go to a hidden log so screen readers and tests can read them.
-      cleanup = () => {
-        unsubscribe();
-        window.removeEventListener('resize', onResize);
-        term.dispose();
-      };
+    const view = new ConsoleView(host.current);
+    const unsubscribe = subscribeServer(id, {
+      onConsole: (lines) => view.write(lines),
+      onError: (_status, message) => notify('danger', 'Whoopsie!', message),
     });
     return () => {
-      disposed = true;
-      cleanup();
+      unsubscribe();
+      view.dispose();
     };
   }, [id]);
 
@@ -97,7 +73,7 @@ export default function ServerConsole() {
           <Link to={`/servers/${id}`} className="text-sm text-slate-300 hover:text-white">
             ← Back
           </Link>
-          <h1 className="min-w-0 font-semibold break-all">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
+          <h1 className="min-w-0 font-sans font-semibold break-all">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
           {load.status === 'ready' ? (
             <span className="rounded-full bg-white">
               <StateBadge state={load.state} />
@@ -109,7 +85,16 @@ export default function ServerConsole() {
       {load.status === 'missing' ? (
         <p className="p-6 text-slate-300">{load.message}</p>
       ) : (
-        <div ref={host} className="min-h-0 flex-1 overflow-hidden p-2" data-testid="console-output" />
+        // Text, not a canvas: it wraps at a phone's width, can be selected and copied, and is read by screen readers.
+        <div
+          ref={host}
+          role="log"
+          aria-label="Console output"
+          tabIndex={0}
+          className="console-output min-h-0 flex-1 overflow-y-auto px-3 py-2 font-mono text-[13px] leading-5"
+          style={{ backgroundColor: CONSOLE_BACKGROUND }}
+          data-testid="console-output"
+        />
       )}
       <form onSubmit={submit} className="flex gap-2 border-t border-slate-800 p-3">
         <label htmlFor="console-command" className="sr-only">
