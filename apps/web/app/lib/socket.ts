@@ -1,10 +1,13 @@
 import {
   SOCKET_OPTIONS,
   serverStateEvent,
+  serverStatsEvent,
+  serverStatsHistoryEvent,
   websocketTokenResult,
   type ClientToServerEvents,
   type ServerStats,
   type ServerToClientEvents,
+  type StatsSample,
 } from '@spawnpoint/contracts';
 import type { Socket } from 'socket.io-client';
 import { api } from './api.ts';
@@ -64,9 +67,16 @@ export async function connectSocket(): Promise<void> {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onConsole?.(payload.lines);
     });
     created.on('server:stats', (payload) => {
-      const { serverId, ...stats } = payload;
+      const event = serverStatsEvent.safeParse(payload);
+      if (!event.success) return;
+      const { serverId, ...stats } = event.data;
       setServerPlayers(serverId, stats.players.online);
       for (const h of subscriptions.get(serverId) ?? []) h.onStats?.(stats);
+    });
+    created.on('server:stats-history', (payload) => {
+      const event = serverStatsHistoryEvent.safeParse(payload);
+      if (!event.success) return;
+      for (const h of subscriptions.get(event.data.serverId) ?? []) h.onStatsHistory?.(event.data.samples);
     });
     created.on('server:backup', (payload) => {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onBackup?.(payload);
@@ -94,7 +104,10 @@ export async function connectSocket(): Promise<void> {
 
 export interface ServerSubscription {
   onConsole?: (lines: string[]) => void;
-  onStats?: (stats: ServerStats) => void;
+  /** Live stats, stamped with when the API received them. */
+  onStats?: (stats: ServerStats & { at: number }) => void;
+  /** On every (re)subscription: the last 10 minutes of samples the API kept, oldest first. */
+  onStatsHistory?: (samples: StatsSample[]) => void;
   onError?: (status: string, message: string) => void;
   onBackup?: (event: { backupId: string; phase: 'running' | 'complete' | 'failed'; percent: number; message?: string }) => void;
 }

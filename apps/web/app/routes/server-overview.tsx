@@ -1,15 +1,17 @@
-import type { ServerStats } from '@spawnpoint/contracts';
+import type { ServerStats, StatsSample } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { PowerButtons } from '../components/power-buttons.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
-import { Sparkline } from '../components/sparkline.tsx';
+import { PlayerHead } from '../components/player-head.tsx';
+import { StatsChart } from '../components/stats-chart.tsx';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { deleteServer, formatBytes, updateAppearance } from '../lib/servers.ts';
 import { subscribeServer } from '../lib/socket.ts';
+import { formatMemory, formatPercent, formatPlayers, mergeSamples } from '../lib/stats-chart.ts';
 import { notify } from '../lib/toasts.ts';
 import { useSending } from '../lib/use-sending.ts';
 import { useLiveStatus } from '../lib/use-live-status.ts';
@@ -17,25 +19,41 @@ import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id', 'Your server at a glance.');
 
-const HISTORY = 30;
-
 export default function ServerOverview() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const load = useServer(id);
-  const [samples, setSamples] = useState<ServerStats[]>([]);
+  // The charts' points: the API's last 10 minutes (sent on subscribing, again after a reconnect), then live ones.
+  const [samples, setSamples] = useState<StatsSample[]>([]);
+  const [historyLoaded, setHistoryLoaded] = useState(false);
+  const [live, setLive] = useState<ServerStats | null>(null);
+  const [openedAt] = useState(() => Date.now());
 
   useEffect(() => {
     setSamples([]);
-    return subscribeServer(id, { onStats: (stats) => setSamples((prev) => [...prev.slice(-(HISTORY - 1)), stats]) });
+    setLive(null);
+    setHistoryLoaded(false);
+    return subscribeServer(id, {
+      onStatsHistory: (history) => {
+        setSamples((prev) => mergeSamples(prev, history));
+        setHistoryLoaded(true);
+      },
+      onStats: ({ at, ...stats }) => {
+        setLive(stats);
+        setSamples((prev) => mergeSamples(prev, [{ at, cpu: stats.cpu, memory: stats.memory, players: stats.players.online }]));
+      },
+    });
   }, [id]);
 
   const state = load.status === 'ready' ? load.state : 'offline';
   useEffect(() => {
-    if (state === 'offline') setSamples([]);
+    if (state === 'offline') {
+      setSamples([]);
+      setLive(null);
+    }
   }, [state]);
 
-  const latest = samples[samples.length - 1] ?? (load.status === 'ready' ? load.server.stats : null);
+  const latest = live ?? (load.status === 'ready' ? load.server.stats : null);
   // While the live connection is lost, the figures below are the last ones received: shown as such.
   const stale = useLiveStatus() === 'lost';
   const players = latest?.players.list ?? [];
@@ -93,19 +111,39 @@ export default function ServerOverview() {
                 The server is offline. Start it to see its CPU, memory and players here.
               </p>
             ) : (
-              <div className="grid gap-4 md:grid-cols-3">
-                <Sparkline label="CPU" values={samples.map((s) => s.cpu)} max={100} format={(v) => `${v.toFixed(0)} %`} />
-                <Sparkline
-                  label="Memory"
-                  values={samples.map((s) => s.memory)}
-                  max={load.server.memoryLimit * 1024 * 1024}
-                  format={formatBytes}
+              <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
+                <StatsChart
+                  label="CPU"
+                  samples={samples}
+                  pick={(s) => s.cpu}
+                  limit={100}
+                  formatTick={formatPercent}
+                  formatLatest={formatPercent}
+                  latest={latest?.cpu}
+                  loading={!historyLoaded}
+                  now={openedAt}
                 />
-                <Sparkline
+                <StatsChart
+                  label="Memory"
+                  samples={samples}
+                  pick={(s) => s.memory}
+                  limit={load.server.memoryLimit * 1024 * 1024}
+                  formatTick={formatMemory}
+                  formatLatest={formatBytes}
+                  latest={latest?.memory}
+                  loading={!historyLoaded}
+                  now={openedAt}
+                />
+                <StatsChart
                   label="Players"
-                  values={samples.map((s) => s.players.online)}
-                  max={load.server.players.max}
-                  format={(v) => `${v} / ${load.server.players.max}`}
+                  samples={samples}
+                  pick={(s) => s.players}
+                  limit={load.server.players.max}
+                  formatTick={formatPlayers}
+                  formatLatest={(v) => `${v} / ${load.server.players.max}`}
+                  latest={latest?.players.online}
+                  loading={!historyLoaded}
+                  now={openedAt}
                 />
               </div>
             )}
@@ -120,8 +158,9 @@ export default function ServerOverview() {
             ) : (
               <ul className="mt-3 flex flex-wrap gap-2" data-testid="player-list">
                 {players.map((name) => (
-                  <li key={name} className="rounded-full bg-slate-100 px-3 py-1 font-mono text-sm">
-                    {name}
+                  <li key={name} className="flex min-w-0 items-center gap-2 rounded-md bg-slate-100 py-1 pr-3 pl-1 font-mono text-sm">
+                    <PlayerHead name={name} size={24} />
+                    <span className="min-w-0 break-all">{name}</span>
                   </li>
                 ))}
               </ul>
