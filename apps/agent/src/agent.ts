@@ -24,6 +24,7 @@ import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
 import { ConsoleOutbox } from './console-outbox.ts';
+import { playerRoutes } from './player-routes.ts';
 import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
@@ -165,6 +166,8 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     },
     runningBackups,
   });
+
+  playerRoutes(http, servers);
 
   http.get('/v1/servers', async () => ({ status: 'SUCCESS', result: statuses() }));
 

@@ -74,6 +74,11 @@ export class ManagedServer {
     await this.runtime.install(await this.sandbox(), this.spec);
   }
 
+  /** The names of the players online, as the last status ping listed them. */
+  onlinePlayers(): string[] {
+    return this.state === 'online' ? [...this.players] : [];
+  }
+
   /** The player slots the server runs with (server.properties, capped by the plan), as the dashboard shows them. */
   async maxPlayers(): Promise<number> {
     const text = await (await this.sandbox()).readTextIfExists('server.properties').catch(() => null);

@@ -15,3 +15,4 @@ export * from './nether.ts';
 export * from './integrations.ts';
 export * from './endpoints.ts';
 export * from './players.ts';
+export * from './server-players.ts';

@@ -11,6 +11,8 @@ import { build } from 'esbuild';
  */
 const source = path.join(import.meta.dirname, 'flying-squid-launcher.ts');
 const target = path.join(import.meta.dirname, '..', '..', 'dist', 'flying-squid-launcher.mjs');
+// Our own contracts package is TypeScript: bundled in (other packages resolve from node_modules at run time).
+const contracts = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'contracts', 'src', 'index.ts');
 
 let compiled: Promise<string> | null = null;
 
@@ -24,6 +26,7 @@ export function compiledLauncher(): Promise<string> {
       outfile: temp,
       bundle: true,
       packages: 'external',
+      alias: { '@spawnpoint/contracts': contracts },
       platform: 'node',
       format: 'esm',
       target: 'node20',

@@ -5,22 +5,27 @@
  * input is SPAWNPOINT_SETTINGS, which the agent made from server.properties through the sandbox. The agent
  * reads stdout/stderr (a log file) as the console, writes console commands to stdin (a FIFO), sees the
  * ready line below, and learns the players from a status ping. Adds what flying-squid lacks: a graceful
- * stop that saves the world and every player (also on SIGTERM), `save-all`, `list`, and a max-players
- * limit. It does not depend on the agent: an agent restart leaves it running.
+ * stop that saves the world and every player (also on SIGTERM), `save-all`, `list`, a max-players
+ * limit, and the player lists and rules of flying-squid-players.ts (operators, whitelist, bans, kick,
+ * pvp). It does not depend on the agent: an agent restart leaves it running.
  */
 import { createRequire } from 'node:module';
+import { installPlayerRules } from './flying-squid-players.ts';
 import { launcherSettingsSchema } from './launcher-settings.ts';
 
 interface SquidPlayer {
   username: string;
+  uuid: string;
+  _client: { username: string; uuid: string; end(reason: string): void };
   save(): Promise<void>;
   kick(reason: string): void;
+  on(event: string, fn: (...args: never[]) => void): void;
 }
 interface SquidServer {
   players: SquidPlayer[];
   overworld: { saveNow(): Promise<void> };
   _server: {
-    on(event: string, fn: (client: { end(reason: string): void }) => void): void;
+    on(event: string, fn: (client: LoginClient) => void): void;
     listeners(event: string): ((...a: unknown[]) => void)[];
     removeAllListeners(event: string): void;
     playerCount: number;
@@ -28,7 +33,14 @@ interface SquidServer {
   };
   commands: { add(command: { base: string; info: string; usage: string; op?: boolean; action: (params: string) => unknown }): void };
   info(message: string): void;
-  on(event: string, fn: (...args: unknown[]) => void): void;
+  on(event: string, fn: (...args: never[]) => void): void;
+}
+interface LoginClient {
+  username: string;
+  uuid: string;
+  end(reason: string): void;
+  /** Set when the login was refused before the game saw the player. */
+  spawnpointRefused?: boolean;
 }
 
 // Resolved from this file's own location (the node's install), never from the working directory.
@@ -65,17 +77,29 @@ const options = {
     if (response.players)
       response.players.sample = serv.players
         .slice(0, 12)
-        .map((p, i) => ({ name: p.username, id: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }));
+        .map((p) => ({ name: p.username, id: p.uuid }));
     return response;
+  },
+  // Called by minecraft-protocol once the player's name and UUID are known, before the login succeeds:
+  // a refusal here reaches the player as the disconnect screen's words.
+  beforeLogin: (client: LoginClient) => {
+    const reason = refusal?.(client) ?? null;
+    if (reason === null) return;
+    client.spawnpointRefused = true;
+    serv.info(`${client.username} was refused: ${reason.replace(/\n/g, ' ')}`);
+    client.end(reason);
   },
 };
 
+let refusal: ((client: LoginClient) => string | null) | null = null;
 const serv = createMCServer(options);
+refusal = installPlayerRules(serv, { whitelistEnabled: settings.whiteList, pvp: settings.pvp });
 
 // flying-squid does not enforce max-players: refuse the login before its own handlers run.
 const loginHandlers = serv._server.listeners('login');
 serv._server.removeAllListeners('login');
 serv._server.on('login', (client) => {
+  if (client.spawnpointRefused) return;
   if (serv._server.playerCount > maxPlayers) {
     client.end('The server is full.');
     return;

@@ -23,6 +23,10 @@ export const launcherSettingsSchema = z.object({
   flat: z.boolean(),
   seed: z.number().int().nullable(),
   viewDistance: z.number().int().min(2).max(32),
+  /** `white-list`: only players on whitelist.json (and operators) may join. */
+  whiteList: z.boolean(),
+  /** `pvp`: whether players can hurt each other. */
+  pvp: z.boolean(),
 });
 export type LauncherSettings = z.infer<typeof launcherSettingsSchema>;
 
@@ -51,5 +55,8 @@ export function launcherSettings(
     flat: props.get('level-type') === 'flat',
     seed: /^-?\d{1,15}$/.test(seed) ? Number(seed) : null,
     viewDistance: Math.min(32, Math.max(2, Math.floor(num('view-distance', 10)))),
+    whiteList: props.get('white-list') === 'true',
+    // Java's default is on; only the exact word `false` turns it off.
+    pvp: props.get('pvp') !== 'false',
   };
 }
