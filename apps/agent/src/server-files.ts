@@ -1,44 +1,15 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
-import {
-  archiveRequest,
-  chmodRequest,
-  deleteFilesRequest,
-  extractRequest,
-  mkdirRequest,
-  pathQuery,
-  renameRequest,
-  searchQuery,
-  serverIdParams,
-  type AgentBackupEvent,
-} from '@spawnpoint/contracts';
+import { agentEndpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
+import { agentRouter } from './agent-route.ts';
 import { extractArchive, extractTar, openTrees, packTarGz, sandboxSink } from './archives.ts';
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
 import type { Sandbox } from './sandbox.ts';
 import { pathParts, SandboxError } from './sandbox.ts';
 import type { BackupStorage } from './storage.ts';
-
-const backupParams = z.object({
-  serverId: serverIdParams.shape.serverId,
-  backupId: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[A-Za-z0-9_-]+$/),
-});
-const propertiesUpdate = z.object({
-  values: z.record(
-    z
-      .string()
-      .regex(/^[a-z0-9.-]+$/)
-      .max(64),
-    z.string().max(256),
-  ),
-});
 
 export interface FileDeps {
   servers: Map<string, ManagedServer>;
@@ -76,35 +47,26 @@ export function backupFile(storageDir: string, serverId: string, backupId: strin
 
 /** File, properties and backup endpoints of the agent, every path through the server's sandbox. */
 export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
-  const server = async (params: unknown): Promise<{ managed: ManagedServer; sandbox: Sandbox }> => {
-    const { serverId } = serverIdParams.parse(params);
+  const route = agentRouter(http);
+  const server = async ({ serverId }: { serverId: string }): Promise<{ managed: ManagedServer; sandbox: Sandbox }> => {
     const managed = deps.servers.get(serverId);
     if (!managed) throw new SandboxError('NOT_FOUND', 'This server is not on this node.');
     return { managed, sandbox: await managed.sandbox() };
   };
 
   http.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
-  http.get('/v1/servers/:serverId/files/list', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { path: dir } = pathQuery.parse(request.query);
-    return { status: 'SUCCESS', result: await sandbox.list(dir) };
-  });
+  route(agentEndpoints.fileList, async ({ params, query }) => (await server(params)).sandbox.list(query.path));
 
-  http.get('/v1/servers/:serverId/files/search', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { q } = searchQuery.parse(request.query);
-    return { status: 'SUCCESS', result: await sandbox.search(q) };
-  });
+  route(agentEndpoints.fileSearch, async ({ params, query }) => (await server(params)).sandbox.search(query.q));
 
-  http.get('/v1/servers/:serverId/files/usage', async (request) => {
-    const { sandbox } = await server(request.params);
-    return { status: 'SUCCESS', result: { used: await sandbox.measure(), quota: sandbox.quotaBytes } };
+  route(agentEndpoints.diskUsage, async ({ params }) => {
+    const { sandbox } = await server(params);
+    return { used: await sandbox.measure(), quota: sandbox.quotaBytes };
   });
 
   // A file as it is, or a folder as a tar.gz made on the fly.
-  http.get('/v1/servers/:serverId/files/download', async (request, reply) => {
-    const { sandbox } = await server(request.params);
-    const { path: target } = pathQuery.parse(request.query);
+  route(agentEndpoints.fileDownload, async ({ reply, params, query: { path: target } }) => {
+    const { sandbox } = await server(params);
     const entry = await sandbox.stat(target);
     if (entry.type === 'file') {
       const { stream, size } = await sandbox.readStream(target);
@@ -121,7 +83,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     return reply.type('application/gzip').send(out);
   });
 
-  http.put('/v1/servers/:serverId/files/write', async (request) => {
+  route(agentEndpoints.fileWrite, async ({ request, params, query }) => {
     const incoming = request.body as Readable;
     // Bridged, so a refused write (DISK_LIMIT midway) does not destroy the request: destroying it would
     // close the socket with unread data, the kernel would answer with a reset, and the control plane
@@ -135,18 +97,11 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       if (!incoming.readableEnded) bridge.destroy(new SandboxError('INVALID_INPUT', 'The upload was cut off before it ended.'));
     });
     try {
-      const { sandbox } = await server(request.params);
-      const query = z
-        .object({
-          path: z.string().min(1).max(4096),
-          overwrite: z.enum(['true', 'false']).default('true'),
-          // What the uploader declared: refused at once when it cannot fit (still counted as written).
-          size: z.coerce.number().int().min(0).optional(),
-        })
-        .parse(request.query);
+      const { sandbox } = await server(params);
+      // What the uploader declared: refused at once when it cannot fit (still counted as written).
       if (query.size !== undefined) await sandbox.checkFits(query.path, query.size);
       const written = await sandbox.writeFrom(query.path, bridge, { overwrite: query.overwrite === 'true' });
-      return { status: 'SUCCESS', result: { bytes: written } };
+      return { bytes: written };
     } catch (err) {
       incoming.unpipe(bridge);
       bridge.destroy();
@@ -159,12 +114,11 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     }
   });
 
-  http.post('/v1/servers/:serverId/files/mkdir', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { path: target, parents } = mkdirRequest.parse(request.body);
+  route(agentEndpoints.fileMkdir, async ({ params, body: { path: target, parents } }) => {
+    const { sandbox } = await server(params);
     if (!parents) {
       await sandbox.mkdir(target);
-      return { status: 'SUCCESS', result: { created: 1 } };
+      return { created: 1 };
     }
     // mkdir -p: the uploader sends every folder of a tree; what exists already is fine. The levels missing
     // now are counted (below the first missing one, every level is missing) so the upload can say how many
@@ -173,32 +127,27 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     let existing = 0;
     while (existing < parts.length && (await exists(sandbox, parts.slice(0, existing + 1)))) existing++;
     await sandbox.ensureDir(parts);
-    return { status: 'SUCCESS', result: { created: parts.length - existing } };
+    return { created: parts.length - existing };
   });
 
-  http.post('/v1/servers/:serverId/files/rename', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { from, to } = renameRequest.parse(request.body);
-    await sandbox.rename(from, to);
-    return { status: 'SUCCESS', result: null };
+  route(agentEndpoints.fileRename, async ({ params, body: { from, to } }) => {
+    await (await server(params)).sandbox.rename(from, to);
+    return null;
   });
 
-  http.post('/v1/servers/:serverId/files/delete', async (request) => {
-    const { sandbox } = await server(request.params);
-    for (const target of deleteFilesRequest.parse(request.body).paths) await sandbox.remove(target);
-    return { status: 'SUCCESS', result: null };
+  route(agentEndpoints.fileDelete, async ({ params, body }) => {
+    const { sandbox } = await server(params);
+    for (const target of body.paths) await sandbox.remove(target);
+    return null;
   });
 
-  http.post('/v1/servers/:serverId/files/chmod', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { path: target, mode } = chmodRequest.parse(request.body);
-    await sandbox.chmod(target, mode);
-    return { status: 'SUCCESS', result: null };
+  route(agentEndpoints.fileChmod, async ({ params, body: { path: target, mode } }) => {
+    await (await server(params)).sandbox.chmod(target, mode);
+    return null;
   });
 
-  http.post('/v1/servers/:serverId/files/archive', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { paths, destination } = archiveRequest.parse(request.body);
+  route(agentEndpoints.fileArchive, async ({ params, body: { paths, destination } }) => {
+    const { sandbox } = await server(params);
     if (!destination.endsWith('.tar.gz')) throw new SandboxError('INVALID_INPUT', 'The archive name must end in .tar.gz.');
     // Entries are named relative to the folder the selection is in, so extracting there gives the same files.
     const trees = await openTrees(sandbox, paths);
@@ -207,34 +156,30 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const [packed, written] = await Promise.allSettled([packTarGz(trees, sink.stream, 6), sink.done]);
     if (written.status === 'rejected') throw written.reason;
     if (packed.status === 'rejected') throw packed.reason;
-    return { status: 'SUCCESS', result: null };
+    return null;
   });
 
-  http.post('/v1/servers/:serverId/files/extract', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { path: archive, destination } = extractRequest.parse(request.body);
-    return { status: 'SUCCESS', result: await extractArchive(sandbox, archive, destination) };
-  });
+  route(agentEndpoints.fileExtract, async ({ params, body: { path: archive, destination } }) =>
+    extractArchive((await server(params)).sandbox, archive, destination),
+  );
 
-  http.get('/v1/servers/:serverId/properties', async (request) => {
-    const { sandbox } = await server(request.params);
+  route(agentEndpoints.propertiesRead, async ({ params }) => {
+    const { sandbox } = await server(params);
     const text = (await sandbox.readTextIfExists('server.properties')) ?? '';
-    return { status: 'SUCCESS', result: Object.fromEntries(parseProperties(text)) };
+    return Object.fromEntries(parseProperties(text));
   });
 
-  http.put('/v1/servers/:serverId/properties', async (request) => {
-    const { sandbox } = await server(request.params);
-    const { values } = propertiesUpdate.parse(request.body);
+  route(agentEndpoints.propertiesWrite, async ({ params, body: { values } }) => {
+    const { sandbox } = await server(params);
     const current = (await sandbox.readTextIfExists('server.properties')) ?? '';
     const next = updateProperties(current, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, propertyValue(v)])));
     await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
-    return { status: 'SUCCESS', result: Object.fromEntries(parseProperties(next)) };
+    return Object.fromEntries(parseProperties(next));
   });
 
   // --- backups ---
 
-  http.post('/v1/servers/:serverId/backups/:backupId', async (request) => {
-    const { serverId, backupId } = backupParams.parse(request.params);
+  route(agentEndpoints.backupCreate, async ({ params: { serverId, backupId } }) => {
     const { managed, sandbox } = await server({ serverId });
     const key = backupKey(serverId, backupId);
     if (await deps.storage.exists(key)) throw new SandboxError('INVALID_STATE', 'This backup already exists.');
@@ -244,24 +189,21 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       if (event.phase !== 'running') deps.runningBackups.delete(serverId);
       deps.emitBackup({ serverId, backupId, ...event });
     });
-    return { status: 'SUCCESS', result: null };
+    return null;
   });
 
-  http.get('/v1/servers/:serverId/backups/:backupId', async (request, reply) => {
-    const { serverId, backupId } = backupParams.parse(request.params);
+  route(agentEndpoints.backupDownload, async ({ reply, params: { serverId, backupId } }) => {
     const found = await deps.storage.get(backupKey(serverId, backupId));
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
     return reply.header('content-length', found.size).type('application/gzip').send(found.stream);
   });
 
-  http.delete('/v1/servers/:serverId/backups/:backupId', async (request) => {
-    const { serverId, backupId } = backupParams.parse(request.params);
+  route(agentEndpoints.backupDelete, async ({ params: { serverId, backupId } }) => {
     await deps.storage.remove(backupKey(serverId, backupId));
-    return { status: 'SUCCESS', result: null };
+    return null;
   });
 
-  http.post('/v1/servers/:serverId/backups/:backupId/restore', async (request) => {
-    const { serverId, backupId } = backupParams.parse(request.params);
+  route(agentEndpoints.backupRestore, async ({ params: { serverId, backupId } }) => {
     const { managed } = await server({ serverId });
     const found = await deps.storage.get(backupKey(serverId, backupId));
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
@@ -276,7 +218,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
         });
       })
       .finally(() => found.stream.destroy());
-    return { status: 'SUCCESS', result: null };
+    return null;
   });
 }
 

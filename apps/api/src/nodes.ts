@@ -9,8 +9,10 @@ import {
   agentStateEvent,
   agentStatsEvent,
   agentBackupEvent,
-  agentInstallResult,
-  agentPortsResult,
+  agentEndpoints,
+  fillPath,
+  type AgentEndpoint,
+  type CallInput,
   type AgentBackupEvent,
   type AgentServerSpec,
   type AgentToApiEvents,
@@ -23,6 +25,10 @@ import type { Namespace, Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { AgentNodeConfig } from './config.ts';
 import { ApiError } from './http/errors.ts';
+
+/** What a call of an agent entry needs: exactly the parts its schemas declare. */
+export type AgentInput<E extends AgentEndpoint> = CallInput<E>;
+type JsonAgentEndpoint = AgentEndpoint & { result: z.ZodType };
 
 export interface NodeEvents {
   state(nodeId: string, serverId: string, state: ServerState): void;
@@ -152,28 +158,48 @@ export class NodeRegistry {
     return this.nodes.get(nodeId)?.socket ?? null;
   }
 
-  /** A JSON call to the agent; its refusals become the matching catalogue codes. */
-  json(nodeId: string, method: string, path: string, body?: unknown): Promise<unknown> {
-    return this.call(nodeId, method, path, body);
+  /**
+   * Calls an entry of the agent protocol (`agentEndpoints` in contracts) with its JSON body; the answer
+   * must have the entry's result shape. The agent's refusals become the matching catalogue codes; an
+   * answer of another shape is the node's fault, never the user's: logged and answered INTERNAL_ERROR.
+   */
+  async call<E extends JsonAgentEndpoint>(nodeId: string, endpoint: E, input: AgentInput<E>): Promise<z.infer<E['result']>> {
+    const { body } = input as { body?: unknown };
+    const path = fillPath(endpoint.path, input.params, input.query);
+    const response = await this.exchange(nodeId, endpoint.method, path, {
+      ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' } : {}),
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    return this.resultOf(nodeId, path, endpoint, await this.answerOf(nodeId, path, response));
   }
 
   /**
-   * A JSON call whose result must have `schema`'s shape. An answer of another shape is the node's fault,
-   * never the user's: it is logged and answered INTERNAL_ERROR, not INVALID_INPUT.
+   * Calls a `streamed` entry, its body sent as it arrives (uploads, editor saves); the answer is JSON. An
+   * agent that refuses midway (DISK_LIMIT) is heard while the body is still being sent; a body that fails
+   * (the user's upload was cut off) answers INVALID_INPUT and the agent discards what it got.
    */
-  async typed<T extends z.ZodType>(schema: T, nodeId: string, method: string, path: string, body?: unknown): Promise<z.infer<T>> {
-    const result = schema.safeParse(await this.call(nodeId, method, path, body));
-    if (result.success) return result.data;
-    this.log.error({ nodeId, path, issues: result.error.issues.slice(0, 5) }, 'malformed agent answer: unexpected result');
-    throw new ApiError('INTERNAL_ERROR');
+  async send<E extends JsonAgentEndpoint & { streamed: true }>(
+    nodeId: string,
+    endpoint: E,
+    input: AgentInput<E>,
+    body: Buffer | Readable,
+  ): Promise<z.infer<E['result']>> {
+    const path = fillPath(endpoint.path, input.params, input.query);
+    const response = await this.exchange(nodeId, endpoint.method, path, { body, contentType: 'application/octet-stream' });
+    return this.resultOf(nodeId, path, endpoint, await this.answerOf(nodeId, path, response));
   }
 
   /**
-   * A download from the agent as a Node stream (no web-stream conversion on the hot path): the body is
-   * passed on as it arrives, never buffered. Refusals become the matching catalogue codes.
+   * Calls a `raw` entry (a download) and hands back its body as a Node stream (no web-stream conversion
+   * on the hot path), never buffered. Refusals become the matching catalogue codes.
    */
-  async download(nodeId: string, path: string): Promise<{ headers: IncomingHttpHeaders; body: IncomingMessage }> {
-    const response = await this.exchange(nodeId, 'GET', path);
+  async download<E extends AgentEndpoint & { raw: true }>(
+    nodeId: string,
+    endpoint: E,
+    input: AgentInput<E>,
+  ): Promise<{ headers: IncomingHttpHeaders; body: IncomingMessage }> {
+    const path = fillPath(endpoint.path, input.params, input.query);
+    const response = await this.exchange(nodeId, endpoint.method, path);
     if ((response.headers['content-type'] ?? '').includes('application/json')) {
       const answer = await this.answerOf(nodeId, path, response);
       if (answer.status !== 'SUCCESS') this.refusal(nodeId, path, answer);
@@ -186,18 +212,6 @@ export class NodeRegistry {
       throw new ApiError('INTERNAL_ERROR');
     }
     return { headers: response.headers, body: response };
-  }
-
-  /**
-   * A call whose body is sent as it arrives (uploads, editor saves) and whose answer is JSON. An agent that
-   * refuses midway (DISK_LIMIT) is heard while the body is still being sent; a body that fails (the user's
-   * upload was cut off) answers INVALID_INPUT and the agent discards what it got.
-   */
-  async upload(nodeId: string, method: string, path: string, body: Buffer | Readable): Promise<unknown> {
-    const response = await this.exchange(nodeId, method, path, { body, contentType: 'application/octet-stream' });
-    const answer = await this.answerOf(nodeId, path, response);
-    if (answer.status === 'SUCCESS') return answer.result;
-    this.refusal(nodeId, path, answer);
   }
 
   /** Reads a body the agent is sending (a download being buffered); a connection lost midway → NODE_UNAVAILABLE. */
@@ -214,40 +228,37 @@ export class NodeRegistry {
 
   /** Sends a server's spec; answers the player slots it runs with. */
   async install(nodeId: string, spec: AgentServerSpec): Promise<number> {
-    return (await this.typed(agentInstallResult, nodeId, 'PUT', `/v1/servers/${spec.serverId}`, spec)).maxPlayers;
+    return (await this.call(nodeId, agentEndpoints.install, { params: { serverId: spec.serverId }, body: spec })).maxPlayers;
   }
 
   /** Which of `ports` the node could listen on now (another program may hold some). */
   async bindablePorts(nodeId: string, ports: number[]): Promise<number[]> {
-    return (await this.typed(agentPortsResult, nodeId, 'POST', '/v1/ports/bindable', { ports })).bindable;
+    return (await this.call(nodeId, agentEndpoints.portsBindable, { body: { ports } })).bindable;
   }
 
   async power(nodeId: string, serverId: string, action: PowerAction): Promise<void> {
-    await this.call(nodeId, 'POST', `/v1/servers/${serverId}/power`, { action });
+    await this.call(nodeId, agentEndpoints.power, { params: { serverId }, body: { action } });
   }
 
   async command(nodeId: string, serverId: string, command: string): Promise<void> {
-    await this.call(nodeId, 'POST', `/v1/servers/${serverId}/command`, { command });
+    await this.call(nodeId, agentEndpoints.command, { params: { serverId }, body: { command } });
   }
 
   async consoleHistory(nodeId: string, serverId: string): Promise<string[]> {
-    const result = await this.call(nodeId, 'GET', `/v1/servers/${serverId}/console`);
-    const parsed = z.object({ lines: z.array(z.string()) }).safeParse(result);
-    return parsed.success ? parsed.data.lines : [];
+    return (await this.call(nodeId, agentEndpoints.consoleHistory, { params: { serverId } })).lines;
   }
 
   async remove(nodeId: string, serverId: string): Promise<void> {
-    await this.call(nodeId, 'DELETE', `/v1/servers/${serverId}`);
+    await this.call(nodeId, agentEndpoints.remove, { params: { serverId } });
   }
 
-  private async call(nodeId: string, method: string, path: string, body?: unknown): Promise<unknown> {
-    const response = await this.exchange(nodeId, method, path, {
-      ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' } : {}),
-      timeoutMs: CALL_TIMEOUT_MS,
-    });
-    const answer = await this.answerOf(nodeId, path, response);
-    if (answer.status === 'SUCCESS') return answer.result;
-    this.refusal(nodeId, path, answer);
+  private resultOf<E extends JsonAgentEndpoint>(nodeId: string, path: string, endpoint: E, answer: AgentAnswer): z.infer<E['result']> {
+    if (answer.status !== 'SUCCESS') this.refusal(nodeId, path, answer);
+    const result = endpoint.result.safeParse(answer.result);
+    // The data came out of this entry's own result schema; TypeScript cannot follow it through the generic.
+    if (result.success) return result.data as z.infer<E['result']>;
+    this.log.error({ nodeId, path, issues: result.error.issues.slice(0, 5) }, 'malformed agent answer: unexpected result');
+    throw new ApiError('INTERNAL_ERROR');
   }
 
   private refusal(nodeId: string, path: string, answer: AgentAnswer): never {

@@ -67,6 +67,7 @@ import {
 } from './files.ts';
 import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
+import { playerActionRequest, serverPlayersResult } from './server-players.ts';
 import {
   commandRequest,
   powerResult,
@@ -410,6 +411,28 @@ export const endpoints = {
     permission: 'server.delete',
     result: empty,
   },
+  // Players: reading them is seeing the console's world; changing them is what console commands do.
+  serverPlayers: {
+    method: 'GET',
+    path: '/v1/server/:serverId/players',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Players online, operators, whitelist (and whether it is on) and bans',
+    access: 'session',
+    permission: 'console.read',
+    result: serverPlayersResult,
+  },
+  serverPlayersUpdate: {
+    method: 'POST',
+    path: '/v1/server/:serverId/players',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Kick, op, deop, whitelist add/remove/on/off, ban or pardon: live through the console, or in the files of a stopped server',
+    access: 'session',
+    permission: 'console.command',
+    body: playerActionRequest,
+    result: serverPlayersResult,
+  },
   // Files
   fileList: {
     method: 'GET',
@@ -740,3 +763,24 @@ export type EndpointName = keyof typeof endpoints;
 
 /** Every endpoint, for the OpenAPI document and the registration check. */
 export const endpointList: readonly Endpoint[] = Object.values(endpoints);
+
+type Part<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.input<S> : never;
+
+/** What a call of an entry (of this table or the agent's) needs: exactly the parts its schemas declare, typed from them. */
+export type CallInput<E> = (E extends { params: z.ZodType } ? { params: Part<E, 'params'> } : { params?: never }) &
+  (E extends { query: z.ZodType } ? { query: Part<E, 'query'> } : { query?: never }) &
+  (E extends { body: z.ZodType } ? { body: Part<E, 'body'> } : { body?: never });
+
+/**
+ * A path template (`/v1/server/:serverId/files/list`) with its `:name` parts filled in, encoded, and the
+ * query's given values appended: how both clients (the web app's and the API's node client) build URLs.
+ */
+export function fillPath(template: string, params: unknown = {}, query: unknown = {}): string {
+  const values = (params ?? {}) as Record<string, unknown>;
+  const path = template.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(String(values[name] ?? '')));
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>))
+    if (value !== undefined && value !== null) search.set(key, String(value));
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}

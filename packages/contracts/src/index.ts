@@ -14,5 +14,6 @@ export * from './plans.ts';
 export * from './nether.ts';
 export * from './integrations.ts';
 export * from './endpoints.ts';
+export * from './agent-endpoints.ts';
 export * from './players.ts';
 export * from './server-players.ts';

@@ -1,4 +1,4 @@
-import { FREE_BACKUP_LIMIT, endpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { FREE_BACKUP_LIMIT, agentEndpoints, endpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
@@ -83,7 +83,8 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     });
     const nodeId = hub.nodeOf(event.serverId);
     for (const old of rotated)
-      if (nodeId) ctx.background(() => nodes.json(nodeId, 'DELETE', `/v1/servers/${event.serverId}/backups/${old.id}`));
+      if (nodeId)
+        ctx.background(() => nodes.call(nodeId, agentEndpoints.backupDelete, { params: { serverId: event.serverId, backupId: old.id } }));
   };
 
   // A node that (re)connects lists the backups it is making; a job of ours it does not list ended while
@@ -143,7 +144,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
           throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
       });
-      await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${backupId}`);
+      await nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
       return { backupId };
     } catch (err) {
       // The node never took the job: its pending row would stand for nothing.
@@ -158,7 +159,9 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.backupDownload, async ({ reply, server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
-    const download = await nodes.download(server.nodeId, `/v1/servers/${server.id}/backups/${row.id}`);
+    const download = await nodes.download(server.nodeId, agentEndpoints.backupDownload, {
+      params: { serverId: server.id, backupId: row.id },
+    });
     const length = download.headers['content-length'];
     if (length) reply.header('content-length', length);
     reply.header(
@@ -176,7 +179,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.backupDelete, async ({ server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
-    await nodes.json(server.nodeId, 'DELETE', `/v1/servers/${server.id}/backups/${row.id}`);
+    await nodes.call(server.nodeId, agentEndpoints.backupDelete, { params: { serverId: server.id, backupId: row.id } });
     await db.delete(backups).where(eq(backups.id, row.id));
     return null;
   });
@@ -201,7 +204,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
           if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
             throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
         }
-        await nodes.json(server.nodeId, 'POST', `/v1/servers/${server.id}/backups/${row.id}/restore`);
+        await nodes.call(server.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId: row.id } });
         if (!wasRunning) return { restored: row.id, started: false };
         // Says whether the server really came back, not merely that it was asked to.
         const started = await act('start').then(

@@ -1,22 +1,11 @@
 import type { Readable } from 'node:stream';
-import {
-  EDITABLE_MAX_BYTES,
-  diskUsageResult,
-  endpoints,
-  fileListResult,
-  fileSearchResult,
-  mkdirResult,
-  extractResult,
-} from '@spawnpoint/contracts';
+import { EDITABLE_MAX_BYTES, agentEndpoints, endpoints } from '@spawnpoint/contracts';
 import type { FastifyReply } from 'fastify';
-import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { attachmentDisposition } from '../http/content-disposition.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { AgentCutOff, UPLOAD_INCOMPLETE, type NodeRegistry } from '../nodes.ts';
-
-const q = (value: string) => encodeURIComponent(value);
 
 /** Passes an agent's streamed answer on, never holding it in memory. */
 function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['download']>>, filename: string) {
@@ -31,8 +20,6 @@ function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['d
 export function fileRoutes(route: Route, ctx: AppContext): void {
   const { hub, nodes } = ctx.game;
 
-  const base = (serverId: string) => `/v1/servers/${serverId}`;
-
   /**
    * Writes a file on the node. When the node cut the body short and its answer was lost with the
    * connection, the one refusal it makes midway is the disk limit: ask it whether the file could have fitted.
@@ -44,30 +31,32 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     overwrite = true,
     declaredSize?: number,
   ) => {
-    const size = declaredSize !== undefined ? `&size=${declaredSize}` : '';
     try {
-      await nodes.upload(server.nodeId, 'PUT', `${base(server.id)}/files/write?path=${q(path)}&overwrite=${overwrite}${size}`, body);
+      const query = { path, overwrite: overwrite ? ('true' as const) : ('false' as const), size: declaredSize };
+      await nodes.send(server.nodeId, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
     } catch (err) {
       if (!(err instanceof AgentCutOff)) throw err;
-      const usage = diskUsageResult.safeParse(await nodes.json(server.nodeId, 'GET', `${base(server.id)}/files/usage`).catch(() => null));
-      if (usage.success && usage.data.used + err.sentBytes > usage.data.quota)
+      const usage = await nodes.call(server.nodeId, agentEndpoints.diskUsage, { params: { serverId: server.id } }).catch(() => null);
+      if (usage && usage.used + err.sentBytes > usage.quota)
         throw new ApiError('DISK_LIMIT', undefined, "The file does not fit in this server's disk. Delete files or upgrade the plan.");
       throw err;
     }
   };
 
   route(endpoints.fileList, async ({ server, query: { path } }) =>
-    nodes.typed(fileListResult, server.nodeId, 'GET', `${base(server.id)}/files/list?path=${q(path)}`),
+    nodes.call(server.nodeId, agentEndpoints.fileList, { params: { serverId: server.id }, query: { path } }),
   );
 
   route(endpoints.fileSearch, async ({ server, query }) =>
-    nodes.typed(fileSearchResult, server.nodeId, 'GET', `${base(server.id)}/files/search?q=${q(query.q)}`),
+    nodes.call(server.nodeId, agentEndpoints.fileSearch, { params: { serverId: server.id }, query }),
   );
 
-  route(endpoints.diskUsage, async ({ server }) => nodes.typed(diskUsageResult, server.nodeId, 'GET', `${base(server.id)}/files/usage`));
+  route(endpoints.diskUsage, async ({ server }) =>
+    nodes.call(server.nodeId, agentEndpoints.diskUsage, { params: { serverId: server.id } }),
+  );
 
   route(endpoints.fileDownload, async ({ reply, server, query: { path } }) => {
-    const download = await nodes.download(server.nodeId, `${base(server.id)}/files/download?path=${q(path)}`);
+    const download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, { params: { serverId: server.id }, query: { path } });
     const name = path.split('/').filter(Boolean).pop() ?? server.name;
     const isArchive = (download.headers['content-type'] ?? '').includes('gzip') && !name.endsWith('.gz');
     return relay(reply, download, isArchive ? `${name}.tar.gz` : name);
@@ -75,7 +64,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
 
   // Text for the editor: refused beyond the size cap and for binary files, with a message saying why.
   route(endpoints.fileContent, async ({ server, query: { path } }) => {
-    const download = await nodes.download(server.nodeId, `${base(server.id)}/files/download?path=${q(path)}`);
+    const download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, { params: { serverId: server.id }, query: { path } });
     const length = Number(download.headers['content-length'] ?? 'NaN');
     if (!(length <= EDITABLE_MAX_BYTES) || !(download.headers['content-type'] ?? '').includes('octet-stream')) {
       download.body.destroy();
@@ -124,34 +113,35 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
 
   // The agent checks each path and answers in the same shape; these pass the request on as it came.
   route(endpoints.fileMkdir, async ({ server, body }) =>
-    nodes.typed(mkdirResult, server.nodeId, 'POST', `${base(server.id)}/files/mkdir`, body),
+    nodes.call(server.nodeId, agentEndpoints.fileMkdir, { params: { serverId: server.id }, body }),
   );
   route(endpoints.fileRename, async ({ server, body }) =>
-    nodes.typed(z.null(), server.nodeId, 'POST', `${base(server.id)}/files/rename`, body),
+    nodes.call(server.nodeId, agentEndpoints.fileRename, { params: { serverId: server.id }, body }),
   );
   route(endpoints.fileDelete, async ({ server, body }) =>
-    nodes.typed(z.null(), server.nodeId, 'POST', `${base(server.id)}/files/delete`, body),
+    nodes.call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body }),
   );
   route(endpoints.fileArchive, async ({ server, body }) =>
-    nodes.typed(z.null(), server.nodeId, 'POST', `${base(server.id)}/files/archive`, body),
+    nodes.call(server.nodeId, agentEndpoints.fileArchive, { params: { serverId: server.id }, body }),
   );
   route(endpoints.fileExtract, async ({ server, body }) =>
-    nodes.typed(extractResult, server.nodeId, 'POST', `${base(server.id)}/files/extract`, body),
+    nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
   );
   route(endpoints.fileChmod, async ({ server, body }) =>
-    nodes.typed(z.null(), server.nodeId, 'POST', `${base(server.id)}/files/chmod`, body),
+    nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
   );
 
   // server.properties through the typed form; values the form does not offer are kept as they are.
   route(endpoints.properties, async ({ server }) => {
-    const raw = await nodes.typed(z.record(z.string(), z.string()), server.nodeId, 'GET', `${base(server.id)}/properties`);
+    const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } });
     return typedProperties(raw);
   });
 
   route(endpoints.propertiesUpdate, async ({ server, body }) => {
     const asText = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]));
-    const raw = await nodes.typed(z.record(z.string(), z.string()), server.nodeId, 'PUT', `${base(server.id)}/properties`, {
-      values: asText,
+    const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
+      params: { serverId: server.id },
+      body: { values: asText },
     });
     const typed = typedProperties(raw);
     // A server that is not running will run with these slots; a running one keeps its own until restarted.

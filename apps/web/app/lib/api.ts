@@ -1,4 +1,13 @@
-import { API_RETRIES, errorEnvelope, errorMessage, isErrorCode, type Endpoint, type ErrorCode } from '@spawnpoint/contracts';
+import {
+  API_RETRIES,
+  errorEnvelope,
+  errorMessage,
+  fillPath,
+  isErrorCode,
+  type CallInput,
+  type Endpoint,
+  type ErrorCode,
+} from '@spawnpoint/contracts';
 import type { z } from 'zod';
 import { handleApiError } from './api-errors.ts';
 import { settings } from './settings.ts';
@@ -28,25 +37,15 @@ export interface CallOptions<T extends z.ZodType> {
   signal?: AbortSignal;
 }
 
-type Part<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.input<S> : never;
-
 /** What a call of an entry needs: exactly the parts its schemas declare, typed from them. */
-export type EndpointInput<E extends Endpoint> = (E extends { params: z.ZodType } ? { params: Part<E, 'params'> } : { params?: never }) &
-  (E extends { query: z.ZodType } ? { query: Part<E, 'query'> } : { query?: never }) &
-  (E extends { body: z.ZodType } ? { body: Part<E, 'body'> } : { body?: never });
+export type EndpointInput<E extends Endpoint> = CallInput<E>;
 
 /** An entry of the endpoint table that answers the JSON envelope. */
 type JsonEndpoint = Endpoint & { result: z.ZodType };
 
 /** The path of an entry with its `:name` parts filled in and its query appended. */
 export function endpointUrl(endpoint: Endpoint, input: { params?: unknown; query?: unknown }): string {
-  const params = (input.params ?? {}) as Record<string, string>;
-  const path = endpoint.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries((input.query ?? {}) as Record<string, unknown>))
-    if (value !== undefined && value !== null) query.set(key, String(value));
-  const search = query.toString();
-  return search ? `${path}?${search}` : path;
+  return fillPath(endpoint.path, input.params, input.query);
 }
 
 /**

@@ -1,0 +1,45 @@
+import type { AgentEndpoint } from '@spawnpoint/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+
+type Parsed<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.infer<S> : undefined;
+
+/** What an agent handler gets: the request parts already parsed with the entry's schemas. */
+export interface AgentCall<E extends AgentEndpoint> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  params: Parsed<E, 'params'>;
+  query: Parsed<E, 'query'>;
+  body: Parsed<E, 'body'>;
+}
+
+export type AgentResult<E extends AgentEndpoint> = E extends { raw: true }
+  ? FastifyReply
+  : E extends { result: infer R extends z.ZodType }
+    ? z.infer<R>
+    : null;
+
+export type AgentRoute = <E extends AgentEndpoint>(endpoint: E, handler: (call: AgentCall<E>) => Promise<AgentResult<E>>) => void;
+
+/**
+ * Registers the agent's routes from the agent protocol table in contracts (`agentEndpoints`): params,
+ * query and a JSON body are parsed with the entry's schemas (a ZodError is answered INVALID_INPUT by
+ * the agent's error handler), and the result goes out in the SUCCESS envelope. A `streamed` entry's body
+ * reaches the handler as the raw stream.
+ */
+export function agentRouter(http: FastifyInstance): AgentRoute {
+  return (endpoint, handler) => {
+    http.route({
+      method: endpoint.method,
+      url: endpoint.path,
+      handler: async (request, reply) => {
+        const params: unknown = endpoint.params ? endpoint.params.parse(request.params) : undefined;
+        const query: unknown = endpoint.query ? endpoint.query.parse(request.query) : undefined;
+        const body: unknown = endpoint.body ? endpoint.body.parse(request.body ?? {}) : undefined;
+        // Each part came out of the entry's own schema; TypeScript cannot follow that through the generic entry.
+        const result: unknown = await handler({ request, reply, params, query, body } as AgentCall<typeof endpoint>);
+        return endpoint.raw ? result : { status: 'SUCCESS', result };
+      },
+    });
+  };
+}

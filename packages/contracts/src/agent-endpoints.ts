@@ -1,0 +1,114 @@
+/**
+ * The agent protocol's HTTP side as data, like the API's endpoint table: every call the control plane
+ * makes to a node's agent (bearer node token), with the zod schemas of what goes in and what comes back.
+ * The agent registers its routes from these entries and the API's one node client calls them, so both
+ * sides parse with the same schemas.
+ */
+import { z } from 'zod';
+import {
+  agentCommandRequest,
+  agentConsoleHistory,
+  agentInstallResult,
+  agentPortsRequest,
+  agentPortsResult,
+  agentServerList,
+  agentServerSpec,
+} from './agent.ts';
+import { serverState } from './api.ts';
+import {
+  archiveRequest,
+  backupIdParams,
+  chmodRequest,
+  deleteFilesRequest,
+  diskUsageResult,
+  extractRequest,
+  extractResult,
+  fileListResult,
+  fileSearchResult,
+  mkdirRequest,
+  mkdirResult,
+  pathQuery,
+  renameRequest,
+  searchQuery,
+} from './files.ts';
+import { powerAction, serverIdParams } from './servers.ts';
+
+export interface AgentEndpoint {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Fastify style: `/v1/servers/:serverId`. */
+  path: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  /** A JSON body. */
+  body?: z.ZodType;
+  /** The `result` of a SUCCESS answer. */
+  result?: z.ZodType;
+  /** The answer is a stream (a download), not the JSON envelope. */
+  raw?: true;
+  /** The request body is a stream of bytes (`application/octet-stream`), not JSON. */
+  streamed?: true;
+}
+
+/** `server.properties` as the agent reads it: every key with its raw text. */
+export const agentProperties = z.record(z.string(), z.string());
+export const agentPropertiesUpdate = z.object({
+  values: z.record(
+    z
+      .string()
+      .regex(/^[a-z0-9.-]+$/)
+      .max(64),
+    z.string().max(256),
+  ),
+});
+export const agentWriteQuery = z.object({
+  path: z.string().min(1).max(4096),
+  overwrite: z.enum(['true', 'false']).default('true'),
+  /** What the uploader declared: refused at once when it cannot fit. */
+  size: z.coerce.number().int().min(0).optional(),
+});
+export const agentWriteResult = z.object({ bytes: z.number().int().min(0) });
+export const agentPowerRequest = z.object({ action: powerAction });
+export const agentPowerResult = z.object({ serverId: z.string(), state: serverState });
+
+const done = z.null();
+const server = serverIdParams;
+
+export const agentEndpoints = {
+  servers: { method: 'GET', path: '/v1/servers', result: agentServerList },
+  portsBindable: { method: 'POST', path: '/v1/ports/bindable', body: agentPortsRequest, result: agentPortsResult },
+  install: { method: 'PUT', path: '/v1/servers/:serverId', params: server, body: agentServerSpec, result: agentInstallResult },
+  remove: { method: 'DELETE', path: '/v1/servers/:serverId', params: server, result: done },
+  power: { method: 'POST', path: '/v1/servers/:serverId/power', params: server, body: agentPowerRequest, result: agentPowerResult },
+  command: { method: 'POST', path: '/v1/servers/:serverId/command', params: server, body: agentCommandRequest, result: done },
+  consoleHistory: { method: 'GET', path: '/v1/servers/:serverId/console', params: server, result: agentConsoleHistory },
+  fileList: { method: 'GET', path: '/v1/servers/:serverId/files/list', params: server, query: pathQuery, result: fileListResult },
+  fileSearch: { method: 'GET', path: '/v1/servers/:serverId/files/search', params: server, query: searchQuery, result: fileSearchResult },
+  diskUsage: { method: 'GET', path: '/v1/servers/:serverId/files/usage', params: server, result: diskUsageResult },
+  fileDownload: { method: 'GET', path: '/v1/servers/:serverId/files/download', params: server, query: pathQuery, raw: true },
+  fileWrite: {
+    method: 'PUT',
+    path: '/v1/servers/:serverId/files/write',
+    params: server,
+    query: agentWriteQuery,
+    streamed: true,
+    result: agentWriteResult,
+  },
+  fileMkdir: { method: 'POST', path: '/v1/servers/:serverId/files/mkdir', params: server, body: mkdirRequest, result: mkdirResult },
+  fileRename: { method: 'POST', path: '/v1/servers/:serverId/files/rename', params: server, body: renameRequest, result: done },
+  fileDelete: { method: 'POST', path: '/v1/servers/:serverId/files/delete', params: server, body: deleteFilesRequest, result: done },
+  fileChmod: { method: 'POST', path: '/v1/servers/:serverId/files/chmod', params: server, body: chmodRequest, result: done },
+  fileArchive: { method: 'POST', path: '/v1/servers/:serverId/files/archive', params: server, body: archiveRequest, result: done },
+  fileExtract: { method: 'POST', path: '/v1/servers/:serverId/files/extract', params: server, body: extractRequest, result: extractResult },
+  propertiesRead: { method: 'GET', path: '/v1/servers/:serverId/properties', params: server, result: agentProperties },
+  propertiesWrite: {
+    method: 'PUT',
+    path: '/v1/servers/:serverId/properties',
+    params: server,
+    body: agentPropertiesUpdate,
+    result: agentProperties,
+  },
+  backupCreate: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
+  backupDownload: { method: 'GET', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, raw: true },
+  backupDelete: { method: 'DELETE', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
+  backupRestore: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId/restore', params: backupIdParams, result: done },
+} satisfies Record<string, AgentEndpoint>;
