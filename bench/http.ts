@@ -1,7 +1,10 @@
 /**
  * `npm run bench`: prints one JSON line per figure of ARCHITECTURE §11 that exists so far.
- * user-servers: authenticated GET /v1/user/servers under 64 connections, against a bare Fastify
- * hello-world measured in the same run (target ≥ 40 % of its req/s, p99 ≤ 2 × its p99).
+ * user-servers: authenticated GET /v1/user/servers under 64 connections, against a bare Fastify server
+ * started here that answers the same path with the same envelope and an empty list, measured in the same
+ * run with the same connection count (issue target ≥ 60 % of its req/s, p99 ≤ 1.5 × its p99). The API
+ * runs with NODE_ENV=production, as a host runs it (outside production every answer is also checked
+ * against its contract, which a polled endpoint should not pay for in production).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -33,25 +36,33 @@ async function load(url: string, headers: Record<string, string> = {}) {
   return { reqPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
-const bare = start(['-e', "const f=require('fastify')();f.get('/',async()=>({hello:'world'}));f.listen({port:3901,host:'127.0.0.1'})"], {
-  NODE_PATH: path.join(root, 'node_modules'),
-});
+const bare = start(
+  [
+    '-e',
+    "const f=require('fastify')();f.get('/v1/user/servers',async()=>({status:'SUCCESS',result:[]}));f.listen({port:3901,host:'127.0.0.1'})",
+  ],
+  {
+    NODE_PATH: path.join(root, 'node_modules'),
+  },
+);
 const api = start(['--import', 'tsx', 'apps/api/src/main.ts'], {
   PORT: '3902',
   HOST: '127.0.0.1',
+  NODE_ENV: 'production',
+  PUBLIC_URL: 'http://127.0.0.1:3902',
   DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-bench-')),
   LOG_LEVEL: 'warn',
   RATE_LIMIT_FACTOR: '100000',
 });
 try {
-  await Promise.all([waitFor('http://127.0.0.1:3901/'), waitFor('http://127.0.0.1:3902/healthz')]);
+  await Promise.all([waitFor('http://127.0.0.1:3901/v1/user/servers'), waitFor('http://127.0.0.1:3902/healthz')]);
   const register = await fetch('http://127.0.0.1:3902/v1/auth/register', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ emailAddress: `bench-${Date.now()}@example.com`, password: 'bench password 123' }),
   });
   const cookie = (register.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const baseline = await load('http://127.0.0.1:3901/');
+  const baseline = await load('http://127.0.0.1:3901/v1/user/servers');
   const servers = await load('http://127.0.0.1:3902/v1/user/servers', { cookie });
   console.log(
     JSON.stringify({
@@ -60,7 +71,7 @@ try {
       servers,
       ratio: Number((servers.reqPerSec / baseline.reqPerSec).toFixed(3)),
       p99Ratio: Number((servers.p99Ms / Math.max(baseline.p99Ms, 1)).toFixed(3)),
-      target: { ratio: 0.4, p99Ratio: 2 },
+      target: { ratio: 0.6, p99Ratio: 1.5 },
     }),
   );
 } finally {
