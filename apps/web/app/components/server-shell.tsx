@@ -62,7 +62,7 @@ export function ServerShell({ serverId, load, children }: { serverId: string; lo
         / <span className="text-slate-700">{load.server.name}</span>
       </nav>
       <div className="mt-2 flex flex-wrap items-center gap-3">
-        <h1 className="min-w-0 text-2xl font-bold break-all">{load.server.name}</h1>
+        <h1 className="min-w-0 font-sans text-2xl font-bold break-all">{load.server.name}</h1>
         <StateBadge state={load.state} />
       </div>
       {/* Below lg the ten tabs do not fit: the bar scrolls sideways (the page does not), and its right edge

@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { buttonClass } from '../components/button.tsx';
+import { BlockIsland, GrassGround } from '../components/pixel-art.tsx';
 import { pageMeta } from '../lib/meta.ts';
 
 /** Prerendered HTML with the small site script instead of the app (root.tsx). */
@@ -46,32 +47,35 @@ const steps = [
 export default function Home() {
   return (
     <main>
-      <section className="bg-gradient-to-b from-brand-900 to-slate-900 text-white">
-        <div className="mx-auto max-w-6xl px-4 py-20 sm:py-28">
-          <p className="text-sm font-semibold uppercase tracking-widest text-brand-100">Minecraft server hosting</p>
-          <h1 className="mt-4 max-w-3xl text-4xl font-extrabold leading-tight sm:text-6xl">
-            Your own Minecraft server. Free, and ready in seconds.
-          </h1>
-          <p className="mt-6 max-w-2xl text-lg text-slate-200">
-            Create a server, press Start and join it from Minecraft Java Edition. The console, your files and backups are in your browser,
-            on any device.
-          </p>
-          <div className="mt-10 flex flex-wrap gap-4">
-            <Link to="/register" className={buttonClass('primary', 'px-6 py-3 text-base')}>
-              Create your free server
-            </Link>
-            <Link
-              to="/pricing"
-              className="inline-flex items-center rounded-md border border-white/30 px-6 py-3 text-base font-semibold text-white hover:bg-white/10"
-            >
-              See plans and prices
-            </Link>
+      <section className="bg-gradient-to-b from-slate-900 to-brand-900 text-white">
+        <div className="mx-auto grid max-w-6xl items-center gap-10 px-4 pt-20 pb-12 sm:pt-28 md:grid-cols-[minmax(0,1fr)_auto]">
+          <div className="min-w-0">
+            <p className="text-sm font-semibold uppercase tracking-widest text-brand-100">Minecraft server hosting</p>
+            <h1 className="mt-4 max-w-3xl text-4xl leading-tight sm:text-6xl">Your own Minecraft server. Free, and ready in seconds.</h1>
+            <p className="mt-6 max-w-2xl text-lg text-slate-200">
+              Create a server, press Start and join it from Minecraft Java Edition. The console, your files and backups are in your browser,
+              on any device.
+            </p>
+            <div className="mt-10 flex flex-wrap gap-4">
+              <Link to="/register" className={buttonClass('primary', 'px-6 py-3 text-base')}>
+                Create your free server
+              </Link>
+              <Link
+                to="/pricing"
+                className="inline-flex items-center rounded-md border border-white/30 px-6 py-3 text-base font-semibold text-white hover:bg-white/10"
+              >
+                See plans and prices
+              </Link>
+            </div>
           </div>
+          {/* Our own pixel art, drawn from code: no image to download, nothing taken from the game. */}
+          <BlockIsland className="hidden w-64 md:block lg:w-80" />
         </div>
+        <GrassGround className="block" />
       </section>
 
       <section aria-labelledby="how-heading" className="mx-auto max-w-6xl px-4 py-16">
-        <h2 id="how-heading" className="text-3xl font-bold">
+        <h2 id="how-heading" className="font-pixel text-3xl font-bold">
           Playing in three steps
         </h2>
         <ol className="mt-8 grid gap-6 sm:grid-cols-3">
@@ -89,7 +93,7 @@ export default function Home() {
 
       <section aria-labelledby="features-heading" className="bg-white">
         <div className="mx-auto max-w-6xl px-4 py-16">
-          <h2 id="features-heading" className="text-3xl font-bold">
+          <h2 id="features-heading" className="font-pixel text-3xl font-bold">
             Everything a server owner needs, in the browser
           </h2>
           <ul className="mt-8 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
@@ -100,7 +104,7 @@ export default function Home() {
               </li>
             ))}
           </ul>
-          <h2 id="next-heading" className="mt-14 text-2xl font-bold">
+          <h2 id="next-heading" className="font-pixel mt-14 text-2xl font-bold">
             Coming next
           </h2>
           <ul aria-labelledby="next-heading" className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
@@ -116,7 +120,7 @@ export default function Home() {
 
       <section aria-labelledby="plans-heading" className="mx-auto max-w-6xl px-4 py-16">
         <div className="rounded-2xl bg-brand-50 p-8 sm:p-12">
-          <h2 id="plans-heading" className="text-3xl font-bold">
+          <h2 id="plans-heading" className="font-pixel text-3xl font-bold">
             Free to start. Paid plans open soon.
           </h2>
           <p className="mt-4 max-w-2xl text-slate-700">

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
+import { ServerIcon } from '../components/pixel-art.tsx';
 import { PowerButtons } from '../components/power-buttons.tsx';
 import { StateBadge } from '../components/state-badge.tsx';
 import { pageMeta } from '../lib/meta.ts';
@@ -47,10 +48,13 @@ export default function Servers() {
               className="flex min-w-0 flex-col gap-4 rounded-xl border border-slate-200 bg-white p-5"
               data-testid="server-card"
             >
-              <div className="flex items-start justify-between gap-3">
-                <Link to={`/servers/${server.serverId}`} className="min-w-0 truncate text-lg font-semibold hover:underline">
-                  {server.name}
-                </Link>
+              <div className="flex items-center justify-between gap-3">
+                <div className="flex min-w-0 items-center gap-3">
+                  <ServerIcon serverId={server.serverId} size={40} />
+                  <Link to={`/servers/${server.serverId}`} className="min-w-0 truncate text-lg font-semibold hover:underline">
+                    {server.name}
+                  </Link>
+                </div>
                 <StateBadge state={server.state} />
               </div>
               <p className="text-sm text-slate-600">
