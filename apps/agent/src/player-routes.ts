@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
-import { offlineUuid, playerActionRequest, serverIdParams, type PlayerActionRequest, type ServerPlayers } from '@spawnpoint/contracts';
+import { agentEndpoints, offlineUuid, type PlayerActionRequest, type ServerPlayers } from '@spawnpoint/contracts';
 import type { FastifyInstance } from 'fastify';
+import { agentRouter } from './agent-route.ts';
 import { InvalidStateError, type ManagedServer } from './managed-server.ts';
 import {
   findPlayer,
@@ -137,8 +138,7 @@ async function applyToFiles(sandbox: Sandbox, request: PlayerActionRequest): Pro
 export function playerRoutes(http: FastifyInstance, servers: Map<string, ManagedServer>): void {
   // Offline edits of one server's files, one at a time (each reads, changes and writes a whole file).
   const lines = new Map<string, Promise<unknown>>();
-  const known = (params: unknown) => {
-    const { serverId } = serverIdParams.parse(params);
+  const known = ({ serverId }: { serverId: string }) => {
     const server = servers.get(serverId);
     if (!server) throw new SandboxError('NOT_FOUND', 'This server is not on this node.');
     return server;
@@ -156,11 +156,11 @@ export function playerRoutes(http: FastifyInstance, servers: Map<string, Managed
     };
   };
 
-  http.get('/v1/servers/:serverId/players', async (request) => ({ status: 'SUCCESS', result: await present(known(request.params)) }));
+  const route = agentRouter(http);
+  route(agentEndpoints.players, async ({ params }) => present(known(params)));
 
-  http.post('/v1/servers/:serverId/players', async (request) => {
-    const server = known(request.params);
-    const change = playerActionRequest.parse(request.body);
+  route(agentEndpoints.playersUpdate, async ({ params, body: change }) => {
+    const server = known(params);
     if (server.state === 'online') {
       server.command(commandFor(change));
       const sandbox = await server.sandbox();
@@ -177,6 +177,6 @@ export function playerRoutes(http: FastifyInstance, servers: Map<string, Managed
     } else {
       throw new InvalidStateError(`The server is ${server.state.replace('_', ' ')}. Try again once it is online or offline.`);
     }
-    return { status: 'SUCCESS', result: await present(server) };
+    return present(server);
   });
 }

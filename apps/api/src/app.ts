@@ -26,6 +26,7 @@ import { router } from './http/route.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
+import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
 import fastifyMultipart from '@fastify/multipart';
 import { specOf } from './servers/power.ts';
@@ -149,6 +150,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   operatorRoutes(route, ctx);
   fileRoutes(route, ctx);
   backupRoutes(route, ctx);
+  playerRoutes(route, ctx);
   publicSiteRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
   await installWeb(app, config);

@@ -31,6 +31,7 @@ import {
   renameRequest,
   searchQuery,
 } from './files.ts';
+import { playerActionRequest, serverPlayersResult } from './server-players.ts';
 import { powerAction, serverIdParams } from './servers.ts';
 
 export interface AgentEndpoint {
@@ -111,4 +112,12 @@ export const agentEndpoints = {
   backupDownload: { method: 'GET', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, raw: true },
   backupDelete: { method: 'DELETE', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
   backupRestore: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId/restore', params: backupIdParams, result: done },
+  players: { method: 'GET', path: '/v1/servers/:serverId/players', params: server, result: serverPlayersResult },
+  playersUpdate: {
+    method: 'POST',
+    path: '/v1/servers/:serverId/players',
+    params: server,
+    body: playerActionRequest,
+    result: serverPlayersResult,
+  },
 } satisfies Record<string, AgentEndpoint>;

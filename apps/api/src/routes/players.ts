@@ -1,0 +1,20 @@
+import { agentEndpoints, endpoints } from '@spawnpoint/contracts';
+import type { AppContext } from '../context.ts';
+import type { Route } from '../http/route.ts';
+
+/**
+ * The Players page: the node reads the game's lists and applies each change, through the console of a
+ * running server or into the files of a stopped one. Reading needs `console.read`; changing needs
+ * `console.command`, since each change is what a console command does.
+ */
+export function playerRoutes(route: Route, ctx: AppContext): void {
+  const { nodes } = ctx.game;
+
+  route(endpoints.serverPlayers, async ({ server }) =>
+    nodes.call(server.nodeId, agentEndpoints.players, { params: { serverId: server.id } }),
+  );
+
+  route(endpoints.serverPlayersUpdate, async ({ server, body }) =>
+    nodes.call(server.nodeId, agentEndpoints.playersUpdate, { params: { serverId: server.id }, body }),
+  );
+}
