@@ -50,7 +50,7 @@ export default function Servers() {
             >
               <div className="flex items-center justify-between gap-3">
                 <div className="flex min-w-0 items-center gap-3">
-                  <ServerIcon serverId={server.serverId} size={40} />
+                  <ServerIcon serverId={server.serverId} size={40} className="size-8 sm:size-10" />
                   <Link to={`/servers/${server.serverId}`} className="min-w-0 truncate text-lg font-semibold hover:underline">
                     {server.name}
                   </Link>
