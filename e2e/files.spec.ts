@@ -189,9 +189,12 @@ test('a folder tree uploads without an error per folder, and the toast counts wh
   await expect(page.getByText('3 files uploaded, 3 folders created.')).toBeVisible();
   await expect(page.getByText('Whoopsie!')).toHaveCount(0);
 
-  // The same tree again: every folder exists now, which is fine for an upload.
+  // The same tree again: every folder exists now, which is fine for an upload; the files are asked about.
   await page.getByLabel('Folder to upload').setInputFiles(path.join(tree, 'pack'));
-  await expect(page.getByText('3 files uploaded.')).toBeVisible();
+  const question = page.getByRole('dialog', { name: 'a.txt already exists' });
+  await question.getByRole('checkbox', { name: 'Apply to all remaining conflicts (2 more)' }).check();
+  await question.getByRole('button', { name: 'Replace' }).click();
+  await expect(page.getByText('3 files replaced.')).toBeVisible();
   await expect(page.getByText('Whoopsie!')).toHaveCount(0);
   await expect(page.getByText(/already exists/)).toHaveCount(0);
 

@@ -11,6 +11,7 @@ import { useSending } from '../lib/use-sending.ts';
 import { Button } from './button.tsx';
 import { Modal } from './modal.tsx';
 import { DisableTwoFactorDialog, EnableTwoFactorDialog } from './twofactor-dialogs.tsx';
+import { UploadConflictDialog } from './upload-conflict-dialog.tsx';
 
 /** Renders whichever global dialog is open; listens for `open-{dialogName}`; closes on route change. */
 export function DialogsHost() {
@@ -45,6 +46,9 @@ export function DialogsHost() {
       return <EnableTwoFactorDialog {...open.options} />;
     case 'disable-twofactor':
       return <DisableTwoFactorDialog {...open.options} />;
+    case 'upload-conflict':
+      // Keyed by the options: the next conflict's question starts afresh (focus, checkbox).
+      return <UploadConflictDialog key={`${open.options.folder}/${open.options.name}`} {...open.options} />;
     case 'disk-limit':
       return (
         <Modal title="Disk limit reached">

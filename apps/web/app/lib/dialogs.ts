@@ -1,4 +1,6 @@
+import type { FileEntry } from '@spawnpoint/contracts';
 import { createStore } from './store.ts';
+import type { ConflictChoice } from './upload-plan.ts';
 
 export interface ConfirmOptions {
   title: string;
@@ -20,6 +22,23 @@ export type FeedbackOptions = Record<string, never>;
 /** `message`: what the server said about this refusal (an upload that does not fit), instead of the general words. */
 export type DiskLimitOptions = { message?: string };
 
+/** What the user answered about a name in use: their choice and whether it holds for the conflicts after it. */
+export type ConflictAnswer = { choice: ConflictChoice; applyToAll: boolean };
+
+/** An upload's file whose name is taken in the folder it goes into: Replace, Keep both, Skip, or cancel the upload. */
+export interface UploadConflictOptions {
+  /** The name in use and the folder it is in ("/plugins"). */
+  name: string;
+  folder: string;
+  /** What is there now, and the size of the file being uploaded. */
+  existing: Pick<FileEntry, 'type' | 'size' | 'modifiedAt'>;
+  uploadSize: number;
+  /** How many conflicts come after this one (the "apply to all" checkbox is offered when there are any). */
+  remaining: number;
+  /** Called once with the answer, or null when the upload is cancelled (Cancel, Escape, leaving the page). */
+  onAnswer: (answer: ConflictAnswer | null) => void;
+}
+
 export interface DialogOptionsByName {
   confirm: ConfirmOptions;
   input: InputOptions;
@@ -27,6 +46,7 @@ export interface DialogOptionsByName {
   'disk-limit': DiskLimitOptions;
   'enable-twofactor': { onDone?: () => void };
   'disable-twofactor': { onDone?: () => void };
+  'upload-conflict': UploadConflictOptions;
 }
 
 export type DialogName = keyof DialogOptionsByName;
@@ -44,4 +64,12 @@ export function closeDialog(): void {
   dialogStore.set(null);
 }
 
-export const dialogNames: DialogName[] = ['confirm', 'input', 'feedback', 'disk-limit', 'enable-twofactor', 'disable-twofactor'];
+export const dialogNames: DialogName[] = [
+  'confirm',
+  'input',
+  'feedback',
+  'disk-limit',
+  'enable-twofactor',
+  'disable-twofactor',
+  'upload-conflict',
+];

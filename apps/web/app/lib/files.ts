@@ -20,8 +20,9 @@ const q = encodeURIComponent;
 export const joinPath = (dir: string, name: string) => `${dir.replace(/\/+$/, '')}/${name}`.replace(/^\/*/, '/');
 export const parentOf = (p: string) => p.replace(/\/[^/]*\/?$/, '') || '/';
 
-export const listFiles = (serverId: string, path: string) =>
-  api('GET', `${base(serverId)}/files/list?path=${q(path)}`, { result: fileListResult });
+/** `background`: an upload looking for names in use sums its failures up itself. */
+export const listFiles = (serverId: string, path: string, options: { background?: boolean } = {}) =>
+  api('GET', `${base(serverId)}/files/list?path=${q(path)}`, { result: fileListResult, background: options.background ?? false });
 export const searchFiles = (serverId: string, query: string) =>
   api('GET', `${base(serverId)}/files/search?q=${q(query)}`, { result: fileSearchResult });
 export const diskUsage = (serverId: string) =>
@@ -53,22 +54,36 @@ export const extractArchive = (serverId: string, path: string, destination: stri
   api('POST', `${base(serverId)}/files/extract`, { body: { path, destination }, result: extractResult });
 export const downloadUrl = (serverId: string, path: string) => `${settings.apiBaseUrl}${base(serverId)}/files/download?path=${q(path)}`;
 
+/** An upload stopped by its `signal` (the Cancel button): the request was aborted, so the server keeps nothing of it. */
+export class UploadCancelled extends Error {
+  constructor() {
+    super('The upload was cancelled.');
+  }
+}
+
 /**
  * Uploads one file with progress (XMLHttpRequest reports upload progress; fetch does not). With
  * `background` a failure is only rejected, for the caller to report (an upload of many files sums up).
+ * Aborting `signal` aborts the request and rejects with UploadCancelled.
  */
 export function uploadFile(
   serverId: string,
   path: string,
   file: File,
   onProgress: (loaded: number) => void,
-  options: { background?: boolean } = {},
+  options: { background?: boolean; signal?: AbortSignal } = {},
 ): Promise<void> {
   const report = (failure: ApiFailure) => {
     if (!options.background) handleApiError(failure);
   };
+  const { signal } = options;
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new UploadCancelled());
     const xhr = new XMLHttpRequest();
+    const cancel = () => xhr.abort();
+    signal?.addEventListener('abort', cancel, { once: true });
+    xhr.onloadend = () => signal?.removeEventListener('abort', cancel);
+    xhr.onabort = () => reject(new UploadCancelled());
     // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
     xhr.open('POST', `${settings.apiBaseUrl}${base(serverId)}/files/upload?path=${q(path)}&size=${file.size}`);
     xhr.withCredentials = true;

@@ -5,6 +5,7 @@ import { Button } from '../components/button.tsx';
 import { FileEditor } from '../components/file-editor.tsx';
 import { FileRow } from '../components/file-row.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
+import { UploadPanel } from '../components/upload-panel.tsx';
 import { openDialog } from '../lib/dialogs.ts';
 import { archivePaths, deletePaths, diskUsage, joinPath, listFiles, makeFolder, parentOf, saveFile, searchFiles } from '../lib/files.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -43,7 +44,7 @@ export default function ServerFiles() {
 
   const go = (path: string) => setParams({ path });
 
-  const { upload, uploadAll } = useUploads(id, dir, refresh);
+  const { upload, uploadAll, cancel: cancelUpload } = useUploads(id, dir, refresh);
 
   if (editing) return <FileEditor serverId={id} load={load} path={editing} onClose={() => setParams({ path: parentOf(editing) })} />;
 
@@ -231,17 +232,7 @@ export default function ServerFiles() {
         </form>
 
         {upload ? (
-          <div role="status" aria-live="polite" className="rounded-lg border border-slate-200 bg-white p-4">
-            <p className="text-sm wrap-anywhere">
-              Uploading {upload.current} ({upload.done + 1} of {upload.files}) — {formatBytes(upload.loaded)} of {formatBytes(upload.total)}
-            </p>
-            <progress
-              className="mt-2 h-2 w-full accent-brand-600"
-              max={upload.total || 1}
-              value={upload.loaded}
-              aria-label="Upload progress"
-            />
-          </div>
+          <UploadPanel upload={upload} onCancel={cancelUpload} />
         ) : (
           <p className="text-xs text-slate-500">Tip: drop files or folders anywhere here to upload them into this folder.</p>
         )}
