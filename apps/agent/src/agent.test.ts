@@ -72,8 +72,8 @@ describe('built-in runtime (real flying-squid servers)', () => {
       (c) => c.includes('Saver (127.0.0.1) connected'),
     );
     await until(
-      () => agent.servers.get('life1')?.['players' as never] as unknown as string[],
-      (p) => Array.isArray(p) && p.includes('Saver'),
+      () => agent.servers.get('life1')?.onlinePlayers() ?? [],
+      (p) => p.includes('Saver'),
     );
 
     expect((await call('POST', '/v1/servers/life1/command', { command: 'say hello from the console' })).body.status).toBe('SUCCESS');

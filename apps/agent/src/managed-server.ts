@@ -1,8 +1,6 @@
 import { mkdir, rename } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
-import minecraftProtocol from 'minecraft-protocol';
-import pidusage from 'pidusage';
 import { ConsoleBuffer } from './console-buffer.ts';
 import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
 import { canBind } from './ports.ts';
@@ -10,6 +8,8 @@ import { removeTree, Sandbox, SandboxError } from './sandbox.ts';
 import { effectiveMaxPlayers, LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
 import { parseProperties } from './properties.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
+import { OutputGuard } from './output-guard.ts';
+import { StatsSampler } from './stats-sampler.ts';
 
 export interface ServerEvents {
   state(serverId: string, state: ServerState): void;
@@ -22,13 +22,6 @@ export class InvalidStateError extends Error {}
 const CRASH_LOOP_MS = 60_000;
 // How long a backup waits for the game to say it saved before it goes ahead anyway.
 const SAVE_WAIT_MS = 10_000;
-const STATS_EVERY_MS = 2000;
-const DISK_EVERY_MS = 30_000;
-// Output guard (as Wings does, with more room): a token bucket of lines. A server may print 25,000 lines/s
-// for as long as it likes and catch up in bursts of 20,000 after a pause; beyond that lines are dropped
-// with one notice, so a runaway server cannot flood the node or the browsers.
-const LINES_PER_SECOND = 25_000;
-const LINES_BURST = 20_000;
 
 /**
  * One game server on this node. Every power action goes through `power()`, which runs them one at a time
@@ -41,13 +34,8 @@ export class ManagedServer {
   private queue: Promise<unknown> = Promise.resolve();
   private expectingExit = false;
   private lastCrash = 0;
-  private players: string[] = [];
-  private statsTimer: NodeJS.Timeout | null = null;
-  private disk = 0;
-  private lastDisk = 0;
-  private tokens = LINES_BURST;
-  private refilledAt = 0;
-  private dropped = 0;
+  private readonly guard = new OutputGuard();
+  private readonly stats: StatsSampler;
   private exited: Promise<void> = Promise.resolve();
   private openSandbox: Promise<Sandbox> | null = null;
   private backupRunning = false;
@@ -67,6 +55,10 @@ export class ManagedServer {
     private events: ServerEvents,
   ) {
     this.console = new ConsoleBuffer((lines) => this.events.lines(spec.serverId, lines));
+    this.stats = new StatsSampler(
+      { spec: () => this.spec, pid: () => this.proc?.pid, state: () => this.state, sandbox: () => this.sandbox() },
+      (stats: ServerStats) => this.events.stats(this.spec.serverId, stats),
+    );
   }
 
   /** Prepares the folder for the runtime; every file it writes there goes through the sandbox. */
@@ -76,7 +68,7 @@ export class ManagedServer {
 
   /** The names of the players online, as the last status ping listed them. */
   onlinePlayers(): string[] {
-    return this.state === 'online' ? [...this.players] : [];
+    return this.state === 'online' ? this.stats.onlinePlayers() : [];
   }
 
   /** The player slots the server runs with (server.properties, capped by the plan), as the dashboard shows them. */
@@ -296,7 +288,7 @@ export class ManagedServer {
 
   /** Stops watching the process and leaves it running (the agent is restarting). */
   detach(): void {
-    this.stopStats();
+    this.stats.stop();
     this.proc?.detach();
     this.proc = null;
   }
@@ -311,8 +303,7 @@ export class ManagedServer {
       resolveExit();
       if (this.proc !== proc) return;
       this.proc = null;
-      this.players = [];
-      this.stopStats();
+      this.stats.stop();
       if (this.expectingExit) {
         this.console.notice('The server stopped.');
         this.setState('offline');
@@ -333,7 +324,7 @@ export class ManagedServer {
         void this.power('start').catch(() => undefined);
       }
     });
-    this.startStats();
+    this.stats.start();
   }
 
   private async stop(): Promise<void> {
@@ -367,9 +358,6 @@ export class ManagedServer {
   }
 
   private output(chunk: Buffer): void {
-    const now = Date.now();
-    this.tokens = Math.min(LINES_BURST, this.tokens + ((now - this.refilledAt) / 1000) * LINES_PER_SECOND);
-    this.refilledAt = now;
     // A multi-byte character split across two reads of the log survives.
     const text = this.decoder.write(chunk);
     if (this.state === 'starting') {
@@ -377,21 +365,11 @@ export class ManagedServer {
       if (this.runtime.readyPattern.test(seen)) this.setState('online');
       this.partialLine = seen.slice(seen.lastIndexOf('\n') + 1).slice(-512);
     }
-    const count = text.split('\n').length - 1;
-    if (count <= this.tokens) {
-      this.tokens -= count;
-      if (this.dropped) {
-        this.console.notice(`${this.dropped} console lines were skipped because the server printed too fast.`);
-        this.dropped = 0;
-      }
-      this.console.write(text);
-      return;
-    }
-    // Keep what the bucket allows, drop the rest.
-    const room = Math.floor(this.tokens);
-    this.tokens -= room;
-    this.dropped += count - room;
-    if (room > 0) this.console.write(text.split('\n').slice(0, room).join('\n') + '\n');
+    this.guard.pass(
+      text,
+      (allowed) => this.console.write(allowed),
+      (message) => this.console.notice(message),
+    );
   }
 
   private setState(state: ServerState): void {
@@ -400,63 +378,7 @@ export class ManagedServer {
     this.events.state(this.spec.serverId, state);
   }
 
-  private startStats(): void {
-    this.stopStats();
-    this.statsTimer = setInterval(() => void this.sample(), STATS_EVERY_MS);
-  }
-
-  private stopStats(): void {
-    if (this.statsTimer) clearInterval(this.statsTimer);
-    this.statsTimer = null;
-  }
-
-  private async sample(): Promise<void> {
-    const pid = this.proc?.pid;
-    if (!pid) return;
-    let cpu = 0;
-    let memory = 0;
-    try {
-      const usage = await pidusage(pid);
-      cpu = Math.round(usage.cpu * 10) / 10;
-      memory = usage.memory;
-    } catch {
-      return;
-    }
-    if (Date.now() - this.lastDisk > DISK_EVERY_MS) {
-      this.lastDisk = Date.now();
-      // Also refreshes the quota figure: the game writes outside the file manager.
-      this.disk = await this.sandbox()
-        .then((s) => s.measure())
-        .catch(() => this.disk);
-    }
-    let players = { online: this.players.length, max: this.spec.maxPlayers, list: this.players };
-    if (this.state === 'online') {
-      players = await pingPlayers(this.spec.port, this.spec.maxPlayers).catch(() => players);
-      this.players = players.list;
-    }
-    this.events.stats(this.spec.serverId, { cpu, memory, disk: this.disk, players });
-  }
-
   async shutdown(): Promise<void> {
     if (this.proc) await this.power('stop').catch(() => this.kill());
   }
-}
-
-/**
- * minecraft-protocol loads its protocol data synchronously on the first ping (≈ 300 ms here). The agent
- * pays that once at start, not in the middle of a busy server's console stream.
- */
-export async function warmUpPing(): Promise<void> {
-  await minecraftProtocol.ping({ host: '127.0.0.1', port: 1, closeTimeout: 500 }).catch(() => undefined);
-}
-
-async function pingPlayers(port: number, max: number) {
-  const response = (await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 2000 })) as {
-    players?: { online?: number; max?: number; sample?: { name: string }[] };
-  };
-  return {
-    online: response.players?.online ?? 0,
-    max: response.players?.max ?? max,
-    list: (response.players?.sample ?? []).map((p) => p.name),
-  };
 }

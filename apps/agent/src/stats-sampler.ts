@@ -1,0 +1,96 @@
+import type { AgentServerSpec, ServerState, ServerStats } from '@spawnpoint/contracts';
+import minecraftProtocol from 'minecraft-protocol';
+import pidusage from 'pidusage';
+import type { Sandbox } from './sandbox.ts';
+
+const STATS_EVERY_MS = 2000;
+const DISK_EVERY_MS = 30_000;
+
+/** What the sampler reads of its server, each time it samples. */
+export interface SampledServer {
+  spec(): AgentServerSpec;
+  pid(): number | undefined;
+  state(): ServerState;
+  sandbox(): Promise<Sandbox>;
+}
+
+/**
+ * Samples a running server every 2 s: CPU and memory of its process, its folder's size (every 30 s, which
+ * also refreshes the quota figure: the game writes outside the file manager) and its players (a status
+ * ping, as a client's server list does).
+ */
+export class StatsSampler {
+  private timer: NodeJS.Timeout | null = null;
+  private disk = 0;
+  private lastDisk = 0;
+  private players: string[] = [];
+
+  constructor(
+    private readonly server: SampledServer,
+    private readonly emit: (stats: ServerStats) => void,
+  ) {}
+
+  start(): void {
+    this.stop();
+    this.timer = setInterval(() => void this.sample(), STATS_EVERY_MS);
+  }
+
+  /** Stops sampling; the players are forgotten with the process. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.players = [];
+  }
+
+  /** The names of the players online, as the last status ping listed them. */
+  onlinePlayers(): string[] {
+    return [...this.players];
+  }
+
+  private async sample(): Promise<void> {
+    const pid = this.server.pid();
+    if (!pid) return;
+    let cpu = 0;
+    let memory = 0;
+    try {
+      const usage = await pidusage(pid);
+      cpu = Math.round(usage.cpu * 10) / 10;
+      memory = usage.memory;
+    } catch {
+      return;
+    }
+    if (Date.now() - this.lastDisk > DISK_EVERY_MS) {
+      this.lastDisk = Date.now();
+      this.disk = await this.server
+        .sandbox()
+        .then((s) => s.measure())
+        .catch(() => this.disk);
+    }
+    const spec = this.server.spec();
+    let players = { online: this.players.length, max: spec.maxPlayers, list: this.players };
+    if (this.server.state() === 'online') {
+      players = await pingPlayers(spec.port, spec.maxPlayers).catch(() => players);
+      this.players = players.list;
+    }
+    this.emit({ cpu, memory, disk: this.disk, players });
+  }
+}
+
+/**
+ * minecraft-protocol loads its protocol data synchronously on the first ping (≈ 300 ms here). The agent
+ * pays that once at start, not in the middle of a busy server's console stream.
+ */
+export async function warmUpPing(): Promise<void> {
+  await minecraftProtocol.ping({ host: '127.0.0.1', port: 1, closeTimeout: 500 }).catch(() => undefined);
+}
+
+async function pingPlayers(port: number, max: number) {
+  const response = (await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 2000 })) as {
+    players?: { online?: number; max?: number; sample?: { name: string }[] };
+  };
+  return {
+    online: response.players?.online ?? 0,
+    max: response.players?.max ?? max,
+    list: (response.players?.sample ?? []).map((p) => p.name),
+  };
+}
