@@ -1,16 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   AGENT_NAMESPACE,
   AGENT_PROTOCOL_VERSION,
-  agentCommandRequest,
-  agentPortsRequest,
+  agentEndpoints,
   agentServerSpec,
   type AgentServerSpec,
   findSoftware,
-  powerAction,
-  serverIdParams,
   type AgentToApiEvents,
   type ServerState,
 } from '@spawnpoint/contracts';
@@ -24,10 +21,11 @@ import { warmUpPing } from './stats-sampler.ts';
 import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
+import { agentRouter } from './agent-route.ts';
+import { serverRoutes } from './server-routes.ts';
 import { ConsoleOutbox } from './console-outbox.ts';
 import { playerRoutes } from './player-routes.ts';
-import { canBind } from './ports.ts';
-import { removeTree, SandboxError } from './sandbox.ts';
+import { SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage } from './storage.ts';
 
@@ -63,7 +61,6 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
   };
   const servers = new Map<string, ManagedServer>();
   const runningBackups = new Map<string, string>();
-  const installing = new Map<string, Promise<{ server: ManagedServer; err: unknown }>>();
   const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
@@ -147,12 +144,6 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     return fail(reply, 500, 'INTERNAL_ERROR', 'The node could not do that.');
   });
 
-  const known = (id: string) => {
-    const server = servers.get(id);
-    if (!server) throw new SandboxError('NOT_FOUND', 'This server is not on this node.');
-    return server;
-  };
-
   const storage = config.S3_URL ? s3Storage(config.S3_URL) : localStorage(config.storageDir);
   await storage.cleanup();
   fileRoutes(http, {
@@ -170,97 +161,9 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
 
   playerRoutes(http, servers);
 
-  http.get('/v1/servers', async () => ({ status: 'SUCCESS', result: statuses() }));
-
-  // The control plane allocates ports from its own records; only the node knows what else listens here.
-  http.post('/v1/ports/bindable', async (request) => {
-    const { ports } = agentPortsRequest.parse(request.body);
-    const free = await Promise.all(ports.map((port) => canBind(port, config.GAME_BIND_HOST)));
-    return { status: 'SUCCESS', result: { bindable: ports.filter((_, i) => free[i]) } };
-  });
-
-  // Install or update a server's spec; idempotent. The API sends the whole spec before every start.
-  http.put('/v1/servers/:serverId', async (request) => {
-    const { serverId } = serverIdParams.parse(request.params);
-    const spec = agentServerSpec.parse(request.body);
-    if (spec.serverId !== serverId)
-      throw new z.ZodError([{ code: 'custom', path: ['serverId'], message: 'Mismatched server id.', input: spec.serverId }]);
-    const failed = (err: unknown) => {
-      if (err instanceof SandboxError) throw err;
-      throw new InvalidStateError(err instanceof Error ? err.message : String(err));
-    };
-    let server = servers.get(serverId);
-    if (server) {
-      server.spec = spec;
-      await server.install().catch(failed);
-    } else {
-      // A new server is known to the other endpoints only once its folder is installed, so nobody sees a
-      // half-made folder; concurrent installs of one new server share the work.
-      let pending = installing.get(serverId);
-      if (!pending) {
-        const made = newServer(spec);
-        pending = made
-          .install()
-          .then(
-            () => null,
-            (err: unknown) => err,
-          )
-          .then((err) => {
-            servers.set(serverId, made);
-            installing.delete(serverId);
-            return { server: made, err };
-          });
-        installing.set(serverId, pending);
-      }
-      const done = await pending;
-      server = done.server;
-      if (done.err) failed(done.err);
-      // Another request created it meanwhile: this request's spec is the newer one (a start may have
-      // moved the server to another port).
-      if (server.spec !== spec) {
-        server.spec = spec;
-        await server.install().catch(failed);
-      }
-    }
-    return { status: 'SUCCESS', result: { serverId, state: server.state, maxPlayers: await server.maxPlayers() } };
-  });
-
-  http.post('/v1/servers/:serverId/power', async (request) => {
-    const { serverId } = serverIdParams.parse(request.params);
-    const { action } = z.object({ action: powerAction }).parse(request.body);
-    const server = known(serverId);
-    // Answered once the action is accepted (state and disk checked); progress and later failures arrive
-    // as state events and console lines.
-    await server.request(action);
-    return { status: 'SUCCESS', result: { serverId, state: server.state } };
-  });
-
-  http.post('/v1/servers/:serverId/command', async (request) => {
-    const { serverId } = serverIdParams.parse(request.params);
-    const { command } = agentCommandRequest.parse(request.body);
-    known(serverId).command(command);
-    return { status: 'SUCCESS', result: null };
-  });
-
-  http.get('/v1/servers/:serverId/console', async (request) => {
-    const { serverId } = serverIdParams.parse(request.params);
-    return { status: 'SUCCESS', result: { lines: servers.get(serverId)?.console.lines() ?? [] } };
-  });
-
-  http.delete('/v1/servers/:serverId', async (request) => {
-    const { serverId } = serverIdParams.parse(request.params);
-    const server = servers.get(serverId);
-    if (server) {
-      await server.power('kill');
-      await server.closeSandbox();
-      servers.delete(serverId);
-    }
-    await storage.removePrefix(`backups/${serverId}`);
-    // Through descriptors: a link the game planted in its folder is removed, never followed.
-    await removeTree(path.join(config.serversDir, serverId));
-    await rm(path.join(config.runDir, serverId), { recursive: true, force: true });
-    return { status: 'SUCCESS', result: null };
-  });
+  const route = agentRouter(http);
+  route(agentEndpoints.servers, async () => statuses());
+  serverRoutes(route, { servers, newServer, storage, config });
 
   await http.listen({ port: config.AGENT_PORT, host: config.AGENT_HOST });
   socket.connect();

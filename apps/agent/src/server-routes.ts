@@ -1,0 +1,106 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { agentEndpoints, type AgentServerSpec } from '@spawnpoint/contracts';
+import { z } from 'zod';
+import type { AgentRoute } from './agent-route.ts';
+import type { AgentConfig } from './config.ts';
+import { InvalidStateError, type ManagedServer } from './managed-server.ts';
+import { canBind } from './ports.ts';
+import { removeTree, SandboxError } from './sandbox.ts';
+import type { BackupStorage } from './storage.ts';
+
+export interface ServerRouteDeps {
+  servers: Map<string, ManagedServer>;
+  newServer: (spec: AgentServerSpec) => ManagedServer;
+  storage: BackupStorage;
+  config: Pick<AgentConfig, 'GAME_BIND_HOST' | 'serversDir' | 'runDir'>;
+}
+
+/** A server's life on this node: install (or update) its spec, power, console commands and history, removal; and which game ports are free. */
+export function serverRoutes(route: AgentRoute, { servers, newServer, storage, config }: ServerRouteDeps): void {
+  const installing = new Map<string, Promise<{ server: ManagedServer; err: unknown }>>();
+  const known = (id: string) => {
+    const server = servers.get(id);
+    if (!server) throw new SandboxError('NOT_FOUND', 'This server is not on this node.');
+    return server;
+  };
+
+  // The control plane allocates ports from its own records; only the node knows what else listens here.
+  route(agentEndpoints.portsBindable, async ({ body: { ports } }) => {
+    const free = await Promise.all(ports.map((port) => canBind(port, config.GAME_BIND_HOST)));
+    return { bindable: ports.filter((_, i) => free[i]) };
+  });
+
+  // Install or update a server's spec; idempotent. The API sends the whole spec before every start.
+  route(agentEndpoints.install, async ({ params: { serverId }, body: spec }) => {
+    if (spec.serverId !== serverId)
+      throw new z.ZodError([{ code: 'custom', path: ['serverId'], message: 'Mismatched server id.', input: spec.serverId }]);
+    const failed = (err: unknown) => {
+      if (err instanceof SandboxError) throw err;
+      throw new InvalidStateError(err instanceof Error ? err.message : String(err));
+    };
+    let server = servers.get(serverId);
+    if (server) {
+      server.spec = spec;
+      await server.install().catch(failed);
+    } else {
+      // A new server is known to the other endpoints only once its folder is installed, so nobody sees a
+      // half-made folder; concurrent installs of one new server share the work.
+      let pending = installing.get(serverId);
+      if (!pending) {
+        const made = newServer(spec);
+        pending = made
+          .install()
+          .then(
+            () => null,
+            (err: unknown) => err,
+          )
+          .then((err) => {
+            servers.set(serverId, made);
+            installing.delete(serverId);
+            return { server: made, err };
+          });
+        installing.set(serverId, pending);
+      }
+      const done = await pending;
+      server = done.server;
+      if (done.err) failed(done.err);
+      // Another request created it meanwhile: this request's spec is the newer one (a start may have
+      // moved the server to another port).
+      if (server.spec !== spec) {
+        server.spec = spec;
+        await server.install().catch(failed);
+      }
+    }
+    return { serverId, state: server.state, maxPlayers: await server.maxPlayers() };
+  });
+
+  route(agentEndpoints.power, async ({ params: { serverId }, body: { action } }) => {
+    const server = known(serverId);
+    // Answered once the action is accepted (state and disk checked); progress and later failures arrive
+    // as state events and console lines.
+    await server.request(action);
+    return { serverId, state: server.state };
+  });
+
+  route(agentEndpoints.command, async ({ params: { serverId }, body: { command } }) => {
+    known(serverId).command(command);
+    return null;
+  });
+
+  route(agentEndpoints.consoleHistory, async ({ params: { serverId } }) => ({ lines: servers.get(serverId)?.console.lines() ?? [] }));
+
+  route(agentEndpoints.remove, async ({ params: { serverId } }) => {
+    const server = servers.get(serverId);
+    if (server) {
+      await server.power('kill');
+      await server.closeSandbox();
+      servers.delete(serverId);
+    }
+    await storage.removePrefix(`backups/${serverId}`);
+    // Through descriptors: a link the game planted in its folder is removed, never followed.
+    await removeTree(path.join(config.serversDir, serverId));
+    await rm(path.join(config.runDir, serverId), { recursive: true, force: true });
+    return null;
+  });
+}
