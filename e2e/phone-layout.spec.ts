@@ -57,6 +57,7 @@ const readyMarks: Record<string, (page: Page) => Locator> = {
   'servers-id-files': (page) => page.getByTestId('file-row').filter({ hasText: LONG_NAME }),
   'servers-id-backups': (page) => page.getByTestId('backup-row'),
   'servers-id-properties': (page) => page.getByLabel('Message of the day'),
+  'servers-id-players': (page) => page.getByRole('switch', { name: /Whitelist/ }),
   editor: (page) => page.getByTestId('code-editor').locator('.cm-content'),
   // Tabs not built yet keep the server's header and tabs (theirs marked current) and say what they will do.
   ...Object.fromEntries(

@@ -17,7 +17,8 @@ import {
 import { parseProperties, updateProperties } from './properties.ts';
 import { SandboxError, type Sandbox } from './sandbox.ts';
 
-// How long a change sent to a running game may take to show in its files before the answer goes anyway.
+// How long a change sent to a running game may take to show (in its files, or for a kick in the status
+// ping) before the answer goes anyway.
 const APPLY_WAIT_MS = 3000;
 
 async function readList<K extends PlayerListKind>(sandbox: Sandbox, kind: K): Promise<{ entries: PlayerLists[K]; problems: string[] }> {
@@ -74,7 +75,7 @@ function applied(request: PlayerActionRequest, seen: { lists: PlayerLists; white
   const who = 'name' in request ? { name: request.name } : null;
   switch (request.action) {
     case 'kick':
-      return true;
+      return true; // Not in the files: see the online list.
     case 'op':
       return Boolean(who && findPlayer(seen.lists.ops, who));
     case 'deop':
@@ -164,8 +165,13 @@ export function playerRoutes(http: FastifyInstance, servers: Map<string, Managed
     if (server.state === 'online') {
       server.command(commandFor(change));
       const sandbox = await server.sandbox();
+      // A kick shows in the next status ping (every 2 s); the other changes in the files the game writes.
+      const shows = async () =>
+        change.action === 'kick'
+          ? !server.onlinePlayers().some((n) => n.toLowerCase() === change.name.toLowerCase())
+          : applied(change, await readLists(sandbox));
       const deadline = Date.now() + APPLY_WAIT_MS;
-      while (Date.now() < deadline && !applied(change, await readLists(sandbox))) await new Promise((r) => setTimeout(r, 100));
+      while (Date.now() < deadline && !(await shows())) await new Promise((r) => setTimeout(r, 100));
     } else if (server.state === 'offline') {
       const id = server.spec.serverId;
       const run = (lines.get(id) ?? Promise.resolve()).then(async () => applyToFiles(await server.sandbox(), change));

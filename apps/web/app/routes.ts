@@ -22,6 +22,7 @@ const modules: Record<RouteName, string> = {
   'servers-id-files': 'routes/server-files.tsx',
   'servers-id-backups': 'routes/server-backups.tsx',
   'servers-id-console': 'routes/server-console.tsx',
+  'servers-id-players': 'routes/server-players.tsx',
   'servers-id-plugins': 'routes/coming-soon.tsx',
   'servers-id-upgrade': 'routes/coming-soon.tsx',
   'servers-id-subusers': 'routes/coming-soon.tsx',

@@ -58,7 +58,11 @@ export const extractResult = z.object({
 /** Text files up to this size open in the editor; larger ones are downloaded instead. */
 export const EDITABLE_MAX_BYTES = 2 * 1024 * 1024;
 
-/** The server.properties keys the form offers; the built-in runtime honours each of them. */
+/**
+ * The server.properties keys the form offers. Java servers honour every one; the built-in runtime honours
+ * all but `javaOnlyProperties` (its launcher adds pvp and the whitelist). online-mode is not offered:
+ * players are verified by Mojang's session servers, which the nodes cannot reach yet.
+ */
 export const serverProperties = z.object({
   motd: z.string().max(59, 'The message of the day may not be greater than 59 characters'),
   'max-players': z.number().int().min(1, 'At least one player').max(10, 'Your plan allows at most 10 players'),
@@ -70,8 +74,23 @@ export const serverProperties = z.object({
     .max(32)
     .regex(/^-?\d*$/, 'The seed must be a whole number (or empty for a random one)'),
   'level-type': z.enum(['default', 'flat']),
+  pvp: z.boolean(),
+  'white-list': z.boolean(),
+  'spawn-protection': z
+    .number()
+    .int()
+    .min(0, 'The spawn protection is 0 (off) to 64 blocks')
+    .max(64, 'The spawn protection is 0 (off) to 64 blocks')
+    .optional(),
+  'allow-nether': z.boolean().optional(),
 });
 export type ServerProperties = z.infer<typeof serverProperties>;
+
+/**
+ * Keys only Java servers honour: flying-squid has no fixed world spawn (each player spawns at a random
+ * place near 0,0) and no portal to the nether, so they are read and written only for Java servers.
+ */
+export const javaOnlyProperties = ['spawn-protection', 'allow-nether'] as const satisfies readonly (keyof ServerProperties)[];
 
 export const backupSummary = z.object({
   backupId: z.string(),

@@ -3,9 +3,9 @@ import { isSupportPath, matchRoute, prerenderPaths, routeTable } from './routes.
 
 describe('route table', () => {
   it('has every route of spec §2 with a unique name and path', () => {
-    expect(routeTable).toHaveLength(29);
-    expect(new Set(routeTable.map((r) => r.name)).size).toBe(29);
-    expect(new Set(routeTable.map((r) => r.path)).size).toBe(29);
+    expect(routeTable).toHaveLength(30);
+    expect(new Set(routeTable.map((r) => r.name)).size).toBe(30);
+    expect(new Set(routeTable.map((r) => r.path)).size).toBe(30);
   });
 
   it('matches static segments before parameters', () => {

@@ -82,6 +82,14 @@ export const routeTable = [
     title: 'Console',
   },
   {
+    name: 'servers-id-players',
+    path: '/servers/:id/players',
+    access: 'authenticated',
+    layout: 'default',
+    prerender: false,
+    title: 'Players',
+  },
+  {
     name: 'servers-id-plugins',
     path: '/servers/:id/plugins',
     access: 'authenticated',

@@ -1,5 +1,12 @@
 import type { Readable } from 'node:stream';
-import { EDITABLE_MAX_BYTES, agentEndpoints, endpoints } from '@spawnpoint/contracts';
+import {
+  EDITABLE_MAX_BYTES,
+  agentEndpoints,
+  endpoints,
+  findSoftware,
+  javaOnlyProperties,
+  type ServerProperties,
+} from '@spawnpoint/contracts';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { attachmentDisposition } from '../http/content-disposition.ts';
@@ -134,23 +141,32 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   // server.properties through the typed form; values the form does not offer are kept as they are.
   route(endpoints.properties, async ({ server }) => {
     const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } });
-    return typedProperties(raw);
+    return typedProperties(raw, server.software);
   });
 
   route(endpoints.propertiesUpdate, async ({ server, body }) => {
+    // A field the server's runtime would not honour is refused rather than saved to do nothing.
+    if (findSoftware(server.software)?.runtime === 'flying-squid') {
+      const ignored = javaOnlyProperties.filter((key) => body[key] !== undefined);
+      if (ignored.length)
+        throw new ApiError(
+          'INVALID_INPUT',
+          Object.fromEntries(ignored.map((key) => [key, `The built-in runtime does not honour ${key}; only Java servers do.`])),
+        );
+    }
     const asText = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]));
     const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
       params: { serverId: server.id },
       body: { values: asText },
     });
-    const typed = typedProperties(raw);
+    const typed = typedProperties(raw, server.software);
     // A server that is not running will run with these slots; a running one keeps its own until restarted.
     if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
     return typed;
   });
 }
 
-function typedProperties(raw: Record<string, string>) {
+function typedProperties(raw: Record<string, string>, software: string): ServerProperties {
   const num = (v: string | undefined, d: number) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : d);
   const pick = <T extends string>(v: string | undefined, allowed: readonly T[], d: T): T => (allowed.includes(v as T) ? (v as T) : d);
   return {
@@ -161,5 +177,11 @@ function typedProperties(raw: Record<string, string>) {
     'view-distance': Math.min(32, Math.max(2, num(raw['view-distance'], 10))),
     'level-seed': /^-?\d*$/.test(raw['level-seed'] ?? '') ? (raw['level-seed'] ?? '') : '',
     'level-type': pick(raw['level-type'], ['default', 'flat'] as const, 'default'),
+    // Java's defaults when a key is missing: pvp on, whitelist off, 16 blocks, the nether allowed.
+    pvp: raw.pvp !== 'false',
+    'white-list': raw['white-list'] === 'true',
+    ...(findSoftware(software)?.runtime === 'flying-squid'
+      ? {}
+      : { 'spawn-protection': Math.min(64, num(raw['spawn-protection'], 16)), 'allow-nether': raw['allow-nether'] !== 'false' }),
   };
 }

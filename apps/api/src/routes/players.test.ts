@@ -106,3 +106,36 @@ describe('players', () => {
     expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
   });
 });
+
+describe('player properties', () => {
+  it('offers pvp and the whitelist for the built-in runtime, and refuses what only Java servers honour', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'plprops');
+    const url = `/v1/server/${id}/properties`;
+    const current = (await send('GET', url, cookie)).json().result;
+    expect(current).toMatchObject({ pvp: true, 'white-list': false });
+    // Keys the built-in runtime does not honour are not offered.
+    expect(current).not.toHaveProperty('spawn-protection');
+    expect(current).not.toHaveProperty('allow-nether');
+    const saved = (await send('PUT', url, cookie, { pvp: false, 'white-list': true })).json();
+    expect(saved.result).toMatchObject({ pvp: false, 'white-list': true });
+    const text = (await send('GET', `/v1/server/${id}/files/content?path=/server.properties`, cookie)).json().result.content as string;
+    expect(text).toContain('pvp=false');
+    expect(text).toContain('white-list=true');
+    // The Players page reads the same switch.
+    expect((await send('GET', `/v1/server/${id}/players`, cookie)).json().result.whitelistEnabled).toBe(true);
+
+    const javaOnly = await send('PUT', url, cookie, { 'spawn-protection': 4, 'allow-nether': false });
+    expect(javaOnly.statusCode).toBe(400);
+    expect(javaOnly.json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: {
+        'spawn-protection': 'The built-in runtime does not honour spawn-protection; only Java servers do.',
+        'allow-nether': 'The built-in runtime does not honour allow-nether; only Java servers do.',
+      },
+    });
+    expect((await send('PUT', url, cookie, { 'spawn-protection': 100 })).json().fields).toEqual({
+      'spawn-protection': 'The spawn protection is 0 (off) to 64 blocks',
+    });
+    expect((await send('PUT', url, cookie, { pvp: 'no' })).json().status).toBe('INVALID_INPUT');
+  });
+});

@@ -9,6 +9,7 @@ const tabs = [
   { to: 'console', label: 'Console' },
   { to: 'files', label: 'Files' },
   { to: 'backups', label: 'Backups' },
+  { to: 'players', label: 'Players' },
   { to: 'properties', label: 'Properties' },
   { to: 'plugins', label: 'Plugins' },
   { to: 'subusers', label: 'Subusers' },

@@ -1,6 +1,6 @@
 import type { ServerProperties } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure } from '../lib/api.ts';
@@ -28,6 +28,9 @@ export default function ServerPropertiesPage() {
   }, [id, load.status]);
 
   const set = <K extends keyof ServerProperties>(key: K, value: ServerProperties[K]) => setValues((v) => (v ? { ...v, [key]: value } : v));
+
+  // Spawn protection and the nether exist on Java servers only; the API sends them only for those.
+  const javaOnly = values?.['spawn-protection'] !== undefined;
 
   function save(event: React.FormEvent) {
     event.preventDefault();
@@ -154,6 +157,72 @@ export default function ServerPropertiesPage() {
           <p className="text-xs text-slate-500">
             World type and seed only shape a new world: delete the world folder in Files to generate it again.
           </p>
+          <fieldset className="space-y-3">
+            <legend className="text-sm font-medium text-slate-700">Players</legend>
+            <label className="flex items-start gap-2">
+              <input type="checkbox" className="mt-1" checked={values.pvp} onChange={(e) => set('pvp', e.target.checked)} />
+              <span>
+                PvP <span className="block text-xs text-slate-500">Players can hurt each other.</span>
+              </span>
+            </label>
+            <label className="flex items-start gap-2">
+              <input
+                type="checkbox"
+                className="mt-1"
+                checked={values['white-list']}
+                onChange={(e) => set('white-list', e.target.checked)}
+              />
+              <span>
+                Whitelist
+                <span className="block text-xs text-slate-500">
+                  Only players on the whitelist (and operators) can join. Manage it on the{' '}
+                  <Link to={`/servers/${encodeURIComponent(id)}/players`} className="text-brand-700 underline">
+                    Players
+                  </Link>{' '}
+                  page, where it also changes a running server at once.
+                </span>
+              </span>
+            </label>
+            {!javaOnly ? null : (
+              <>
+                <label className="flex items-start gap-2">
+                  <input
+                    type="checkbox"
+                    className="mt-1"
+                    checked={values['allow-nether'] ?? true}
+                    onChange={(e) => set('allow-nether', e.target.checked)}
+                  />
+                  <span>
+                    Allow the nether <span className="block text-xs text-slate-500">Nether portals take players there.</span>
+                  </span>
+                </label>
+                <div>
+                  <label htmlFor="p-spawn" className="block text-sm font-medium text-slate-700">
+                    Spawn protection (blocks)
+                  </label>
+                  <input
+                    id="p-spawn"
+                    type="number"
+                    min={0}
+                    max={64}
+                    className={`${input} sm:max-w-40`}
+                    value={values['spawn-protection']}
+                    onChange={(e) => set('spawn-protection', Number(e.target.value))}
+                  />
+                  <p className="mt-1 text-xs text-slate-500">
+                    Players who are not operators cannot break or place blocks this close to the spawn; 0 turns it off.
+                  </p>
+                  {errors['spawn-protection'] ? <p className="text-sm text-red-600">{errors['spawn-protection']}</p> : null}
+                </div>
+              </>
+            )}
+            {!javaOnly ? (
+              <p className="text-xs text-slate-500">
+                The built-in runtime has no fixed spawn and no nether portals, so spawn protection and the nether are settings of Java
+                servers only.
+              </p>
+            ) : null}
+          </fieldset>
           <div className="flex flex-wrap items-center gap-3">
             <Button type="submit" busy={saving}>
               Save
