@@ -2,6 +2,13 @@ import type { AgentEndpoint } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route a browser reaches through a signed link: checked by its signature, not the node token. */
+    signedDownload?: boolean;
+  }
+}
+
 type Parsed<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.infer<S> : undefined;
 
 /** What an agent handler gets: the request parts already parsed with the entry's schemas. */
@@ -22,16 +29,37 @@ export type AgentResult<E extends AgentEndpoint> = E extends { raw: true }
 export type AgentRoute = <E extends AgentEndpoint>(endpoint: E, handler: (call: AgentCall<E>) => Promise<AgentResult<E>>) => void;
 
 /**
+ * What every answer to a browser carries (a signed download, or its refusal): never cached or sniffed,
+ * never framed or run as a page, the link (which carries its signature) never sent on as a referrer.
+ */
+const BROWSER_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/**
  * Registers the agent's routes from the agent protocol table in contracts (`agentEndpoints`): params,
  * query and a JSON body are parsed with the entry's schemas (a ZodError is answered INVALID_INPUT by
  * the agent's error handler), and the result goes out in the SUCCESS envelope. A `streamed` entry's body
- * reaches the handler as the raw stream.
+ * reaches the handler as the raw stream. A `signed` entry is exempt from the node token (the agent's
+ * `onRequest` hook reads `signedDownload` from the route's config) and answers with browser headers.
  */
 export function agentRouter(http: FastifyInstance): AgentRoute {
   return (endpoint, handler) => {
     http.route({
       method: endpoint.method,
       url: endpoint.path,
+      config: { signedDownload: endpoint.signed === true },
+      ...(endpoint.signed
+        ? {
+            onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
+              reply.headers(BROWSER_HEADERS);
+            },
+          }
+        : {}),
       handler: async (request, reply) => {
         const params: unknown = endpoint.params ? endpoint.params.parse(request.params) : undefined;
         const query: unknown = endpoint.query ? endpoint.query.parse(request.query) : undefined;

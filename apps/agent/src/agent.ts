@@ -6,6 +6,7 @@ import {
   AGENT_PROTOCOL_VERSION,
   agentEndpoints,
   agentServerSpec,
+  downloadSigner,
   type AgentServerSpec,
   findSoftware,
   type AgentToApiEvents,
@@ -133,6 +134,8 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     bodyLimit: 64 * 1024,
   });
   http.addHook('onRequest', async (request, reply) => {
+    // A signed download link is checked by its own route (signature, expiry, purpose, server, path).
+    if (request.routeOptions.config.signedDownload) return;
     if (!tokenMatches(config.AGENT_TOKEN, request.headers.authorization)) return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
   });
   http.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
@@ -157,6 +160,7 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
       } else socket.emit('agent:backup', event);
     },
     runningBackups,
+    signer: downloadSigner(config.AGENT_TOKEN),
   });
 
   playerRoutes(http, servers);

@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { agentEndpoints, DOWNLOAD_LINK_SECONDS, downloadSigner, fillPath } from '@spawnpoint/contracts';
 import { createAgent, type Agent } from './agent.ts';
 import { loadAgentConfig } from './config.ts';
 import { backupFile } from './server-files.ts';
@@ -26,6 +28,32 @@ afterAll(async () => {
   await agent.close();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+const signer = downloadSigner(token);
+const inAMinute = () => Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
+
+/** A link as the API makes it (same key, derived from the node token); `sign` may differ from what is asked for. */
+async function fileLink(
+  serverId: string,
+  filePath: string,
+  name: string,
+  options: { expires?: number; sign?: { serverId?: string; path?: string } } = {},
+) {
+  const expires = options.expires ?? inAMinute();
+  const signature = await signer.sign({
+    purpose: 'file-download',
+    serverId: options.sign?.serverId ?? serverId,
+    subject: options.sign?.path ?? filePath,
+    name,
+    expires,
+  });
+  return `${base}${fillPath(agentEndpoints.signedFileDownload.path, { serverId }, { path: filePath, name, expires, signature })}`;
+}
+
+async function backupLink(serverId: string, backupId: string, name: string, expires = inAMinute()) {
+  const signature = await signer.sign({ purpose: 'backup-download', serverId, subject: backupId, name, expires });
+  return `${base}${fillPath(agentEndpoints.signedBackupDownload.path, { serverId, backupId }, { name, expires, signature })}`;
+}
 
 async function call(method: string, url: string, body?: unknown, raw?: Buffer) {
   const response = await fetch(`${base}${url}`, {
@@ -160,10 +188,14 @@ describe('backups', () => {
     expect(hashTree(root)).toEqual(before);
     expect(readdirSync(path.dirname(root)).filter((n) => n.startsWith('bk1.'))).toEqual([]);
 
-    const download = await call('GET', '/v1/servers/bk1/backups/b1');
+    // Downloaded through a signed link, as a browser does: the stored bytes under the name the API chose.
+    const download = await fetch(await backupLink('bk1', 'b1', 'bk1-2026-01-01T00-00-00.tar.gz'));
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename="bk1-2026-01-01T00-00-00.tar.gz"');
+    expect(download.headers.get('content-type')).toBe('application/gzip');
     expect(
       createHash('sha256')
-        .update(download.bytes as Buffer)
+        .update(Buffer.from(await download.arrayBuffer()))
         .digest('hex'),
     ).toBe(createHash('sha256').update(readFileSync(file)).digest('hex'));
   });
@@ -177,5 +209,142 @@ describe('backups', () => {
     await second.close();
     expect(existsSync(`${file}.partial`)).toBe(false);
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+/** How many descriptors this process holds on anything inside `dir` (the folder's own descriptor excluded). */
+const openIn = (dir: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(`${dir}/`);
+    } catch {
+      return false;
+    }
+  }).length;
+
+describe('signed download links', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const put = (serverId: string, file: string, bytes: Buffer) =>
+    call('PUT', `/v1/servers/${serverId}/files/write?path=${encodeURIComponent(file)}`, undefined, bytes);
+
+  it('serves a file, and a folder as .tar.gz, to a browser without the node token, named and with browser headers', async () => {
+    await install('dl1');
+    expect((await call('POST', '/v1/servers/dl1/files/mkdir', { path: '/world' })).body?.status).toBe('SUCCESS');
+    const data = randomBytes(300_000);
+    expect((await put('dl1', '/world/Ñandú "menu".bin', data)).body?.status).toBe('SUCCESS');
+
+    const file = await fetch(await fileLink('dl1', '/world/Ñandú "menu".bin', 'Ñandú "menu".bin'));
+    expect(file.status).toBe(200);
+    expect(Buffer.from(await file.arrayBuffer()).equals(data)).toBe(true);
+    expect(file.headers.get('content-length')).toBe(String(data.length));
+    expect(file.headers.get('content-disposition')).toBe(
+      `attachment; filename="Nandu _menu_.bin"; filename*=UTF-8''${encodeURIComponent('Ñandú "menu".bin')}`,
+    );
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(file.headers.get('cache-control')).toBe('no-store');
+    expect(file.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(file.headers.get('content-security-policy')).toContain('sandbox');
+
+    const folder = await fetch(await fileLink('dl1', '/world', 'world'));
+    expect(folder.status).toBe(200);
+    expect(folder.headers.get('content-type')).toBe('application/gzip');
+    expect(folder.headers.get('content-disposition')).toBe('attachment; filename="world.tar.gz"');
+    const tar = gunzipSync(Buffer.from(await folder.arrayBuffer()));
+    expect(tar.includes(data.subarray(0, 1000))).toBe(true);
+  });
+
+  it('refuses a link reused after expiry, for another path, another server or another purpose, and a tampered one', async () => {
+    await install('dl2');
+    await install('dl3');
+    expect((await put('dl2', '/public.txt', Buffer.from('shared'))).body?.status).toBe('SUCCESS');
+    expect((await put('dl2', '/secret.txt', Buffer.from('dl2 secret'))).body?.status).toBe('SUCCESS');
+    expect((await put('dl3', '/public.txt', Buffer.from('dl3 file'))).body?.status).toBe('SUCCESS');
+    const refused = async (url: string | URL) => {
+      const res = await fetch(url);
+      const body = (await res.json()) as { status: string; message?: string };
+      return { code: res.status, status: body.status, message: body.message ?? '' };
+    };
+    const link = await fileLink('dl2', '/public.txt', 'public.txt');
+    const changed = (edit: (url: URL) => void) => {
+      const url = new URL(link);
+      edit(url);
+      return url;
+    };
+
+    // The link as made works, and again within its minute (a browser may retry).
+    expect(await (await fetch(link)).text()).toBe('shared');
+    expect(await (await fetch(link)).text()).toBe('shared');
+
+    // Another path, another server, another name, a later expiry, a changed signature: not what was signed.
+    const notValid = { code: 403, status: 'NO_PERMISSION', message: expect.stringMatching(/not valid/) };
+    expect(await refused(changed((u) => u.searchParams.set('path', '/secret.txt')))).toEqual(notValid);
+    expect(await refused(changed((u) => (u.pathname = u.pathname.replace('/dl2/', '/dl3/'))))).toEqual(notValid);
+    expect(await refused(changed((u) => u.searchParams.set('name', 'invoice.exe')))).toEqual(notValid);
+    expect(await refused(changed((u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))))).toEqual(
+      notValid,
+    );
+    expect(
+      await refused(
+        changed((u) => {
+          const signature = u.searchParams.get('signature') ?? '';
+          u.searchParams.set('signature', `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`);
+        }),
+      ),
+    ).toEqual(notValid);
+    // Signed with another node's token.
+    const foreign = downloadSigner(randomBytes(24).toString('hex'));
+    const expires = inAMinute();
+    const foreignSignature = await foreign.sign({ purpose: 'file-download', serverId: 'dl2', subject: '/secret.txt', name: 's', expires });
+    expect(
+      await refused(
+        `${base}${fillPath(agentEndpoints.signedFileDownload.path, { serverId: 'dl2' }, { path: '/secret.txt', name: 's', expires, signature: foreignSignature })}`,
+      ),
+    ).toEqual(notValid);
+    // Another purpose: a file link's signature for the subject "b1" does not open the backup b1.
+    const fileSignature = await signer.sign({ purpose: 'file-download', serverId: 'dl2', subject: 'b1', name: 'b1', expires });
+    expect(
+      await refused(
+        `${base}${fillPath(agentEndpoints.signedBackupDownload.path, { serverId: 'dl2', backupId: 'b1' }, { name: 'b1', expires, signature: fileSignature })}`,
+      ),
+    ).toEqual(notValid);
+    // No signature at all, or not even its shape: bad input, in the envelope.
+    expect(await refused(changed((u) => u.searchParams.delete('signature')))).toMatchObject({ code: 400, status: 'INVALID_INPUT' });
+    expect(await refused(changed((u) => u.searchParams.set('signature', '../../etc')))).toMatchObject({
+      code: 400,
+      status: 'INVALID_INPUT',
+    });
+    // The node token's routes still want the token.
+    expect((await fetch(`${base}/v1/servers/dl2/files/download?path=%2Fsecret.txt`)).status).toBe(401);
+
+    // The same link, a second past its minute: refused as expired.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + (DOWNLOAD_LINK_SECONDS + 1) * 1000);
+    expect(await refused(link)).toEqual({ code: 403, status: 'NO_PERMISSION', message: expect.stringMatching(/expired/) });
+  });
+
+  it('closes the file at once when the browser cancels a download', async () => {
+    const dir = await install('dl4', 256);
+    writeFileSync(path.join(dir, 'big.bin'), Buffer.alloc(96 * 1024 * 1024, 1));
+    for (let round = 0; round < 3; round++) {
+      const abort = new AbortController();
+      const response = await fetch(await fileLink('dl4', '/big.bin', 'big.bin'), { signal: abort.signal });
+      expect(response.status).toBe(200);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      // Midway, the file is open…
+      expect(openIn(dir)).toBe(1);
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+      // …and closed as soon as the browser went away, not when the whole file would have been read.
+      await until(
+        () => openIn(dir),
+        (n) => n === 0,
+        2_000,
+      );
+    }
+    expect((await call('GET', '/v1/servers')).status).toBe(200);
   });
 });

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
-import { agentEndpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { agentEndpoints, type AgentBackupEvent, type DownloadGrant, type DownloadSigner } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { agentRouter } from './agent-route.ts';
+import { attachmentDisposition } from './content-disposition.ts';
 import { extractArchive, extractTar, openTrees, packTarGz, sandboxSink } from './archives.ts';
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
@@ -17,6 +18,8 @@ export interface FileDeps {
   emitBackup: (event: AgentBackupEvent) => void;
   /** Backups being made now, by server (listed in the agent's hello). */
   runningBackups: Map<string, string>;
+  /** Checks the signed download links the API hands to browsers (key derived from the node token). */
+  signer: DownloadSigner;
 }
 
 export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
@@ -45,6 +48,40 @@ export function backupFile(storageDir: string, serverId: string, backupId: strin
   return path.join(storageDir, ...backupKey(serverId, backupId).split('/'));
 }
 
+/**
+ * A file as it is (a plain read stream of the descriptor the sandbox opened, nothing in between), or a
+ * folder as a tar.gz made on the fly. A reader that goes away closes everything at once: Fastify destroys
+ * a file's stream when the connection closes, and the packing of a folder ends with its output.
+ */
+async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, name?: string): Promise<FastifyReply> {
+  const entry = await sandbox.stat(target);
+  if (entry.type === 'file') {
+    const { stream, size } = await sandbox.readStream(target);
+    if (name !== undefined) reply.header('content-disposition', attachmentDisposition(name));
+    return reply.header('content-length', size).type('application/octet-stream').send(stream);
+  }
+  if (entry.type !== 'directory') throw new SandboxError('INVALID_INPUT', 'Only files and folders can be downloaded.');
+  // Opened before answering: a folder that is gone or swapped for a link is a clear refusal, not a broken stream.
+  const trees = await openTrees(sandbox, [target]);
+  const out = new PassThrough();
+  // A reader that goes away mid-stream (a cancelled download) ends the packing and closes every file it
+  // had open; the error is handled here.
+  reply.raw.once('close', () => out.destroy());
+  packTarGz(trees, out).catch((err: unknown) => out.destroy(err as Error));
+  if (name !== undefined) reply.header('content-disposition', attachmentDisposition(`${name}.tar.gz`));
+  return reply.type('application/gzip').send(out);
+}
+
+/**
+ * Whether a signed link may be followed now: its signature covers exactly this purpose, server, path or
+ * backup, name and expiry. A refusal is the envelope (403 NO_PERMISSION), never the file.
+ */
+async function linkRefusal(signer: DownloadSigner, grant: DownloadGrant, signature: string): Promise<string | null> {
+  if (!(await signer.verify(grant, signature))) return 'This download link is not valid. Download it again from the dashboard.';
+  if (grant.expires * 1000 < Date.now()) return 'This download link has expired. Download it again from the dashboard.';
+  return null;
+}
+
 /** File, properties and backup endpoints of the agent, every path through the server's sandbox. */
 export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
   const route = agentRouter(http);
@@ -64,23 +101,17 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     return { used: await sandbox.measure(), quota: sandbox.quotaBytes };
   });
 
-  // A file as it is, or a folder as a tar.gz made on the fly.
-  route(agentEndpoints.fileDownload, async ({ reply, params, query: { path: target } }) => {
-    const { sandbox } = await server(params);
-    const entry = await sandbox.stat(target);
-    if (entry.type === 'file') {
-      const { stream, size } = await sandbox.readStream(target);
-      return reply.header('content-length', size).type('application/octet-stream').send(stream);
-    }
-    if (entry.type !== 'directory') throw new SandboxError('INVALID_INPUT', 'Only files and folders can be downloaded.');
-    // Opened before answering: a folder that is gone or swapped for a link is a clear refusal, not a broken stream.
-    const trees = await openTrees(sandbox, [target]);
-    const out = new PassThrough();
-    // A reader that goes away mid-stream (a cancelled download) ends the packing and closes every file it
-    // had open; the error is handled here.
-    reply.raw.once('close', () => out.destroy());
-    packTarGz(trees, out).catch((err: unknown) => out.destroy(err as Error));
-    return reply.type('application/gzip').send(out);
+  // For the control plane (the editor reads text through it): no name, no browser headers.
+  route(agentEndpoints.fileDownload, async ({ reply, params, query: { path: target } }) =>
+    sendEntry(reply, (await server(params)).sandbox, target),
+  );
+
+  // A browser following a link the API signed: checked by the link alone, then straight from the disk.
+  route(agentEndpoints.signedFileDownload, async ({ reply, params: { serverId }, query }) => {
+    const grant: DownloadGrant = { purpose: 'file-download', serverId, subject: query.path, name: query.name, expires: query.expires };
+    const refusal = await linkRefusal(deps.signer, grant, query.signature);
+    if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
+    return sendEntry(reply, (await server({ serverId })).sandbox, query.path, query.name);
   });
 
   route(agentEndpoints.fileWrite, async ({ request, params, query }) => {
@@ -192,10 +223,17 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     return null;
   });
 
-  route(agentEndpoints.backupDownload, async ({ reply, params: { serverId, backupId } }) => {
+  route(agentEndpoints.signedBackupDownload, async ({ reply, params: { serverId, backupId }, query }) => {
+    const grant: DownloadGrant = { purpose: 'backup-download', serverId, subject: backupId, name: query.name, expires: query.expires };
+    const refusal = await linkRefusal(deps.signer, grant, query.signature);
+    if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
     const found = await deps.storage.get(backupKey(serverId, backupId));
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
-    return reply.header('content-length', found.size).type('application/gzip').send(found.stream);
+    return reply
+      .header('content-length', found.size)
+      .header('content-disposition', attachmentDisposition(query.name))
+      .type('application/gzip')
+      .send(found.stream);
   });
 
   route(agentEndpoints.backupDelete, async ({ params: { serverId, backupId } }) => {

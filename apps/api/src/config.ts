@@ -12,6 +12,11 @@ const agentNodeConfig = z.object({
     .max(64)
     .regex(/^[A-Za-z0-9_-]+$/),
   url: z.url(),
+  /**
+   * Where browsers reach this node's signed downloads (`/v1/downloads/…`); the agent's `url` when absent.
+   * Behind a reverse proxy (TLS, a public name), this is the proxy's address.
+   */
+  downloadUrl: z.url().optional(),
   token: z.string().min(32),
   publicHost: z.string().min(1),
   capacity: z.number().int().min(1).default(50),

@@ -10,7 +10,10 @@ import {
   agentStatsEvent,
   agentBackupEvent,
   agentEndpoints,
+  DOWNLOAD_LINK_SECONDS,
+  downloadSigner,
   fillPath,
+  type DownloadSigner,
   type AgentEndpoint,
   type CallInput,
   type AgentBackupEvent,
@@ -78,6 +81,7 @@ export class AgentCutOff extends ApiError {
  */
 export class NodeRegistry {
   private nodes = new Map<string, NodeEntry>();
+  private signers = new Map<string, DownloadSigner>();
 
   constructor(
     configs: AgentNodeConfig[],
@@ -212,6 +216,33 @@ export class NodeRegistry {
       throw new ApiError('INTERNAL_ERROR');
     }
     return { headers: response.headers, body: response };
+  }
+
+  /**
+   * A short-lived link on the node that lets a browser download exactly one file or folder (`path`) or
+   * one backup (`backupId`) of one server, saved as `name`: the caller has checked who may; the node checks
+   * only the signature (key derived from the node token), expiry, purpose, server and path or backup.
+   * Made only while the node is connected, as every other call (a node that is away → NODE_UNAVAILABLE).
+   */
+  async downloadLink(
+    nodeId: string,
+    grant:
+      | { purpose: 'file-download'; serverId: string; path: string; name: string }
+      | { purpose: 'backup-download'; serverId: string; backupId: string; name: string },
+  ): Promise<string> {
+    const node = this.nodes.get(nodeId);
+    if (!node?.socket?.connected) throw new ApiError('NODE_UNAVAILABLE');
+    let signer = this.signers.get(nodeId);
+    if (!signer) this.signers.set(nodeId, (signer = downloadSigner(node.config.token)));
+    const { purpose, serverId, name } = grant;
+    const expires = Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
+    const subject = grant.purpose === 'file-download' ? grant.path : grant.backupId;
+    const signature = await signer.sign({ purpose, serverId, subject, name, expires });
+    const path =
+      grant.purpose === 'file-download'
+        ? fillPath(agentEndpoints.signedFileDownload.path, { serverId }, { path: grant.path, name, expires, signature })
+        : fillPath(agentEndpoints.signedBackupDownload.path, { serverId, backupId: grant.backupId }, { name, expires, signature });
+    return `${(node.config.downloadUrl ?? node.config.url).replace(/\/+$/, '')}${path}`;
   }
 
   /** Reads a body the agent is sending (a download being buffered); a connection lost midway → NODE_UNAVAILABLE. */

@@ -15,6 +15,7 @@ import {
   agentServerSpec,
 } from './agent.ts';
 import { serverState } from './api.ts';
+import { signedBackupQuery, signedFileQuery } from './download-links.ts';
 import {
   archiveRequest,
   backupIdParams,
@@ -48,6 +49,11 @@ export interface AgentEndpoint {
   raw?: true;
   /** The request body is a stream of bytes (`application/octet-stream`), not JSON. */
   streamed?: true;
+  /**
+   * Called by a browser through a link the API signed (`download-links.ts`), not by the control plane:
+   * no node token; the route checks the link's signature, expiry, purpose, server and path or backup.
+   */
+  signed?: true;
 }
 
 /** `server.properties` as the agent reads it: every key with its raw text. */
@@ -109,9 +115,26 @@ export const agentEndpoints = {
     result: agentProperties,
   },
   backupCreate: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
-  backupDownload: { method: 'GET', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, raw: true },
   backupDelete: { method: 'DELETE', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
   backupRestore: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId/restore', params: backupIdParams, result: done },
+  // Signed links a browser follows (the API's download endpoints redirect to them): a file as it is or a
+  // folder as .tar.gz, and a backup, streamed from the node's disk.
+  signedFileDownload: {
+    method: 'GET',
+    path: '/v1/downloads/:serverId/file',
+    params: server,
+    query: signedFileQuery,
+    raw: true,
+    signed: true,
+  },
+  signedBackupDownload: {
+    method: 'GET',
+    path: '/v1/downloads/:serverId/backups/:backupId',
+    params: backupIdParams,
+    query: signedBackupQuery,
+    raw: true,
+    signed: true,
+  },
   players: { method: 'GET', path: '/v1/servers/:serverId/players', params: server, result: serverPlayersResult },
   playersUpdate: {
     method: 'POST',

@@ -15,5 +15,6 @@ export * from './nether.ts';
 export * from './integrations.ts';
 export * from './endpoints.ts';
 export * from './agent-endpoints.ts';
+export * from './download-links.ts';
 export * from './players.ts';
 export * from './server-players.ts';

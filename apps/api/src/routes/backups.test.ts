@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, closeSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -45,7 +45,11 @@ async function ownerWithServer() {
   return { cookie, id, folder: path.join(agent.dataDir, 'servers', id), store: path.join(agent.dataDir, 'storage/backups', id) };
 }
 
-type Listing = { backups: { backupId: string; locked: boolean }[]; running: boolean; pending: { percent: number } | null };
+type Listing = {
+  backups: { backupId: string; locked: boolean; sha256: string; size: number }[];
+  running: boolean;
+  pending: { percent: number } | null;
+};
 const list = async (cookie: string, id: string): Promise<Listing> => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result;
 const idle = (cookie: string, id: string) =>
   until(
@@ -58,6 +62,57 @@ async function backUp(cookie: string, id: string): Promise<Listing> {
   expect((await send('POST', `/v1/server/${id}/backups`, cookie, {})).json().status).toBe('SUCCESS');
   return idle(cookie, id);
 }
+
+describe('backup downloads', () => {
+  it('gives the owner a link on the node that serves the backup as listed, for that backup only', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const other = await ownerWithServer();
+    const [listed] = (await backUp(cookie, id)).backups;
+    const [othersBackup] = (await backUp(other.cookie, other.id)).backups;
+    if (!listed || !othersBackup) throw new Error('no backup listed');
+
+    const answer = await send('GET', `/v1/server/${id}/backups/${listed.backupId}/download`, cookie);
+    expect(answer.statusCode).toBe(302);
+    const link = String(answer.headers.location);
+    expect(link.startsWith(`${agent.nodeConfig.url}/v1/downloads/${id}/backups/${listed.backupId}?`)).toBe(true);
+    // Followed as a browser does, without the session cookie: the bytes the list describes, named after the server.
+    const res = await fetch(link, { redirect: 'error' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="[a-z0-9-]+-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.tar\.gz"$/);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.length).toBe(listed.size);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(listed.sha256);
+
+    // The link opens that backup of that server only, and only as a backup.
+    const changed = async (edit: (url: URL) => void) => {
+      const url = new URL(link);
+      edit(url);
+      return (await fetch(url)).status;
+    };
+    expect(
+      await changed(
+        (u) => (u.pathname = u.pathname.replace(`${id}/backups/${listed.backupId}`, `${other.id}/backups/${othersBackup.backupId}`)),
+      ),
+    ).toBe(403);
+    expect(await changed((u) => (u.pathname = u.pathname.replace(listed.backupId, othersBackup.backupId)))).toBe(403);
+    expect(
+      await changed((u) => {
+        u.pathname = `/v1/downloads/${id}/file`;
+        u.searchParams.set('path', listed.backupId);
+      }),
+    ).toBe(403);
+
+    // No link for a stranger, for another server's backup named under one's own server, or signed out.
+    for (const [url, who, status] of [
+      [`/v1/server/${id}/backups/${listed.backupId}/download`, other.cookie, 'NOT_FOUND'],
+      [`/v1/server/${id}/backups/${othersBackup.backupId}/download`, cookie, 'NOT_FOUND'],
+      [`/v1/server/${id}/backups/${listed.backupId}/download`, undefined, 'NOT_AUTHENTICATED'],
+    ] as const) {
+      const refused = await send('GET', url, who);
+      expect([refused.json().status, refused.headers.location], url).toEqual([status, undefined]);
+    }
+  });
+});
 
 describe('backups under failure', () => {
   it('rotates only after a new backup completed: a failing backup keeps every old one', async () => {

@@ -157,18 +157,12 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     }
   });
 
+  // Straight from the node: a redirect to a link that works for 60 s and for this backup only.
   route(endpoints.backupDownload, async ({ reply, server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
-    const download = await nodes.download(server.nodeId, agentEndpoints.backupDownload, {
-      params: { serverId: server.id, backupId: row.id },
-    });
-    const length = download.headers['content-length'];
-    if (length) reply.header('content-length', length);
-    reply.header(
-      'content-disposition',
-      `attachment; filename="${server.name}-${row.createdAt.toISOString().slice(0, 19).replace(/:/g, '-')}.tar.gz"`,
-    );
-    return reply.type('application/gzip').send(download.body);
+    const name = `${server.name}-${row.createdAt.toISOString().slice(0, 19).replace(/:/g, '-')}.tar.gz`;
+    const link = await nodes.downloadLink(server.nodeId, { purpose: 'backup-download', serverId: server.id, backupId: row.id, name });
+    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(link, 302);
   });
 
   route(endpoints.backupLock, async ({ server, params: { backupId }, body }) => {

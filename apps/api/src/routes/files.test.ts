@@ -3,7 +3,9 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { DOWNLOAD_LINK_SECONDS } from '@spawnpoint/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backups } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer as newOwnerWithServer, requester, uniqueIp, type Send } from '../test/build-test-app.ts';
@@ -31,6 +33,21 @@ afterAll(async () => {
 
 const send: Send = (...args) => requester(t.app)(...args);
 const ownerWithServer = () => newOwnerWithServer(t, 'files');
+
+/**
+ * A download as a browser makes it: the API answers a redirect to a link on the node, which is followed
+ * without the session cookie (another origin) and serves the bytes.
+ */
+async function download(url: string, cookie: string) {
+  const answer = await send('GET', url, cookie);
+  expect(answer.statusCode, answer.body).toBe(302);
+  expect(answer.headers['cache-control']).toBe('no-store');
+  const link = String(answer.headers.location);
+  expect(link.startsWith(`${agent.nodeConfig.url}/v1/downloads/`)).toBe(true);
+  const response = await fetch(link, { redirect: 'error' });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  return { link, status: response.status, headers: response.headers, bytes, text: bytes.toString('utf8') };
+}
 
 function multipart(name: string, content: Buffer) {
   const boundary = '----spawnpoint' + Math.random().toString(16).slice(2);
@@ -104,9 +121,9 @@ describe('files', () => {
     expect((await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/notes.txt', content: 'edited' })).json().status).toBe(
       'SUCCESS',
     );
-    const download = await send('GET', `/v1/server/${id}/files/download?path=/notes.txt`, cookie);
-    expect(download.body).toBe('edited');
-    expect(download.headers['content-disposition']).toBe('attachment; filename="notes.txt"');
+    const file = await download(`/v1/server/${id}/files/download?path=/notes.txt`, cookie);
+    expect(file.text).toBe('edited');
+    expect(file.headers.get('content-disposition')).toBe('attachment; filename="notes.txt"');
   });
 
   it('saves an empty file from the editor', async () => {
@@ -215,10 +232,10 @@ describe('files', () => {
     const { cookie, id } = await ownerWithServer();
     const name = 'Ñandú café "menu" 日本.txt';
     await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: `/${name}`, content: 'hola' });
-    const res = await send('GET', `/v1/server/${id}/files/download?path=${encodeURIComponent(`/${name}`)}`, cookie);
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toBe('hola');
-    const header = String(res.headers['content-disposition']);
+    const res = await download(`/v1/server/${id}/files/download?path=${encodeURIComponent(`/${name}`)}`, cookie);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('hola');
+    const header = String(res.headers.get('content-disposition'));
     const fallback = /filename="([^"]*)"/.exec(header)?.[1];
     const exact = /filename\*=UTF-8''([^;\s]+)/.exec(header)?.[1];
     // What a browser saves it as: the exact name from filename*, the fallback only for clients without it.
@@ -416,6 +433,66 @@ describe('files', () => {
     ]) {
       expect((await send('GET', url, stranger.cookie)).json().status, url).toBe('NOT_FOUND');
     }
+  });
+});
+
+describe('downloads through signed links on the node', () => {
+  it('gives the owner a link that serves the file or the folder, and refuses it changed or after its minute', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const other = await ownerWithServer();
+    await send('POST', `/v1/server/${id}/files/mkdir`, cookie, { path: '/plugins' });
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/plugins/config.yml', content: 'mine: true\n' });
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/plugins/private.yml', content: 'token: 1\n' });
+
+    const file = await download(`/v1/server/${id}/files/download?path=/plugins/config.yml`, cookie);
+    expect(file).toMatchObject({ status: 200, text: 'mine: true\n' });
+    const folder = await download(`/v1/server/${id}/files/download?path=/plugins`, cookie);
+    expect(folder.status).toBe(200);
+    expect(folder.headers.get('content-disposition')).toBe('attachment; filename="plugins.tar.gz"');
+    expect(gunzipSync(folder.bytes).includes('token: 1')).toBe(true);
+
+    // The link opens that path of that server only, for one purpose, as signed.
+    const changed = async (edit: (url: URL) => void) => {
+      const url = new URL(file.link);
+      edit(url);
+      const res = await fetch(url);
+      return { code: res.status, status: ((await res.json()) as { status: string }).status };
+    };
+    const refused = { code: 403, status: 'NO_PERMISSION' };
+    expect(await changed((u) => u.searchParams.set('path', '/plugins/private.yml'))).toEqual(refused);
+    expect(await changed((u) => (u.pathname = u.pathname.replace(id, other.id)))).toEqual(refused);
+    expect(await changed((u) => (u.pathname = u.pathname.replace('/file', '/backups/b1')))).toEqual(refused);
+    expect(await changed((u) => u.searchParams.set('signature', 'A'.repeat(43)))).toEqual(refused);
+
+    // A link made a minute and a second ago has expired.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() - (DOWNLOAD_LINK_SECONDS + 1) * 1000);
+      const old = String((await send('GET', `/v1/server/${id}/files/download?path=/plugins/config.yml`, cookie)).headers.location);
+      vi.useRealTimers();
+      const res = await fetch(old);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { message: string }).message).toMatch(/expired/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("gives no link to a stranger or a signed-out browser, and a missing file is the node's NOT_FOUND", async () => {
+    const owner = await ownerWithServer();
+    const stranger = await ownerWithServer();
+    const url = `/v1/server/${owner.id}/files/download?path=/server.properties`;
+    const asStranger = await send('GET', url, stranger.cookie);
+    expect([asStranger.statusCode, asStranger.json().status, asStranger.headers.location]).toEqual([404, 'NOT_FOUND', undefined]);
+    const signedOut = await send('GET', url);
+    expect([signedOut.statusCode, signedOut.json().status, signedOut.headers.location]).toEqual([401, 'NOT_AUTHENTICATED', undefined]);
+    // A path the user may not name is refused before any link is made.
+    const tooLong = await send('GET', `/v1/server/${owner.id}/files/download?path=/${'a'.repeat(5000)}`, owner.cookie);
+    expect([tooLong.json().status, tooLong.headers.location]).toEqual(['INVALID_INPUT', undefined]);
+    // A missing file: the node answers the envelope, not an empty download.
+    const missing = await send('GET', `/v1/server/${owner.id}/files/download?path=/nope.txt`, owner.cookie);
+    const res = await fetch(String(missing.headers.location));
+    expect([res.status, ((await res.json()) as { status: string }).status]).toEqual([404, 'NOT_FOUND']);
   });
 });
 

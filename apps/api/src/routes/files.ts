@@ -7,21 +7,10 @@ import {
   javaOnlyProperties,
   type ServerProperties,
 } from '@spawnpoint/contracts';
-import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { attachmentDisposition } from '../http/content-disposition.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
-import { AgentCutOff, UPLOAD_INCOMPLETE, type NodeRegistry } from '../nodes.ts';
-
-/** Passes an agent's streamed answer on, never holding it in memory. */
-function relay(reply: FastifyReply, download: Awaited<ReturnType<NodeRegistry['download']>>, filename: string) {
-  const length = download.headers['content-length'];
-  if (length) reply.header('content-length', length);
-  reply.header('content-disposition', attachmentDisposition(filename));
-  reply.type(download.headers['content-type'] ?? 'application/octet-stream');
-  return reply.send(download.body);
-}
+import { AgentCutOff, UPLOAD_INCOMPLETE } from '../nodes.ts';
 
 /** Files and server.properties of a server: the router checks the permission, then each route asks the agent. */
 export function fileRoutes(route: Route, ctx: AppContext): void {
@@ -62,11 +51,12 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     nodes.call(server.nodeId, agentEndpoints.diskUsage, { params: { serverId: server.id } }),
   );
 
+  // The bytes go from the node's disk to the browser: answered with a redirect to a link on the node that
+  // works for 60 s and for this path of this server only, so links and <a download> work as they are.
   route(endpoints.fileDownload, async ({ reply, server, query: { path } }) => {
-    const download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, { params: { serverId: server.id }, query: { path } });
     const name = path.split('/').filter(Boolean).pop() ?? server.name;
-    const isArchive = (download.headers['content-type'] ?? '').includes('gzip') && !name.endsWith('.gz');
-    return relay(reply, download, isArchive ? `${name}.tar.gz` : name);
+    const link = await nodes.downloadLink(server.nodeId, { purpose: 'file-download', serverId: server.id, path, name });
+    return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(link, 302);
   });
 
   // Text for the editor: refused beyond the size cap and for binary files, with a message saying why.
