@@ -12,6 +12,7 @@ import {
 } from '@spawnpoint/contracts';
 import { describe, expect, it } from 'vitest';
 import { OUTBOX_MAX_LINES } from '../apps/agent/src/console-outbox.ts';
+import { PLAYER_LIST_MAX_BYTES, PLAYER_LIST_MAX_ENTRIES } from '../apps/agent/src/player-lists.ts';
 import { MAX_DEPTH, MEASURE_MAX_AGE_MS } from '../apps/agent/src/sandbox.ts';
 import { limitRules } from '../apps/api/src/http/rate-limits.ts';
 
@@ -40,6 +41,7 @@ const promised: [string, string][] = [
   ['socket auth time', `within ${SOCKET_AUTH_TIMEOUT_MS / 1000} s`],
   ['path depth', `${MAX_DEPTH} folders deep`],
   ['quota measurement age', `after ${MEASURE_MAX_AGE_MS / 1000} s`],
+  ['player lists', `${PLAYER_LIST_MAX_BYTES / 1024} KiB and ${count(PLAYER_LIST_MAX_ENTRIES)} entries per player list`],
   ['agent outbox', `${count(OUTBOX_MAX_LINES)} lines waiting for the API`],
   ['requests per address', `${perWindow(limitRules.apiPerIp)} per address`],
   ['sign-in per address', `sign-in ${perWindow(limitRules.loginPerIp)} per address`],
