@@ -11,6 +11,7 @@ export * from './permissions.ts';
 export * from './account.ts';
 export * from './files.ts';
 export * from './plans.ts';
+export * from './prices.ts';
 export * from './nether.ts';
 export * from './integrations.ts';
 export * from './endpoints.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatPrice, plans, plansResult } from './plans.ts';
+import { plans, plansResult } from './plans.ts';
+import { formatPrice } from './prices.ts';
 
 describe('price formatting', () => {
   it('divides minor units by 100 in en-US format, USD by default', () => {

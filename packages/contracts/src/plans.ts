@@ -66,8 +66,3 @@ export const planSchema = z.object({
   sleeping: z.string(),
 });
 export const plansResult = z.array(planSchema);
-
-/** Amounts are integer minor units; shown divided by 100 in the user's currency, en-US format. */
-export function formatPrice(cents: number, currency = 'USD'): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
-}

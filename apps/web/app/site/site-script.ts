@@ -4,15 +4,13 @@
  * the spec §1 query parameters, the signed-in redirect of the index route, the header's signed-in links,
  * prices in the visitor's currency, the cookie banner that gates the integrations, and the feedback form.
  */
-import '../lib/zod-config.ts';
 import {
   DEFAULT_CURRENCY,
   NOTIFICATION_DURATION_MS,
   errorMessage,
   formatPrice,
-  localizationResult,
-  userData,
   type feedbackRequest,
+  type localizationResult,
   type UserData,
 } from '@spawnpoint/contracts';
 import { buttonClass, navLinkClass } from '../components/styles.ts';
@@ -23,6 +21,23 @@ import { settings } from '../lib/settings.ts';
 import type { z } from 'zod';
 
 type Envelope = { status: string; message?: string; result?: unknown };
+
+/*
+ * No zod here: the schema library alone is three quarters of this script, so the two answers the script
+ * reads are checked by hand for the fields it uses (see docs/performance.md, "Public site JavaScript").
+ */
+
+/** The visitor's currency from `GET /v1/localization`: three letters, as `localizationResult` requires. */
+function currencyOf(result: unknown): z.output<typeof localizationResult>['currency'] | null {
+  const currency = (result as { currency?: unknown } | null)?.currency;
+  return typeof currency === 'string' && currency.length === 3 ? currency : null;
+}
+
+/** The signed-in user's id from `GET /v1/user/me`, the only field of `UserData` this script uses. */
+function userIdOf(result: unknown): UserData['userId'] | null {
+  const userId = (result as { userId?: unknown } | null)?.userId;
+  return typeof userId === 'string' ? userId : null;
+}
 
 async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Envelope> {
   const init: RequestInit = { method, credentials: 'include', headers: { accept: 'application/json' } };
@@ -76,10 +91,10 @@ async function showCurrency(): Promise<void> {
   const prices = document.querySelectorAll<HTMLElement>('[data-price-cents]');
   if (!prices.length) return;
   const answer = await call('GET', '/v1/localization');
-  const parsed = localizationResult.safeParse(answer.result);
+  const currency = answer.status === 'SUCCESS' ? currencyOf(answer.result) : null;
   // The prerendered prices are in the default currency; first use of Intl costs a long task, so only when needed.
-  if (answer.status !== 'SUCCESS' || !parsed.success || parsed.data.currency === DEFAULT_CURRENCY) return;
-  for (const price of prices) price.textContent = formatPrice(Number(price.dataset.priceCents), parsed.data.currency);
+  if (currency === null || currency === DEFAULT_CURRENCY) return;
+  for (const price of prices) price.textContent = formatPrice(Number(price.dataset.priceCents), currency);
 }
 
 function showCookieBanner(): void {
@@ -195,18 +210,18 @@ async function main(): Promise<void> {
 
   void showCurrency();
   const me = await call('GET', '/v1/user/me');
-  const user = me.status === 'SUCCESS' ? userData.safeParse(me.result) : null;
-  if (!user?.success) return;
-  onSignedIn(user.data);
+  const userId = me.status === 'SUCCESS' ? userIdOf(me.result) : null;
+  if (userId === null) return;
+  onSignedIn(userId);
 }
 
-function onSignedIn(user: UserData): void {
+function onSignedIn(userId: UserData['userId']): void {
   // Spec §2: once the user state is known, a signed-in user is sent from the index to the servers list.
   if (location.pathname === '/') {
     location.replace('/servers');
     return;
   }
-  analytics.identify(user.userId);
+  analytics.identify(userId);
   showSignedIn();
   const referral = storedReferral();
   if (referral) void call('POST', '/v1/referral', { referral }).then((answer) => answer.status === 'SUCCESS' && forgetReferral());
