@@ -17,6 +17,8 @@ import {
 import { Toaster } from 'sonner';
 import type { Route } from './+types/root';
 import './app.css';
+// The same file app.css's @font-face names (one asset in the build): fetched with the stylesheet, not after it.
+import headingFont from '@fontsource/pixelify-sans/files/pixelify-sans-latin-700-normal.woff2?url';
 import { CookieBanner } from './components/cookie-banner.tsx';
 import { DialogsHost } from './components/dialogs-host.tsx';
 import { initConsent, trackPageView } from './lib/integrations.ts';
@@ -59,6 +61,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#16a34a" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        {/* Headings' font: preloaded so it is there by the first paint and the text does not shift when it swaps in. */}
+        <link rel="preload" href={headingFont} as="font" type="font/woff2" crossOrigin="anonymous" />
         <Meta />
         <Links />
       </head>
