@@ -1,8 +1,7 @@
-import type { feedbackRequest } from '@spawnpoint/contracts';
+import { endpoints } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { useLocation } from 'react-router';
-import { z } from 'zod';
-import { api, ApiFailure } from '../lib/api.ts';
+import { ApiFailure, call } from '../lib/api.ts';
 import { handleUnexpectedError } from '../lib/api-errors.ts';
 import { closeDialog, dialogNames, dialogStore, type DialogOptionsByName, type OpenDialog } from '../lib/dialogs.ts';
 import { useStore } from '../lib/use-store.ts';
@@ -145,8 +144,7 @@ function FeedbackDialog({ route }: { route: string }) {
           void send(async () => {
             try {
               // No client-side rules (spec §5): the server's answer decides.
-              const body: z.input<typeof feedbackRequest> = { message, route };
-              await api('POST', '/v1/feedback/submit', { body, result: z.null() });
+              await call(endpoints.feedback, { body: { message, route } });
               notify('success', 'Feedback sent');
               closeDialog();
             } catch {

@@ -70,10 +70,11 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The one API client (spec §7): base address from `apiBaseUrl`, cookies sent, three retries on network
+ * What `call` runs (spec §7): base address from `apiBaseUrl`, cookies sent, three retries on network
  * errors and on idempotent requests answered 429 or 5xx, every answer checked against the contracts.
+ * Pages never use it directly: they call entries of the endpoint table.
  */
-export async function api<T extends z.ZodType>(method: string, path: string, options: CallOptions<T>): Promise<z.infer<T>> {
+async function api<T extends z.ZodType>(method: string, path: string, options: CallOptions<T>): Promise<z.infer<T>> {
   try {
     return await send(method, path, options);
   } catch (error) {

@@ -1,58 +1,41 @@
-import {
-  backupListPage,
-  backupRestoreResult,
-  backupSummary,
-  extractResult,
-  fileListResult,
-  fileSearchResult,
-  mkdirResult,
-  serverProperties,
-  type ServerProperties,
-} from '@spawnpoint/contracts';
-import { z } from 'zod';
-import { api, ApiFailure } from './api.ts';
+import { endpoints, type ServerProperties } from '@spawnpoint/contracts';
+import { ApiFailure, call, endpointUrl } from './api.ts';
 import { handleApiError } from './api-errors.ts';
 import { settings } from './settings.ts';
-
-const base = (serverId: string) => `/v1/server/${encodeURIComponent(serverId)}`;
-const q = encodeURIComponent;
 
 export const joinPath = (dir: string, name: string) => `${dir.replace(/\/+$/, '')}/${name}`.replace(/^\/*/, '/');
 export const parentOf = (p: string) => p.replace(/\/[^/]*\/?$/, '') || '/';
 
 /** `background`: an upload looking for names in use sums its failures up itself. */
 export const listFiles = (serverId: string, path: string, options: { background?: boolean } = {}) =>
-  api('GET', `${base(serverId)}/files/list?path=${q(path)}`, { result: fileListResult, background: options.background ?? false });
-export const searchFiles = (serverId: string, query: string) =>
-  api('GET', `${base(serverId)}/files/search?q=${q(query)}`, { result: fileSearchResult });
-export const diskUsage = (serverId: string) =>
-  api('GET', `${base(serverId)}/files/usage`, { result: z.object({ used: z.number(), quota: z.number() }), background: true });
-export const readFile = (serverId: string, path: string) =>
-  api('GET', `${base(serverId)}/files/content?path=${q(path)}`, { result: z.object({ path: z.string(), content: z.string() }) });
+  call(endpoints.fileList, { params: { serverId }, query: { path } }, { background: options.background ?? false });
+export const searchFiles = (serverId: string, query: string) => call(endpoints.fileSearch, { params: { serverId }, query: { q: query } });
+export const diskUsage = (serverId: string) => call(endpoints.diskUsage, { params: { serverId } }, { background: true });
+export const readFile = (serverId: string, path: string) => call(endpoints.fileContent, { params: { serverId }, query: { path } });
 /** Saves text; `overwrite: false` (a new file) is refused when the name exists rather than emptying that file. */
 export const saveFile = (serverId: string, path: string, content: string, options: { overwrite?: boolean } = {}) =>
-  api('PUT', `${base(serverId)}/files/content`, { body: { path, content, overwrite: options.overwrite ?? true }, result: z.null() });
+  call(endpoints.fileSave, { params: { serverId }, body: { path, content, overwrite: options.overwrite ?? true } });
 /**
  * Makes a folder. `parents` is mkdir -p (a folder that exists is fine); `background` leaves telling the
  * user to the caller (an upload sums its failures up in one toast).
  */
 export const makeFolder = (serverId: string, path: string, options: { parents?: boolean; background?: boolean } = {}) =>
-  api('POST', `${base(serverId)}/files/mkdir`, {
-    body: { path, parents: options.parents ?? false },
-    result: mkdirResult,
-    background: options.background ?? false,
-  });
+  call(
+    endpoints.fileMkdir,
+    { params: { serverId }, body: { path, parents: options.parents ?? false } },
+    { background: options.background ?? false },
+  );
 export const renamePath = (serverId: string, from: string, to: string) =>
-  api('POST', `${base(serverId)}/files/rename`, { body: { from, to }, result: z.null() });
+  call(endpoints.fileRename, { params: { serverId }, body: { from, to } });
 export const changeMode = (serverId: string, path: string, mode: number) =>
-  api('POST', `${base(serverId)}/files/chmod`, { body: { path, mode }, result: z.null() });
-export const deletePaths = (serverId: string, paths: string[]) =>
-  api('POST', `${base(serverId)}/files/delete`, { body: { paths }, result: z.null() });
+  call(endpoints.fileChmod, { params: { serverId }, body: { path, mode } });
+export const deletePaths = (serverId: string, paths: string[]) => call(endpoints.fileDelete, { params: { serverId }, body: { paths } });
 export const archivePaths = (serverId: string, paths: string[], destination: string) =>
-  api('POST', `${base(serverId)}/files/archive`, { body: { paths, destination }, result: z.null() });
+  call(endpoints.fileArchive, { params: { serverId }, body: { paths, destination } });
 export const extractArchive = (serverId: string, path: string, destination: string) =>
-  api('POST', `${base(serverId)}/files/extract`, { body: { path, destination }, result: extractResult });
-export const downloadUrl = (serverId: string, path: string) => `${settings.apiBaseUrl}${base(serverId)}/files/download?path=${q(path)}`;
+  call(endpoints.fileExtract, { params: { serverId }, body: { path, destination } });
+export const downloadUrl = (serverId: string, path: string) =>
+  `${settings.apiBaseUrl}${endpointUrl(endpoints.fileDownload, { params: { serverId }, query: { path } })}`;
 
 /** An upload stopped by its `signal` (the Cancel button): the request was aborted, so the server keeps nothing of it. */
 export class UploadCancelled extends Error {
@@ -85,7 +68,10 @@ export function uploadFile(
     xhr.onloadend = () => signal?.removeEventListener('abort', cancel);
     xhr.onabort = () => reject(new UploadCancelled());
     // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
-    xhr.open('POST', `${settings.apiBaseUrl}${base(serverId)}/files/upload?path=${q(path)}&size=${file.size}`);
+    xhr.open(
+      'POST',
+      `${settings.apiBaseUrl}${endpointUrl(endpoints.fileUpload, { params: { serverId }, query: { path, size: file.size } })}`,
+    );
     xhr.withCredentials = true;
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onerror = () => {
@@ -118,20 +104,17 @@ export function uploadFile(
   });
 }
 
-export const getProperties = (serverId: string) => api('GET', `${base(serverId)}/properties`, { result: serverProperties });
+export const getProperties = (serverId: string) => call(endpoints.properties, { params: { serverId } });
 export const putProperties = (serverId: string, values: ServerProperties) =>
-  api('PUT', `${base(serverId)}/properties`, { body: values, result: serverProperties });
+  call(endpoints.propertiesUpdate, { params: { serverId }, body: values });
 
 /** `background` for the polls while a job runs: a passing failure must not toast every second. */
 export const listBackups = (serverId: string, options: { background?: boolean } = {}) =>
-  api('GET', `${base(serverId)}/backups`, { result: backupListPage, background: options.background ?? false });
-export const createBackup = (serverId: string) =>
-  api('POST', `${base(serverId)}/backups`, { body: {}, result: z.object({ backupId: z.string() }) });
-export const restoreBackup = (serverId: string, backupId: string) =>
-  api('POST', `${base(serverId)}/backups/${q(backupId)}/restore`, { body: {}, result: backupRestoreResult });
+  call(endpoints.backups, { params: { serverId } }, { background: options.background ?? false });
+export const createBackup = (serverId: string) => call(endpoints.backupCreate, { params: { serverId } });
+export const restoreBackup = (serverId: string, backupId: string) => call(endpoints.backupRestore, { params: { serverId, backupId } });
 export const lockBackup = (serverId: string, backupId: string, locked: boolean) =>
-  api('POST', `${base(serverId)}/backups/${q(backupId)}/lock`, { body: { locked }, result: backupSummary });
-export const deleteBackup = (serverId: string, backupId: string) =>
-  api('DELETE', `${base(serverId)}/backups/${q(backupId)}`, { result: z.null() });
+  call(endpoints.backupLock, { params: { serverId, backupId }, body: { locked } });
+export const deleteBackup = (serverId: string, backupId: string) => call(endpoints.backupDelete, { params: { serverId, backupId } });
 export const backupDownloadUrl = (serverId: string, backupId: string) =>
-  `${settings.apiBaseUrl}${base(serverId)}/backups/${q(backupId)}/download`;
+  `${settings.apiBaseUrl}${endpointUrl(endpoints.backupDownload, { params: { serverId, backupId } })}`;

@@ -1,16 +1,16 @@
 import {
   SOCKET_OPTIONS,
+  endpoints,
   serverStateEvent,
   serverStatsEvent,
   serverStatsHistoryEvent,
-  websocketTokenResult,
   type ClientToServerEvents,
   type ServerStats,
   type ServerToClientEvents,
   type StatsSample,
 } from '@spawnpoint/contracts';
 import type { Socket } from 'socket.io-client';
-import { api } from './api.ts';
+import { call } from './api.ts';
 import { settings } from './settings.ts';
 import { setServerPlayers, setServerState } from './user-store.ts';
 
@@ -85,7 +85,7 @@ export async function connectSocket(): Promise<void> {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onError?.(payload.status, payload.message);
     });
     created.on('connect', () => {
-      api('GET', '/v1/user/websocket', { result: websocketTokenResult, background: true }).then(
+      call(endpoints.websocketToken, {}, { background: true }).then(
         ({ token }) => created.emit('auth', { token }),
         () => undefined, // token failures are ignored (spec §8); the next reconnect tries again
       );
