@@ -1,13 +1,14 @@
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
 import { ConsoleBuffer } from './console-buffer.ts';
 import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
 import { canBind } from './ports.ts';
-import { removeTree, Sandbox, SandboxError } from './sandbox.ts';
+import { Sandbox, SandboxError } from './sandbox.ts';
 import { effectiveMaxPlayers, LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
 import { parseProperties } from './properties.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
+import { BackupCoordinator } from './backup-coordinator.ts';
 import { OutputGuard } from './output-guard.ts';
 import { StatsSampler } from './stats-sampler.ts';
 
@@ -20,8 +21,6 @@ export interface ServerEvents {
 export class InvalidStateError extends Error {}
 
 const CRASH_LOOP_MS = 60_000;
-// How long a backup waits for the game to say it saved before it goes ahead anyway.
-const SAVE_WAIT_MS = 10_000;
 
 /**
  * One game server on this node. Every power action goes through `power()`, which runs them one at a time
@@ -38,8 +37,8 @@ export class ManagedServer {
   private readonly stats: StatsSampler;
   private exited: Promise<void> = Promise.resolve();
   private openSandbox: Promise<Sandbox> | null = null;
-  private backupRunning = false;
-  private stateBeforeBackup: ServerState | null = null;
+  /** Backups and restores of this server (one at a time; see BackupCoordinator). */
+  readonly backups: BackupCoordinator;
   // The end of the last output chunk without its newline, so the ready line is seen across chunks.
   private partialLine = '';
   private decoder = new StringDecoder('utf8');
@@ -55,6 +54,18 @@ export class ManagedServer {
     private events: ServerEvents,
   ) {
     this.console = new ConsoleBuffer((lines) => this.events.lines(spec.serverId, lines));
+    this.backups = new BackupCoordinator(
+      {
+        dir,
+        console: this.console,
+        state: () => this.state,
+        setState: (state) => this.setState(state),
+        quotaBytes: () => this.spec.diskMb * 1024 * 1024,
+        send: (command) => (this.proc ? (this.proc.send(command), true) : false),
+        closeSandbox: () => this.closeSandbox(),
+      },
+      (message) => new InvalidStateError(message),
+    );
     this.stats = new StatsSampler(
       { spec: () => this.spec, pid: () => this.proc?.pid, state: () => this.state, sandbox: () => this.sandbox() },
       (stats: ServerStats) => this.events.stats(this.spec.serverId, stats),
@@ -91,72 +102,6 @@ export class ManagedServer {
     const open = this.openSandbox;
     this.openSandbox = null;
     if (open) await (await open).close().catch(() => undefined);
-  }
-
-  /** One backup at a time; a running server saves first and keeps running. */
-  async beforeBackup(): Promise<void> {
-    if (this.backupRunning) throw new InvalidStateError('A backup of this server is already running.');
-    if (this.state === 'restoring') throw new InvalidStateError('The server is being restored.');
-    this.backupRunning = true;
-    if (this.state === 'offline') {
-      this.stateBeforeBackup = 'offline';
-      this.setState('backing_up');
-    } else if (this.state === 'online' && this.proc) {
-      // Only an acknowledgement printed after our save-all counts (an older "Saved the game" does not).
-      let stop: () => void = () => undefined;
-      const saved = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, SAVE_WAIT_MS);
-        stop = this.console.watch((lines) => {
-          if (!lines.some((l) => /Saved the game|Saved the world/i.test(l))) return;
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      try {
-        this.proc.send('save-all');
-        await saved;
-      } finally {
-        stop();
-      }
-    }
-  }
-
-  afterBackup(): void {
-    this.backupRunning = false;
-    if (this.stateBeforeBackup && this.state === 'backing_up') this.setState(this.stateBeforeBackup);
-    this.stateBeforeBackup = null;
-  }
-
-  /**
-   * Restores into a staging folder filled by `fill`, then swaps it with the server folder. The server must
-   * be offline (the API stops it first and starts it again after).
-   */
-  async restoreFrom(fill: (staging: Sandbox) => Promise<void>): Promise<void> {
-    if (this.state !== 'offline' || this.backupRunning)
-      throw new InvalidStateError(`The server is ${this.state}; stop it before restoring.`);
-    this.setState('restoring');
-    const stamp = Date.now().toString(36);
-    const staging = `${this.dir}.restore-${stamp}`;
-    const old = `${this.dir}.old-${stamp}`;
-    try {
-      const sandbox = await Sandbox.open(staging, this.spec.diskMb * 1024 * 1024);
-      try {
-        await fill(sandbox);
-      } finally {
-        await sandbox.close();
-      }
-      await this.closeSandbox();
-      await rename(this.dir, old);
-      await rename(staging, this.dir);
-      // Through descriptors: a link inside the old folder is removed, never followed.
-      await removeTree(old);
-      this.console.notice('The server folder was restored from a backup.');
-    } catch (err) {
-      await removeTree(staging).catch(() => undefined);
-      throw err;
-    } finally {
-      this.setState('offline');
-    }
   }
 
   /**

@@ -246,7 +246,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const found = await deps.storage.get(backupKey(serverId, backupId));
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
     await managed
-      .restoreFrom(async (staging) => {
+      .backups.restore(async (staging) => {
         // Our own backup: names restored as they are, whatever the game created.
         await extractTar(staging, found.stream, {
           gzip: true,
@@ -285,7 +285,7 @@ async function runBackup(
   });
   // Called without awaiting (progress goes out as events): every failure must end as a `failed` event.
   try {
-    await managed.beforeBackup();
+    await managed.backups.before();
   } catch (err) {
     report({ phase: 'failed', bytes, totalBytes, error: err instanceof Error ? err.message : String(err) });
     return;
@@ -310,6 +310,6 @@ async function runBackup(
     tap.destroy();
     report({ phase: 'failed', bytes, totalBytes, error: err instanceof Error ? err.message : String(err) });
   } finally {
-    managed.afterBackup();
+    managed.backups.after();
   }
 }

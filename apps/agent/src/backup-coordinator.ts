@@ -1,0 +1,105 @@
+import { rename } from 'node:fs/promises';
+import type { ServerState } from '@spawnpoint/contracts';
+import type { ConsoleBuffer } from './console-buffer.ts';
+import { removeTree, Sandbox } from './sandbox.ts';
+
+// How long a backup waits for the game to say it saved before it goes ahead anyway.
+const SAVE_WAIT_MS = 10_000;
+
+/** What the coordinator needs of its server. */
+export interface BackedUpServer {
+  readonly dir: string;
+  readonly console: ConsoleBuffer;
+  state(): ServerState;
+  setState(state: ServerState): void;
+  quotaBytes(): number;
+  /** Sends a console command to the running game; false when no game runs. */
+  send(command: string): boolean;
+  /** Closes the folder's open sandbox before the folder is swapped. */
+  closeSandbox(): Promise<void>;
+}
+
+/**
+ * A server's backups and restores on this node: one backup at a time (a running server saves first and
+ * keeps running; an offline one shows `backing_up`), and a restore that fills a staging folder and swaps
+ * it in while the server is offline.
+ */
+export class BackupCoordinator {
+  private running = false;
+  private stateBefore: ServerState | null = null;
+
+  constructor(
+    private readonly server: BackedUpServer,
+    private readonly refuse: (message: string) => Error,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  async before(): Promise<void> {
+    if (this.running) throw this.refuse('A backup of this server is already running.');
+    const state = this.server.state();
+    if (state === 'restoring') throw this.refuse('The server is being restored.');
+    this.running = true;
+    if (state === 'offline') {
+      this.stateBefore = 'offline';
+      this.server.setState('backing_up');
+    } else if (state === 'online') {
+      // Only an acknowledgement printed after our save-all counts (an older "Saved the game" does not).
+      let stop: () => void = () => undefined;
+      const saved = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, SAVE_WAIT_MS);
+        stop = this.server.console.watch((lines) => {
+          if (!lines.some((l) => /Saved the game|Saved the world/i.test(l))) return;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      try {
+        if (this.server.send('save-all')) await saved;
+      } finally {
+        stop();
+      }
+    }
+  }
+
+  after(): void {
+    this.running = false;
+    if (this.stateBefore && this.server.state() === 'backing_up') this.server.setState(this.stateBefore);
+    this.stateBefore = null;
+  }
+
+  /**
+   * Restores into a staging folder filled by `fill`, then swaps it with the server folder. The server must
+   * be offline (the API stops it first and starts it again after).
+   */
+  async restore(fill: (staging: Sandbox) => Promise<void>): Promise<void> {
+    const state = this.server.state();
+    if (state !== 'offline' || this.running) throw this.refuse(`The server is ${state}; stop it before restoring.`);
+    this.server.setState('restoring');
+    const { dir } = this.server;
+    const stamp = Date.now().toString(36);
+    const staging = `${dir}.restore-${stamp}`;
+    const old = `${dir}.old-${stamp}`;
+    try {
+      const sandbox = await Sandbox.open(staging, this.server.quotaBytes());
+      try {
+        await fill(sandbox);
+      } finally {
+        await sandbox.close();
+      }
+      await this.server.closeSandbox();
+      await rename(dir, old);
+      await rename(staging, dir);
+      // Through descriptors: a link inside the old folder is removed, never followed.
+      await removeTree(old);
+      this.server.console.notice('The server folder was restored from a backup.');
+    } catch (err) {
+      await removeTree(staging).catch(() => undefined);
+      throw err;
+    } finally {
+      this.server.setState('offline');
+    }
+  }
+}
