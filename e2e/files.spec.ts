@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -101,6 +101,18 @@ test('back up, change a file, restore, and get the old content back', async ({ p
   const row = page.getByTestId('backup-row');
   await expect(row).toHaveCount(1);
   await expect(row).toContainText(/SHA-256 [0-9a-f]{12}/);
+
+  // Downloads come straight from the node (the API answers with a redirect to a signed link), named as before.
+  const backupDownload = page.waitForEvent('download');
+  await row.getByRole('link', { name: 'Download' }).click();
+  expect((await backupDownload).suggestedFilename()).toMatch(/^bak-[a-z0-9]+-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.tar\.gz$/);
+  await page.goto(`${base}/files?path=/`);
+  const fileDownload = page.waitForEvent('download');
+  await page.getByTestId('file-row').filter({ hasText: 'server.properties' }).getByRole('link', { name: 'Download' }).click();
+  const file = await fileDownload;
+  expect(file.suggestedFilename()).toBe('server.properties');
+  expect(readFileSync(await file.path(), 'utf8')).toContain('motd=');
+  await page.goto(`${base}/backups`);
 
   await row.getByRole('button', { name: 'Lock' }).click();
   await expect(row).toContainText('Locked');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   BROWSER_MESSAGE_BYTES_MAX,
   CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
+  DOWNLOAD_LINK_SECONDS,
   SOCKET_AUTH_TIMEOUT_MS,
   SOCKET_TOKEN_TTL_MS,
   SOCKETS_PER_SESSION_MAX,
@@ -39,6 +40,7 @@ const promised: [string, string][] = [
   ['browser message size', `${BROWSER_MESSAGE_BYTES_MAX / 1024} KiB per message`],
   ['socket token lifetime', `${SOCKET_TOKEN_TTL_MS / 1000} s`],
   ['socket auth time', `within ${SOCKET_AUTH_TIMEOUT_MS / 1000} s`],
+  ['download link lifetime', `download links ${DOWNLOAD_LINK_SECONDS} s`],
   ['path depth', `${MAX_DEPTH} folders deep`],
   ['quota measurement age', `after ${MEASURE_MAX_AGE_MS / 1000} s`],
   ['player lists', `${PLAYER_LIST_MAX_BYTES / 1024} KiB and ${count(PLAYER_LIST_MAX_ENTRIES)} entries per player list`],

@@ -62,7 +62,16 @@ if (!env.AGENTS) {
   const token = randomBytes(32).toString('hex');
   const portRange = env.GAME_PORT_RANGE ?? '25600-25699';
   env.AGENTS = JSON.stringify([
-    { id: 'local', url: `http://127.0.0.1:${agentPort}`, token, publicHost: env.GAME_PUBLIC_HOST ?? 'localhost', capacity: 50, portRange },
+    {
+      id: 'local',
+      url: `http://127.0.0.1:${agentPort}`,
+      token,
+      publicHost: env.GAME_PUBLIC_HOST ?? 'localhost',
+      capacity: 50,
+      portRange,
+      // Where browsers follow signed download links; the agent's own address when unset.
+      ...(env.AGENT_DOWNLOAD_URL ? { downloadUrl: env.AGENT_DOWNLOAD_URL } : {}),
+    },
   ]);
   run(
     'agent',
