@@ -28,6 +28,14 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'proxy',
+          include: ['apps/proxy/src/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
           name: 'agent',
           include: ['apps/agent/src/**/*.test.ts'],
           environment: 'node',

@@ -19,3 +19,4 @@ export * from './agent-endpoints.ts';
 export * from './download-links.ts';
 export * from './players.ts';
 export * from './server-players.ts';
+export * from './proxy.ts';

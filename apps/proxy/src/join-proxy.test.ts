@@ -1,0 +1,283 @@
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { ProxyRoute, ProxyWakeResult } from '@spawnpoint/contracts';
+import minecraftData from 'minecraft-data';
+import mc from 'minecraft-protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { proxyMessages, startJoinProxy, type JoinProxy, type JoinProxyOptions } from './join-proxy.ts';
+import { handshakeBytes } from './test-bytes.ts';
+import { readPacket, readVarInt, writeVarInt } from './protocol.ts';
+import { RouteTable } from './route-table.ts';
+
+const DOMAIN = 'play.example.test';
+const silent = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+
+/** A stand-in game port that records what each connection sent and can answer. */
+interface Backend {
+  port: number;
+  received: Buffer[];
+  sockets: Socket[];
+  connected: Promise<Socket>;
+  close(): Promise<void>;
+}
+
+async function backend(): Promise<Backend> {
+  const received: Buffer[] = [];
+  const sockets: Socket[] = [];
+  let firstConnection: (socket: Socket) => void = () => undefined;
+  const connected = new Promise<Socket>((resolve) => (firstConnection = resolve));
+  const server: Server = createServer((socket) => {
+    const index = sockets.push(socket) - 1;
+    received[index] = Buffer.alloc(0);
+    socket.on('data', (chunk) => (received[index] = Buffer.concat([received[index] as Buffer, chunk])));
+    socket.on('error', () => undefined);
+    firstConnection(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    sockets,
+    connected,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function route(name: string, state: ProxyRoute['state'], port: number): ProxyRoute {
+  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4' };
+}
+
+/** Opens a raw connection; `all` resolves with every byte the proxy sent once it closed. */
+function dial(port: number): { socket: Socket; all: Promise<Buffer>; closed: Promise<void> } {
+  const socket = connect({ port, host: '127.0.0.1', noDelay: true });
+  socket.on('error', () => undefined);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, all: closed.then(() => Buffer.concat(chunks)), closed };
+}
+
+/** The JSON text of a login Disconnect packet. */
+function disconnectText(bytes: Buffer): string {
+  const read = readPacket(bytes, 64 * 1024);
+  if (read.kind !== 'ok' || read.value.id !== 0) throw new Error(`not a disconnect: ${bytes.toString('hex')}`);
+  const length = readVarInt(read.value.body);
+  if (length.kind !== 'ok') throw new Error('bad string');
+  const json = JSON.parse(read.value.body.subarray(length.size, length.size + length.value).toString('utf8')) as { text: string };
+  return json.text;
+}
+
+const loginStart = (username: string) => {
+  const body = mc
+    .createSerializer({ state: mc.states.LOGIN, isServer: false, version: '1.21.4', customPackets: {} })
+    .createPacketBuffer({ name: 'login_start', params: { username, playerUUID: '00000000-0000-3000-8000-000000000000' } });
+  return Buffer.concat([writeVarInt(body.length), body]);
+};
+
+function pingThrough(proxyPort: number, host: string, version = '1.21.4') {
+  return mc.ping({ host, port: proxyPort, version, stream: connect(proxyPort, '127.0.0.1') } as Parameters<typeof mc.ping>[0] & {
+    stream: Socket;
+  }) as Promise<{ version: { name: string; protocol: number }; players: { online: number; max: number }; description: { text: string } }>;
+}
+
+describe('the join proxy', () => {
+  let table: RouteTable;
+  let proxy: JoinProxy;
+  let game: Backend;
+  let wakes: string[];
+  let answerWake: (serverId: string) => Promise<ProxyWakeResult>;
+
+  async function start(options: Partial<JoinProxyOptions> = {}) {
+    proxy = await startJoinProxy(
+      { table, log: silent, wake: (serverId) => (wakes.push(serverId), answerWake(serverId)), ...options },
+      { port: 0, host: '127.0.0.1' },
+    );
+  }
+
+  beforeEach(async () => {
+    table = new RouteTable();
+    wakes = [];
+    answerWake = async () => ({ result: 'started' });
+    game = await backend();
+    table.replace({ playDomain: DOMAIN, routes: [] });
+  });
+  afterEach(async () => {
+    await proxy?.close();
+    await game.close();
+  });
+
+  it('forwards the original bytes of an online server unchanged, sent a byte at a time, and closes both sides together', async () => {
+    await start();
+    table.apply({ name: 'survival', route: route('survival', 'online', game.port) });
+    const sent = Buffer.concat([handshakeBytes('1.20.4', 'Survival.Play.Example.Test.\0FML2\0', 2), loginStart('Steve')]);
+    const { socket, closed } = dial(proxy.port);
+    for (const byte of sent) {
+      socket.write(Buffer.from([byte]));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const backendSide = await game.connected;
+    await expect.poll(() => game.received[0]?.equals(sent)).toBe(true);
+    // The game answers through the proxy.
+    const answered = new Promise<Buffer>((resolve) => socket.once('data', resolve));
+    backendSide.write(Buffer.from('from the game'));
+    expect((await answered).toString()).toBe('from the game');
+    const backendClosed = new Promise((resolve) => backendSide.once('close', resolve));
+    socket.destroy();
+    await backendClosed;
+    await closed;
+  });
+
+  it('routes a TCPShield-tagged address by its name and forwards the tag unchanged', async () => {
+    await start();
+    const other = await backend();
+    table.apply({ name: 'creative', route: route('creative', 'online', other.port) });
+    table.apply({ name: 'survival', route: route('survival', 'online', game.port) });
+    const hs = handshakeBytes('1.21.4', `creative.${DOMAIN}///203.0.113.9:53123///1700000000///c2lnbmF0dXJl`, 2);
+    const { socket } = dial(proxy.port);
+    socket.write(Buffer.concat([hs, loginStart('Alex')]));
+    await expect.poll(() => other.received[0]?.subarray(0, hs.length).equals(hs)).toBe(true);
+    expect(game.sockets).toHaveLength(0);
+    socket.destroy();
+    await other.close();
+  });
+
+  it('answers the status of an offline server itself, echoing the version, without waking it', async () => {
+    await start();
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    for (const version of ['1.8.8', '1.12.2', '1.21.4']) {
+      const status = await pingThrough(proxy.port, `sleepy.${DOMAIN}`, version);
+      expect(status.version.name).toBe('1.21.4');
+      expect(status.version.protocol).toBe(minecraftData(version).version.version);
+      expect(status.players).toMatchObject({ online: 0, max: 10 });
+      expect(status.description.text).toBe('Offline — join to start it');
+    }
+    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port) });
+    expect((await pingThrough(proxy.port, `sleepy.${DOMAIN}`)).description.text).toBe('Sleeping — join to wake it');
+    expect(wakes).toEqual([]);
+    expect(game.sockets).toHaveLength(0);
+  });
+
+  it('says "No server with this name" in the server list and on the disconnect screen', async () => {
+    await start();
+    const status = await pingThrough(proxy.port, `nobody.${DOMAIN}`);
+    expect(status.description.text).toBe(proxyMessages.unknown);
+    const { socket, all } = dial(proxy.port);
+    socket.write(Buffer.concat([handshakeBytes('1.21.4', `nobody.${DOMAIN}`, 2), loginStart('Steve')]));
+    expect(disconnectText(await all)).toBe('No server with this name');
+    expect(wakes).toEqual([]);
+  });
+
+  it('holds a login to an offline server while it wakes, then forwards the same connection', async () => {
+    await start();
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    answerWake = async (serverId) => {
+      expect(serverId).toBe('id-sleepy');
+      table.apply({ name: 'sleepy', route: route('sleepy', 'starting', game.port) });
+      return { result: 'started' };
+    };
+    const sent = Buffer.concat([handshakeBytes('1.21.4', `sleepy.${DOMAIN}`, 2), loginStart('Steve')]);
+    const { socket } = dial(proxy.port);
+    socket.write(sent);
+    await expect.poll(() => wakes).toEqual(['id-sleepy']);
+    expect(game.sockets).toHaveLength(0);
+    table.apply({ name: 'sleepy', route: route('sleepy', 'online', game.port) });
+    await expect.poll(() => game.received[0]?.equals(sent)).toBe(true);
+    socket.destroy();
+  });
+
+  it('gives the API’s refusal, a failed start and an expired hold as disconnect messages', async () => {
+    await start({ holdMs: 300 });
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    const login = async () => {
+      const { socket, all } = dial(proxy.port);
+      socket.write(Buffer.concat([handshakeBytes('1.21.4', `sleepy.${DOMAIN}`, 2), loginStart('Steve')]));
+      return disconnectText(await all);
+    };
+    answerWake = async () => ({ result: 'refused', message: 'Play time for today is used up.' });
+    expect(await login()).toBe('Play time for today is used up.');
+    answerWake = async () => {
+      table.apply({ name: 'sleepy', route: route('sleepy', 'starting', game.port) });
+      return { result: 'started' };
+    };
+    expect(await login()).toBe('The server is starting, try again in a moment.');
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    answerWake = async () => {
+      table.apply({ name: 'sleepy', route: route('sleepy', 'starting', game.port) });
+      setImmediate(() => table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) }));
+      return { result: 'started' };
+    };
+    expect(await login()).toBe(proxyMessages.failedToStart);
+  });
+
+  it('answers legacy (0xFE) pings in the legacy format', async () => {
+    await start();
+    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port) });
+    const channel = Buffer.from('MC|PingHost', 'utf16le').swap16();
+    const host = `sleepy.${DOMAIN}`;
+    const data = Buffer.alloc(3 + host.length * 2 + 4);
+    data[0] = 78;
+    data.writeUInt16BE(host.length, 1);
+    Buffer.from(host, 'utf16le').swap16().copy(data, 3);
+    data.writeInt32BE(25565, 3 + host.length * 2);
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(data.length);
+    const { socket, all } = dial(proxy.port);
+    socket.write(Buffer.concat([Buffer.from([0xfe, 0x01, 0xfa, 0x00, 11]), channel, length, data]));
+    const answer = await all;
+    expect(answer[0]).toBe(0xff);
+    expect(Buffer.from(answer.subarray(3)).swap16().toString('utf16le').split('\0')).toEqual([
+      '§1',
+      '78',
+      '1.21.4',
+      'Sleeping — join to wake it',
+      '0',
+      '10',
+    ]);
+    // The oldest form (a lone 0xFE) gets the oldest answer once nothing more comes.
+    const oldest = dial(proxy.port);
+    oldest.socket.write(Buffer.from([0xfe]));
+    const text = Buffer.from((await oldest.all).subarray(3))
+      .swap16()
+      .toString('utf16le');
+    expect(text).toBe(`${proxyMessages.unknown}§0§0`);
+  });
+
+  it('closes garbage, oversized handshakes, truncated VarInts and slow-loris connections, and keeps serving', async () => {
+    await start({ handshakeTimeoutMs: 300 });
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    const closedWith = async (bytes: Buffer) => {
+      const { socket, all } = dial(proxy.port);
+      socket.write(bytes);
+      return all;
+    };
+    // Garbage and oversized: closed at once, nothing answered.
+    expect(await closedWith(Buffer.from('GET / HTTP/1.1\r\n\r\n'))).toHaveLength(0);
+    expect(await closedWith(Buffer.concat([writeVarInt(5000), Buffer.alloc(1100)]))).toHaveLength(0);
+    expect(await closedWith(Buffer.alloc(2000, 0x05))).toHaveLength(0);
+    // A truncated VarInt, and a handshake that never finishes: closed after the handshake time.
+    const started = Date.now();
+    expect(await closedWith(Buffer.from([0x80, 0x80]))).toHaveLength(0);
+    const partial = handshakeBytes('1.21.4', `sleepy.${DOMAIN}`, 1);
+    expect(await closedWith(partial.subarray(0, 5))).toHaveLength(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    // Slow-loris: a byte now and then still ends at the handshake time.
+    const loris = dial(proxy.port);
+    const timer = setInterval(() => loris.socket.write(Buffer.from([0x80])), 50);
+    await loris.closed;
+    clearInterval(timer);
+    expect(proxy.connections()).toBe(0);
+    // Still answering.
+    expect((await pingThrough(proxy.port, `sleepy.${DOMAIN}`)).description.text).toBe('Offline — join to start it');
+  });
+
+  it('closes new connections beyond the per-address rate at once', async () => {
+    await start({ connectionsPerSecondPerAddress: 3 });
+    const dials = Array.from({ length: 20 }, () => dial(proxy.port));
+    // Within a second at most 3 (6 if the dials straddle a second) stay open; the rest are closed unanswered.
+    await expect.poll(() => dials.filter((d) => d.socket.destroyed || d.socket.readableEnded).length).toBeGreaterThanOrEqual(14);
+    for (const d of dials) d.socket.destroy();
+  });
+});

@@ -1,0 +1,402 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { pipeline } from 'node:stream';
+import type { ProxyRoute, ProxyWakeResult, ServerState } from '@spawnpoint/contracts';
+import {
+  HANDSHAKE_MAX_BYTES,
+  legacyPingResponse,
+  loginDisconnect,
+  normaliseAddress,
+  packet,
+  readHandshake,
+  readLegacyPing,
+  readPacket,
+  serverNameOf,
+  statusResponse,
+  type Handshake,
+  type StatusInfo,
+} from './protocol.ts';
+import type { RouteTable } from './route-table.ts';
+
+/** What the player reads (the server list's MOTD, the disconnect screen). */
+export const proxyMessages = {
+  unknown: 'No server with this name',
+  notReady: 'Spawnpoint is starting up. Try again in a moment.',
+  holdExpired: 'The server is starting, try again in a moment.',
+  failedToStart: 'The server could not start. Its owner can see why in its console.',
+  unreachable: 'The server cannot be reached right now. Try again in a moment.',
+  motd: {
+    offline: 'Offline — join to start it',
+    sleeping: 'Sleeping — join to wake it',
+    starting: 'Starting — join in a moment',
+    stopping: 'Stopping — join to start it again',
+    busy: 'Busy — try again in a moment',
+    locked: 'This server is locked',
+  },
+} as const;
+
+export interface ProxyLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface JoinProxyOptions {
+  table: RouteTable;
+  /** Asks the API to start a server as its owner's Start would (the API decides). */
+  wake(serverId: string): Promise<ProxyWakeResult>;
+  log: ProxyLog;
+  /** The handshake must arrive within this (and a status exchange the proxy answers, within as long again). */
+  handshakeTimeoutMs?: number;
+  /** How long a login waits for its server to come online (the client gives up at 30 s). */
+  holdMs?: number;
+  /** New connections one address may open per second; beyond it they are closed at once. */
+  connectionsPerSecondPerAddress?: number;
+  /** Open client connections at most; beyond it new ones are closed at once. */
+  maxConnections?: number;
+  backendConnectTimeoutMs?: number;
+  /** How long to wait for the rest of a legacy ping that may still be arriving. */
+  legacyWaitMs?: number;
+}
+
+export const PROXY_DEFAULTS = {
+  handshakeTimeoutMs: 5_000,
+  holdMs: 25_000,
+  connectionsPerSecondPerAddress: 20,
+  maxConnections: 10_000,
+  backendConnectTimeoutMs: 5_000,
+  legacyWaitMs: 250,
+} as const;
+
+/** Bytes a held login may send before its server is up (the login start is far smaller). */
+const HELD_BYTES_MAX = 64 * 1024;
+/** After a disconnect message, a client that does not close is closed. */
+const LINGER_MS = 2_000;
+
+const STARTING: readonly ServerState[] = ['queued', 'starting', 'waking'];
+const STOPPED: readonly ServerState[] = ['offline', 'sleeping'];
+
+/** Counts new connections per address in one-second windows; the map is emptied every second. */
+class ConnectionRate {
+  private window = 0;
+  private counts = new Map<string, number>();
+  constructor(private perSecond: number) {}
+  allow(address: string, now = Date.now()): boolean {
+    const window = Math.floor(now / 1000);
+    if (window !== this.window) {
+      this.window = window;
+      this.counts.clear();
+    }
+    const n = (this.counts.get(address) ?? 0) + 1;
+    this.counts.set(address, n);
+    return n <= this.perSecond;
+  }
+}
+
+export interface JoinProxy {
+  server: Server;
+  port: number;
+  /** Open client connections. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/** Starts listening; rejects when the port cannot be bound (EADDRINUSE, EACCES). */
+export async function startJoinProxy(options: JoinProxyOptions, listen: { port: number; host?: string }): Promise<JoinProxy> {
+  const settings = { ...PROXY_DEFAULTS, ...options };
+  const rate = new ConnectionRate(settings.connectionsPerSecondPerAddress);
+  const open = new Set<Socket>();
+  const wakes = new Map<string, Promise<ProxyWakeResult>>();
+
+  // Logins arriving together for one server share one request to the API.
+  const wakeOnce = (serverId: string): Promise<ProxyWakeResult> => {
+    let pending = wakes.get(serverId);
+    if (!pending) {
+      pending = options.wake(serverId).finally(() => wakes.delete(serverId));
+      wakes.set(serverId, pending);
+    }
+    return pending;
+  };
+
+  const server = createServer({ noDelay: true }, (client) => {
+    client.on('error', () => undefined); // resets are normal; the connection just ends
+    const address = client.remoteAddress ?? '';
+    if (open.size >= settings.maxConnections || !rate.allow(address)) {
+      client.destroy();
+      return;
+    }
+    open.add(client);
+    client.once('close', () => open.delete(client));
+    handleConnection(client, settings, wakeOnce);
+  });
+  server.on('error', (err) => options.log.warn({ err }, 'join proxy listener error'));
+
+  await new Promise<void>((resolve, reject) => {
+    const failed = (err: Error) => reject(err);
+    server.once('error', failed);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+  const bound = server.address();
+  return {
+    server,
+    port: typeof bound === 'object' && bound ? bound.port : listen.port,
+    connections: () => open.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of open) socket.destroy();
+      }),
+  };
+}
+
+type Settings = JoinProxyOptions & { [K in keyof typeof PROXY_DEFAULTS]: number };
+
+function handleConnection(client: Socket, settings: Settings, wake: (serverId: string) => Promise<ProxyWakeResult>): void {
+  const { table, log } = settings;
+  const left = new AbortController();
+  let phase: 'handshake' | 'legacy' | 'status' | 'hold' | 'forward' | 'done' = 'handshake';
+  let buffered: Buffer = Buffer.alloc(0);
+  let head: Buffer = Buffer.alloc(0);
+  let handshake: Handshake | null = null;
+  let legacyTimer: NodeJS.Timeout | null = null;
+  let deadline = setTimeout(() => client.destroy(), settings.handshakeTimeoutMs);
+
+  client.once('close', () => {
+    clearTimeout(deadline);
+    if (legacyTimer) clearTimeout(legacyTimer);
+    left.abort();
+  });
+
+  const onData = (chunk: Buffer) => {
+    buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
+    const limit = phase === 'hold' ? HELD_BYTES_MAX : HANDSHAKE_MAX_BYTES;
+    if (buffered.length > limit) {
+      client.destroy();
+      return;
+    }
+    step();
+  };
+  client.on('data', onData);
+
+  function step(): void {
+    if (phase === 'handshake') readHandshakeStep();
+    else if (phase === 'legacy') legacyStep();
+    else if (phase === 'status') statusStep();
+    // hold: bytes wait in `buffered` until the server is up; forward and done read nothing here
+  }
+
+  function readHandshakeStep(): void {
+    const read = readHandshake(buffered);
+    if (read.kind === 'incomplete') return;
+    if (read.kind === 'invalid') {
+      log.debug({ reason: read.reason, address: client.remoteAddress }, 'not a Minecraft handshake');
+      client.destroy();
+      return;
+    }
+    if (read.kind === 'legacy') {
+      phase = 'legacy';
+      legacyStep();
+      return;
+    }
+    handshake = read.value;
+    // The handshake exactly as the client sent it, replayed to the game unchanged.
+    head = Buffer.from(buffered.subarray(0, read.size));
+    buffered = buffered.subarray(read.size);
+    const domain = table.playDomain();
+    const name = domain ? serverNameOf(normaliseAddress(handshake.address), domain) : null;
+    const route = name ? table.get(name) : undefined;
+    if (route?.state === 'online') {
+      forward(route);
+      return;
+    }
+    if (handshake.nextState === 1) {
+      phase = 'status';
+      clearTimeout(deadline);
+      deadline = setTimeout(() => client.destroy(), settings.handshakeTimeoutMs);
+      statusStep();
+      return;
+    }
+    // Login or transfer.
+    if (!domain) return disconnect(proxyMessages.notReady);
+    if (!name || !route) return disconnect(proxyMessages.unknown);
+    phase = 'hold';
+    clearTimeout(deadline);
+    void hold(name).catch((err: unknown) => {
+      log.warn({ err, name }, 'holding a login failed');
+      disconnect(proxyMessages.unreachable);
+    });
+  }
+
+  /** The proxy's own status answer: the server is not running (or unknown); never wakes anything. */
+  function statusInfo(): StatusInfo {
+    const protocolVersion = handshake?.protocolVersion ?? 0;
+    const domain = table.playDomain();
+    if (!domain) return { versionName: 'Spawnpoint', protocolVersion, online: 0, max: 0, motd: proxyMessages.notReady };
+    const name = handshake ? serverNameOf(normaliseAddress(handshake.address), domain) : null;
+    const route = name ? table.get(name) : undefined;
+    if (!route) return { versionName: 'Spawnpoint', protocolVersion, online: 0, max: 0, motd: proxyMessages.unknown };
+    return { versionName: route.version, protocolVersion, online: 0, max: route.maxPlayers, motd: motdOf(route.state) };
+  }
+
+  function statusStep(): void {
+    for (;;) {
+      const read = readPacket(buffered, HANDSHAKE_MAX_BYTES);
+      if (read.kind === 'incomplete') return;
+      if (read.kind === 'invalid') {
+        client.destroy();
+        return;
+      }
+      buffered = buffered.subarray(read.size);
+      const { id, body } = read.value;
+      if (id === 0x00 && body.length === 0) client.write(statusResponse(statusInfo()));
+      else if (id === 0x01 && body.length === 8) {
+        phase = 'done';
+        client.end(packet(0x01, body));
+        lingerThenClose();
+        return;
+      } else {
+        client.destroy();
+        return;
+      }
+    }
+  }
+
+  function legacyStep(): void {
+    const { complete, ping } = readLegacyPing(buffered);
+    const answer = () => {
+      if (phase !== 'legacy') return;
+      phase = 'done';
+      const domain = table.playDomain();
+      const name = domain && ping.host ? serverNameOf(normaliseAddress(ping.host), domain) : null;
+      const route = name ? table.get(name) : undefined;
+      const protocolVersion = ping.protocolVersion ?? 127;
+      const info: StatusInfo = route
+        ? {
+            versionName: route.version,
+            protocolVersion,
+            online: 0,
+            max: route.maxPlayers,
+            motd: route.state === 'online' ? 'Online — join with Minecraft 1.7 or newer' : motdOf(route.state),
+          }
+        : { versionName: 'Spawnpoint', protocolVersion, online: 0, max: 0, motd: domain ? proxyMessages.unknown : proxyMessages.notReady };
+      client.end(legacyPingResponse(ping.format, info));
+      lingerThenClose();
+    };
+    if (complete) answer();
+    else legacyTimer ??= setTimeout(answer, settings.legacyWaitMs);
+  }
+
+  /**
+   * Holds a login while its server wakes: asks the API to start it (once), follows the pushed states, and
+   * forwards the very same connection once the server is online. A refusal, a failed start or the hold
+   * time running out is a disconnect message.
+   */
+  async function hold(name: string): Promise<void> {
+    const until = Date.now() + settings.holdMs;
+    let woke = false;
+    let seenStarting = false;
+    for (;;) {
+      if (client.destroyed) return;
+      const route = table.get(name);
+      if (!route) return disconnect(proxyMessages.unknown);
+      if (route.state === 'online') return forward(route);
+      if (STARTING.includes(route.state)) seenStarting = true;
+      else if (STOPPED.includes(route.state) && seenStarting) return disconnect(proxyMessages.failedToStart);
+      else if (!woke && route.state !== 'stopping') {
+        // Stopped (or busy, where the API's refusal says why): start it as the owner's Start would.
+        woke = true;
+        const result = await wake(route.serverId);
+        if (client.destroyed) return;
+        if (result.result === 'refused') return disconnect(result.message);
+        continue;
+      }
+      const changed = await table.waitFor(
+        name,
+        (next) => next?.state !== route.state || next.port !== route.port || next.host !== route.host,
+        until - Date.now(),
+        left.signal,
+      );
+      if (!changed) return client.destroyed ? undefined : disconnect(proxyMessages.holdExpired);
+    }
+  }
+
+  function forward(route: ProxyRoute): void {
+    const wasStatus = phase === 'status' || handshake?.nextState === 1;
+    phase = 'forward';
+    clearTimeout(deadline);
+    client.pause();
+    client.off('data', onData);
+    const first = Buffer.concat([head, buffered]);
+    buffered = Buffer.alloc(0);
+    const backend = connect({ host: route.host, port: route.port, noDelay: true });
+    let connected = false;
+    const connectTimer = setTimeout(() => backend.destroy(new Error('connect timeout')), settings.backendConnectTimeoutMs);
+    backend.on('error', (err) => {
+      if (connected) return;
+      clearTimeout(connectTimer);
+      log.warn({ err, server: route.name, host: route.host, port: route.port }, 'cannot reach a game server');
+      if (client.destroyed) return;
+      if (wasStatus) {
+        // Answer the server list ourselves rather than leave it without a line.
+        phase = 'status';
+        buffered = first.subarray(head.length);
+        client.on('data', onData);
+        client.resume();
+        deadline = setTimeout(() => client.destroy(), settings.handshakeTimeoutMs);
+        statusStep();
+      } else disconnect(proxyMessages.unreachable);
+    });
+    // Both sides close together (a client that leaves while the game port is dialled ends that too).
+    const closeBoth = () => {
+      client.destroy();
+      backend.destroy();
+    };
+    client.once('close', closeBoth);
+    backend.once('connect', () => {
+      connected = true;
+      clearTimeout(connectTimer);
+      if (client.destroyed) return closeBoth();
+      backend.once('close', closeBoth);
+      backend.write(first);
+      // Two pipelines (one per direction) respect backpressure both ways; each adds its own listeners.
+      client.setMaxListeners(20);
+      backend.setMaxListeners(20);
+      pipeline(client, backend, closeBoth);
+      pipeline(backend, client, closeBoth);
+    });
+  }
+
+  function disconnect(message: string): void {
+    if (phase === 'done' || client.destroyed) return;
+    phase = 'done';
+    clearTimeout(deadline);
+    client.end(loginDisconnect(message));
+    lingerThenClose();
+  }
+
+  function lingerThenClose(): void {
+    setTimeout(() => client.destroy(), LINGER_MS).unref();
+  }
+}
+
+function motdOf(state: ServerState): string {
+  switch (state) {
+    case 'offline':
+      return proxyMessages.motd.offline;
+    case 'sleeping':
+      return proxyMessages.motd.sleeping;
+    case 'queued':
+    case 'starting':
+    case 'waking':
+    case 'online':
+      return proxyMessages.motd.starting;
+    case 'stopping':
+      return proxyMessages.motd.stopping;
+    case 'locked':
+      return proxyMessages.motd.locked;
+    default:
+      return proxyMessages.motd.busy;
+  }
+}

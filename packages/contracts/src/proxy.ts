@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { serverState } from './api.ts';
+
+/**
+ * The join proxy's channel to the API (issue 12 #1). A proxy connects to the API's `/proxy` Socket.IO
+ * namespace with the proxy token (`PROXY_TOKEN`); the API pushes the whole routing table on connect
+ * (`proxy:routes`) and every change after it (`proxy:route`), so a proxy never asks the database anything
+ * per connection and any number of proxies can run. A login to a server that is not running asks the API
+ * to start it (`proxy:wake`, acknowledged with `started` or `refused` and the message a player sees).
+ */
+export const PROXY_NAMESPACE = '/proxy';
+/** The port players use when they type no port; a join address shows `:PORT` for any other. */
+export const MINECRAFT_DEFAULT_PORT = 25565;
+
+/** One server as the proxy routes it: by its name, to its node's game port. */
+export const proxyRoute = z.object({
+  name: z.string().min(1).max(64),
+  serverId: z.string().min(1).max(64),
+  /** Where the proxy reaches the game port: the node's `publicHost`. */
+  host: z.string().min(1).max(255),
+  port: z.number().int().min(1).max(65535),
+  state: serverState,
+  /** Slots shown in the proxy's own status answer (a server that is not running). */
+  maxPlayers: z.number().int().min(0).max(100_000),
+  /** The Minecraft version the server runs, shown in the proxy's own status answer. */
+  version: z.string().max(32),
+});
+export type ProxyRoute = z.infer<typeof proxyRoute>;
+
+/** The whole table, sent on every (re)connect; it replaces whatever the proxy had. */
+export const proxyRoutesEvent = z.object({
+  playDomain: z.string().min(1).max(253),
+  routes: z.array(proxyRoute),
+});
+export type ProxyRoutesEvent = z.infer<typeof proxyRoutesEvent>;
+
+/** One server changed (state, port, slots) or was created (`route`), or was deleted (`route: null`). */
+export const proxyRouteEvent = z.object({ name: z.string().min(1).max(64), route: proxyRoute.nullable() });
+export type ProxyRouteEvent = z.infer<typeof proxyRouteEvent>;
+
+/** A player logs in to a server that is not running: start it as its owner's Start would. */
+export const proxyWakeRequest = z.object({ serverId: z.string().min(1).max(64) });
+export type ProxyWakeRequest = z.infer<typeof proxyWakeRequest>;
+export const proxyWakeResult = z.discriminatedUnion('result', [
+  z.object({ result: z.literal('started') }),
+  /** The API's refusal, in words for the player (limits, the state, an unreachable node). */
+  z.object({ result: z.literal('refused'), message: z.string().max(1000) }),
+]);
+export type ProxyWakeResult = z.infer<typeof proxyWakeResult>;
+
+export interface ApiToProxyEvents {
+  'proxy:routes': (payload: ProxyRoutesEvent) => void;
+  'proxy:route': (payload: ProxyRouteEvent) => void;
+}
+
+export interface ProxyToApiEvents {
+  'proxy:wake': (payload: ProxyWakeRequest, ack: (result: ProxyWakeResult) => void) => void;
+}
+
+/** The join address players type: no port on Minecraft's default port, `:PORT` on any other. */
+export function joinAddressOf(name: string, playDomain: string, proxyPort: number): string {
+  return proxyPort === MINECRAFT_DEFAULT_PORT ? `${name}.${playDomain}` : `${name}.${playDomain}:${proxyPort}`;
+}
