@@ -18,6 +18,7 @@ import { ServerHub } from './server-hub.ts';
 import { ServerDirectory } from './servers/directory.ts';
 import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
+import { ProxyGateway } from './proxy-gateway.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -98,14 +99,22 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const nodes = new NodeRegistry(config.AGENTS, log);
   const hub = new ServerHub(io, nodes);
   nodes.attach(io, hub);
-  const directory = new ServerDirectory(database.db, hub, nodes, config);
-  await directory.load();
   const power = new PowerDispatcher(
     nodes,
     hub,
     (server) => portReallocator(database.db, nodes, server),
-    (server) => directory.invalidate(server.ownerId),
+    (server) => {
+      directory.invalidate(server.ownerId);
+      proxies.upsert(server);
+    },
   );
+  // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
+  const proxies = new ProxyGateway(database.db, hub, nodes, power, config, log);
+  await proxies.load();
+  proxies.attach(io);
+  hub.onStateChange((serverId) => proxies.changed(serverId));
+  const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxies.connected());
+  await directory.load();
   // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.
   hub.onHello = (nodeId) => {
     void (async () => {
@@ -126,7 +135,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mailer,
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
-    game: { nodes, hub, directory, power },
+    game: { nodes, hub, directory, power, proxies },
     background(task) {
       const run = task().catch((err: unknown) => log.error({ err }, 'background task failed'));
       pending.add(run);

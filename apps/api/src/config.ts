@@ -75,6 +75,10 @@ const envSchema = z.object({
       }
     }),
   PLAY_DOMAIN: z.string().min(1).default('play.spawnpoint.localhost'),
+  /** The port players reach the join proxy on (join addresses show `:PORT` unless it is 25565). */
+  PROXY_PORT: z.coerce.number().int().min(0).max(65535).default(25565),
+  /** Authenticates join proxies on the `/proxy` namespace; generated into DATA_DIR/proxy-token when unset. */
+  PROXY_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   ANALYTICS_KEY: z.string().optional(),
   CHAT_WIDGET_ID: z.string().optional(),
   TAG_MANAGER_ID: z.string().optional(),
@@ -101,6 +105,7 @@ export interface Config extends Env {
   webDist: string;
   appSecret: string;
   operatorToken: string;
+  proxyToken: string;
   production: boolean;
   logFormat: LogFormat;
 }
@@ -122,12 +127,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     webDist: path.resolve(env.WEB_DIST ?? path.join(import.meta.dirname, '../../web/build/client')),
     appSecret: env.APP_SECRET ?? '',
     operatorToken: env.OPERATOR_TOKEN ?? '',
+    proxyToken: env.PROXY_TOKEN ?? '',
     production: env.NODE_ENV === 'production',
     logFormat: resolveLogFormat(env.LOG_FORMAT, env.NODE_ENV),
     ...overrides,
   };
   if (!config.appSecret) config.appSecret = readOrCreateSecret(dataDir, 'app-secret');
   if (!config.operatorToken) config.operatorToken = readOrCreateSecret(dataDir, 'operator-token');
+  if (!config.proxyToken) config.proxyToken = readOrCreateSecret(dataDir, 'proxy-token');
   return config;
 }
 

@@ -11,6 +11,7 @@ import type { NodeRegistry } from './nodes.ts';
 import type { ServerHub } from './server-hub.ts';
 import type { ServerDirectory } from './servers/directory.ts';
 import type { PowerDispatcher } from './servers/power.ts';
+import type { ProxyGateway } from './proxy-gateway.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -20,7 +21,7 @@ export interface AppContext {
   mailer: Mailer;
   limit: Limiter;
   log: Logger;
-  game: { nodes: NodeRegistry; hub: ServerHub; directory: ServerDirectory; power: PowerDispatcher };
+  game: { nodes: NodeRegistry; hub: ServerHub; directory: ServerDirectory; power: PowerDispatcher; proxies: ProxyGateway };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

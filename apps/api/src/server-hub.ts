@@ -95,9 +95,16 @@ export class ServerHub implements NodeEvents {
     }
     this.io.to(this.audience(placement)).emit('server:state', { serverId, state });
     for (const waiter of [...this.stateWaiters]) waiter(serverId, state);
+    for (const listener of this.stateListeners) listener(serverId, state);
   }
 
   private stateWaiters = new Set<(serverId: string, state: ServerState) => void>();
+  private stateListeners = new Set<(serverId: string, state: ServerState) => void>();
+
+  /** Told of every state change of a placed server (the join proxies' routing table follows them). */
+  onStateChange(listener: (serverId: string, state: ServerState) => void): void {
+    this.stateListeners.add(listener);
+  }
 
   /** Resolves once the server's state passes `ok` (at once if it does now); false after `timeoutMs`. */
   waitForState(serverId: string, ok: (state: ServerState) => boolean, timeoutMs: number): Promise<boolean> {

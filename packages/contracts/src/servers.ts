@@ -155,6 +155,8 @@ export const serverDetails = serverSummary.extend({
   memoryLimit: z.number().int(),
   /** Whether the server is shown on the public server list. */
   publicListing: z.boolean(),
+  /** A join proxy is running, so `joinAddress` works in Minecraft (a stopped server starts when a player joins). */
+  joinByName: z.boolean(),
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
 

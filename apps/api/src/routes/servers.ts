@@ -11,7 +11,7 @@ import { specOf } from '../servers/power.ts';
 
 export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { directory, hub, nodes, power } = ctx.game;
+  const { directory, hub, nodes, power, proxies } = ctx.game;
 
   route(endpoints.software, async () =>
     softwareCatalogue.map((s) => ({ id: s.id, name: s.name, versions: [...s.versions], available: s.runtime === 'flying-squid' })),
@@ -44,6 +44,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     }
     const row = await serverCreator(db, nodes, hub, session.user.id, body);
     hub.place({ serverId: row.id, ownerId: row.ownerId, nodeId: row.nodeId });
+    proxies.upsert(row);
     directory.invalidate(session.user.id);
     // Prepare the folder now so the first start is quick; a failure here is retried at start.
     void nodes
@@ -59,6 +60,8 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     directory.details(await directory.setPublicListing(server, body.publicListing)),
   );
 
+  // A player joining a stopped server through the join proxy starts it through this same power.run
+  // (proxy-gateway.ts), so a rule of starting belongs in PowerDispatcher, not here.
   const powerAction =
     (action: PowerAction) =>
     async ({ server }: { server: Parameters<typeof power.run>[0] }) => {
@@ -89,6 +92,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
       );
     await db.delete(servers).where(eq(servers.id, server.id));
     hub.forget(server.id);
+    proxies.remove(server.id);
     directory.invalidate(session.user.id);
     return null;
   });

@@ -1,4 +1,6 @@
 import {
+  joinAddressOf,
+  MINECRAFT_DEFAULT_PORT,
   PUBLIC_SERVER_LIST_MAX,
   type PermissionKey,
   type PublicServerEntry,
@@ -32,6 +34,8 @@ export class ServerDirectory {
     private hub: ServerHub,
     private nodes: NodeRegistry,
     private config: Config,
+    /** Whether a join proxy is connected now, so the join address leads somewhere. */
+    private joinProxyConnected: () => boolean = () => false,
   ) {}
 
   /** Tells the hub where every server lives; called once at start. */
@@ -97,7 +101,7 @@ export class ServerDirectory {
   }
 
   joinAddress(row: ServerRow): string {
-    return `${row.name}.${this.config.PLAY_DOMAIN}`;
+    return joinAddressOf(row.name, this.config.PLAY_DOMAIN, this.config.PROXY_PORT || MINECRAFT_DEFAULT_PORT);
   }
 
   summary(row: ServerRow): ServerSummary {
@@ -123,6 +127,7 @@ export class ServerDirectory {
       stats: this.hub.statsOf(row.id),
       memoryLimit: row.memoryMb,
       publicListing: row.publicListing,
+      joinByName: this.joinProxyConnected(),
     };
   }
 }

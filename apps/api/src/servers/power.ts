@@ -20,6 +20,8 @@ export function specOf(server: ServerRow): AgentServerSpec {
 /**
  * The one entry point for power actions: one action per server at a time, each checked against the
  * server's state first (409 INVALID_STATE). Kill is always allowed and does not wait in line.
+ * Both the owner's Start and a player joining a stopped server through the join proxy (proxy-gateway.ts)
+ * start through `run`, so every rule of starting belongs here.
  */
 export class PowerDispatcher {
   private lines = new Map<string, Promise<unknown>>();

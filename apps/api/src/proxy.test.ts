@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import mc from 'minecraft-protocol';
+import mineflayer, { type Bot } from 'mineflayer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/until.ts';
+import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
+import { buildTestApp, ownerWithServer, requester, type Send } from './test/build-test-app.ts';
+import { prepareProxy, type ProxyProcess } from './test/proxy-process.ts';
+
+// The join proxy as players meet it: a real proxy process, the real API and a real agent running real
+// flying-squid servers, and real Minecraft clients that send the server's name in their handshake
+// (minecraft-protocol's fakeHost, as a player's client sends the address it was given).
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+const DOMAIN = 'play.example.test';
+let t: TestApp;
+let agent: AgentProcess;
+let proxy: ProxyProcess;
+let send: Send;
+const bots: Bot[] = [];
+
+beforeAll(async () => {
+  const token = randomBytes(32).toString('hex');
+  agent = await prepareAgent();
+  proxy = await prepareProxy(token);
+  t = await buildTestApp({
+    AGENTS: JSON.stringify([agent.nodeConfig]),
+    PLAY_DOMAIN: DOMAIN,
+    PROXY_TOKEN: token,
+    PROXY_PORT: String(proxy.port),
+  });
+  send = requester(t.app);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  proxy.start(base);
+  await until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+  await until(
+    () => t.ctx.game.proxies.connected(),
+    (connected) => connected,
+  );
+}, 90_000);
+
+afterAll(async () => {
+  for (const bot of bots) bot.end();
+  await proxy?.stop();
+  await t?.cleanup();
+  await agent?.stop();
+});
+
+async function server(prefix: string) {
+  const { cookie, id } = await ownerWithServer(t, prefix);
+  const details = (await send('GET', `/v1/server/${id}`, cookie)).json().result as {
+    name: string;
+    joinAddress: string;
+    joinByName: boolean;
+  };
+  return { cookie, id, ...details };
+}
+
+const stateOf = (id: string) => t.ctx.game.hub.stateOf(id);
+
+function ping(host: string) {
+  // The name goes in the handshake; the connection goes to the proxy on 127.0.0.1.
+  return mc.ping({ host, port: proxy.port, version: '1.21.4', stream: connect(proxy.port, '127.0.0.1') } as Parameters<
+    typeof mc.ping
+  >[0] & {
+    stream: Socket;
+  }) as Promise<{ version: { name: string; protocol: number }; players: { online: number; max: number }; description: unknown }>;
+}
+
+const motdOf = (description: unknown) => (typeof description === 'string' ? description : JSON.stringify(description));
+
+function join(name: string, username: string): Promise<Bot> {
+  const bot = mineflayer.createBot({
+    host: '127.0.0.1',
+    port: proxy.port,
+    fakeHost: `${name}.${DOMAIN}`,
+    username,
+    auth: 'offline',
+    version: '1.21.4',
+  });
+  bots.push(bot);
+  return new Promise((resolve, reject) => {
+    bot.once('spawn', () => resolve(bot));
+    bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`)));
+    bot.once('end', (reason) => reject(new Error(`ended before spawning: ${reason}`)));
+    bot.once('error', reject);
+  });
+}
+
+describe('joining by name through the join proxy', () => {
+  it('shows the join address with the proxy port and says joining by name works while a proxy is connected', async () => {
+    const { name, joinAddress, joinByName } = await server('addr');
+    expect(joinAddress).toBe(`${name}.${DOMAIN}:${proxy.port}`);
+    expect(joinByName).toBe(true);
+  });
+
+  it('answers the status ping of an offline server itself, without starting it', async () => {
+    const { id, name } = await server('ping');
+    const status = await ping(`${name}.${DOMAIN}`);
+    expect(status.version).toEqual({ name: '1.21.4', protocol: 769 });
+    expect(status.players).toMatchObject({ online: 0, max: 10 });
+    expect(motdOf(status.description)).toContain('Offline — join to start it');
+    // Another ping, with the name in capitals and a Forge marker, reaches the same answer.
+    expect(motdOf((await ping(`${name.toUpperCase()}.${DOMAIN}.\0FML3\0`)).description)).toContain('Offline — join to start it');
+    expect(stateOf(id)).toBe('offline');
+  });
+
+  it('says "No server with this name" for a name nobody has', async () => {
+    expect(motdOf((await ping(`nobody-here.${DOMAIN}`)).description)).toContain('No server with this name');
+    await expect(join('nobody-here', 'Lost')).rejects.toThrow(/No server with this name/);
+  });
+
+  it('wakes an offline server when a player joins it by name, and the same join spawns in the world', async () => {
+    const { id, name } = await server('wake');
+    expect(stateOf(id)).toBe('offline');
+    const bot = await join(name, 'Sleeper');
+    expect(bot.entity.position).toBeDefined();
+    expect(stateOf(id)).toBe('online');
+    // The player is really in that world: the game lists them.
+    await until(
+      () => t.ctx.game.hub.statsOf(id)?.players.list ?? [],
+      (list) => list.includes('Sleeper'),
+    );
+    // Now online, the proxy passes the status ping to the game itself.
+    expect(motdOf((await ping(`${name}.${DOMAIN}`)).description)).toContain(`${name} on Spawnpoint`);
+    bot.end();
+  });
+
+  it('reaches two servers behind one proxy by their names', async () => {
+    const first = await server('one');
+    const second = await server('two');
+    for (const s of [first, second]) expect((await send('POST', `/v1/server/${s.id}/start`, s.cookie)).json().status).toBe('SUCCESS');
+    await until(
+      () => [stateOf(first.id), stateOf(second.id)],
+      (states) => states.every((s) => s === 'online'),
+      60_000,
+    );
+    expect(motdOf((await ping(`${first.name}.${DOMAIN}`)).description)).toContain(`${first.name} on Spawnpoint`);
+    expect(motdOf((await ping(`${second.name}.${DOMAIN}`)).description)).toContain(`${second.name} on Spawnpoint`);
+    const bot = await join(second.name, 'Visitor');
+    await until(
+      () => t.ctx.game.hub.statsOf(second.id)?.players.list ?? [],
+      (list) => list.includes('Visitor'),
+    );
+    expect(t.ctx.game.hub.statsOf(first.id)?.players.list ?? []).not.toContain('Visitor');
+    bot.end();
+  });
+});
