@@ -58,6 +58,8 @@ export default defineConfig({
       RATE_LIMIT_FACTOR: '20',
       GAME_PORT_RANGE: process.env.E2E_GAME_PORT_RANGE ?? '25700-25799',
       AGENT_PORT: String(port + 1000),
+      // The join proxy gets its own port (never Minecraft's 25565, which a player's own server may hold).
+      PROXY_PORT: process.env.E2E_PROXY_PORT ?? String(port + 2000),
     },
   },
 });

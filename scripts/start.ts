@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole product with the embedded defaults. Builds the web app first when it is
  * missing or older than its sources (after a `git pull`, say), then runs the API (which serves the web app, applies migrations and writes mail files) and
- * one local agent that runs the game servers. They share a node token made fresh for this run.
+ * one local agent that runs the game servers, and the join proxy on PROXY_PORT. They share a node token
+ * (and the API and the proxy a proxy token) made fresh for this run.
  * When AGENTS is set, the operator runs their own agents and none is started here. A part that exits
  * unexpectedly is started again with back-off; SIGINT or SIGTERM stops everything.
  */
@@ -53,10 +54,23 @@ const parts: { supervised: Supervised; stopSignal: NodeJS.Signals }[] = [];
 
 // A part that exits unexpectedly is started again with back-off (scripts/supervise.ts); only a signal to
 // `npm start` stops everything.
-function run(name: string, entry: string, childEnv: NodeJS.ProcessEnv, stopSignal: NodeJS.Signals = 'SIGTERM'): void {
+function run(
+  name: string,
+  entry: string,
+  childEnv: NodeJS.ProcessEnv,
+  stopSignal: NodeJS.Signals = 'SIGTERM',
+  finalExitCodes: readonly number[] = [],
+): void {
   const start = () => spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
-  parts.push({ supervised: supervise(name, start), stopSignal });
+  parts.push({ supervised: supervise(name, start, { finalExitCodes }), stopSignal });
 }
+
+// The join proxy (apps/proxy) on PROXY_PORT (25565, Minecraft's default; 0 runs without it) shares a token
+// made fresh for this run with the API. A proxy that cannot bind its port says how to pick another and exits
+// with 78; it is not started again, and everything else keeps running.
+const proxyPort = env.PROXY_PORT ?? '25565';
+env.PROXY_PORT = proxyPort;
+env.PROXY_TOKEN ??= randomBytes(32).toString('hex');
 
 if (!env.AGENTS) {
   const token = randomBytes(32).toString('hex');
@@ -90,6 +104,15 @@ if (!env.AGENTS) {
   );
 }
 run('api', 'apps/api/src/main.ts', env);
+if (proxyPort !== '0')
+  run(
+    'proxy',
+    'apps/proxy/src/main.ts',
+    // Not the API's environment: the proxy has no business with node tokens (AGENTS) or the app secret.
+    { ...process.env, PROXY_PORT: proxyPort, PROXY_TOKEN: env.PROXY_TOKEN, API_URL: `http://127.0.0.1:${port}` },
+    'SIGTERM',
+    [78],
+  );
 
 let shuttingDown = false;
 function stop(): void {

@@ -63,4 +63,26 @@ describe('supervise', () => {
     expect(starts).toBe(2);
     expect(lines).toHaveLength(1);
   });
+
+  it('does not start again a child that exits with a final code (the join proxy that cannot bind its port)', async () => {
+    const lines: string[] = [];
+    let starts = 0;
+    let exited: () => void = () => undefined;
+    const exit = new Promise<void>((resolve) => (exited = resolve));
+    supervised = supervise(
+      'proxy',
+      () => {
+        starts++;
+        const child = spawn(process.execPath, ['-e', 'process.exit(78)'], { stdio: 'ignore' });
+        child.once('exit', () => setImmediate(exited));
+        return child;
+      },
+      { backOff: { firstMs: 10, maxMs: 10, healthyMs: 60_000 }, log: (line) => lines.push(line), finalExitCodes: [78] },
+    );
+    await exit;
+    expect(lines).toEqual(['proxy exited (code 78) and is not started again; the rest keeps running.']);
+    // Past the back-off it would have used, still one start.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(starts).toBe(1);
+  });
 });

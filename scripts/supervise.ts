@@ -27,7 +27,12 @@ export interface Supervised {
 export function supervise(
   name: string,
   start: () => ChildProcess,
-  options: { backOff?: BackOff; log?: (line: string) => void } = {},
+  options: {
+    backOff?: BackOff;
+    log?: (line: string) => void;
+    /** Exit codes that mean "starting again would change nothing" (a port that cannot be bound): not restarted. */
+    finalExitCodes?: readonly number[];
+  } = {},
 ): Supervised {
   const backOff = options.backOff ?? defaultBackOff;
   const log = options.log ?? ((line: string) => console.error(line));
@@ -42,17 +47,21 @@ export function supervise(
     const current = start();
     child = current;
     let ended = false;
-    const onEnd = (how: string) => {
+    const onEnd = (how: string, code: number | null = null) => {
       if (ended) return;
       ended = true;
       child = null;
       if (stopping) return;
+      if (code !== null && options.finalExitCodes?.includes(code)) {
+        log(`${name} exited (code ${code}) and is not started again; the rest keeps running.`);
+        return;
+      }
       const ranMs = Date.now() - startedAt;
       delay = nextDelay(delay, ranMs, backOff);
       log(`${name} exited (${how}) after ${(ranMs / 1000).toFixed(1)} s; starting it again in ${delay / 1000} s.`);
       timer = setTimeout(launch, delay);
     };
-    current.once('exit', (code, signal) => onEnd(signal ?? `code ${code}`));
+    current.once('exit', (code, signal) => onEnd(signal ?? `code ${code}`, code));
     // A child that could not be started at all emits 'error' and no 'exit'.
     current.on('error', (err) => current.pid === undefined && onEnd(err.message));
   };

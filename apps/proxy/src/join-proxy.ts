@@ -128,13 +128,13 @@ export async function startJoinProxy(options: JoinProxyOptions, listen: { port: 
     client.once('close', () => open.delete(client));
     handleConnection(client, settings, wakeOnce);
   });
-  server.on('error', (err) => options.log.warn({ err }, 'join proxy listener error'));
 
   await new Promise<void>((resolve, reject) => {
     const failed = (err: Error) => reject(err);
     server.once('error', failed);
     server.listen(listen.port, listen.host, () => {
       server.off('error', failed);
+      server.on('error', (err) => options.log.warn({ err }, 'join proxy listener error'));
       resolve();
     });
   });
