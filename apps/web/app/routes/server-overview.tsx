@@ -78,9 +78,11 @@ export default function ServerOverview() {
                 <p className="flex max-w-full flex-wrap items-center gap-1 text-sm text-slate-600">
                   Direct connection: <CopyButton value={`${load.server.host}:${load.server.port}`} label="Direct address" wrap />
                 </p>
-                {/* Said until the join proxy exists, so nobody is left with an address that leads nowhere. */}
+                {/* Joining by name works only while a join proxy is connected; otherwise nobody is left with an address that leads nowhere. */}
                 <p className="text-sm text-slate-600">
-                  Joining by name needs the join proxy, which is coming soon: for now, use the direct connection in Minecraft.
+                  {load.server.joinByName
+                    ? 'Add the join address in Minecraft. Joining starts a stopped server: the first join waits a few seconds while it starts.'
+                    : 'Joining by name is not available right now (the join proxy is not running): use the direct connection in Minecraft.'}
                 </p>
               </div>
               <p className="mt-3 text-sm text-slate-600">
