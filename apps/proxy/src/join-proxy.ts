@@ -163,9 +163,11 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
   let legacyTimer: NodeJS.Timeout | null = null;
   let deadline = setTimeout(() => client.destroy(), settings.handshakeTimeoutMs);
 
+  let linger: NodeJS.Timeout | null = null;
   client.once('close', () => {
     clearTimeout(deadline);
     if (legacyTimer) clearTimeout(legacyTimer);
+    if (linger) clearTimeout(linger);
     left.abort();
   });
 
@@ -377,7 +379,8 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
   }
 
   function lingerThenClose(): void {
-    setTimeout(() => client.destroy(), LINGER_MS).unref();
+    linger = setTimeout(() => client.destroy(), LINGER_MS);
+    linger.unref();
   }
 }
 
