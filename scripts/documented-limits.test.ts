@@ -16,6 +16,8 @@ import { OUTBOX_MAX_LINES } from '../apps/agent/src/console-outbox.ts';
 import { PLAYER_LIST_MAX_BYTES, PLAYER_LIST_MAX_ENTRIES } from '../apps/agent/src/player-lists.ts';
 import { MAX_DEPTH, MEASURE_MAX_AGE_MS } from '../apps/agent/src/sandbox.ts';
 import { limitRules } from '../apps/api/src/http/rate-limits.ts';
+import { HELD_BYTES_MAX, PROXY_DEFAULTS } from '../apps/proxy/src/join-proxy.ts';
+import { HANDSHAKE_MAX_BYTES } from '../apps/proxy/src/protocol.ts';
 
 /**
  * The limits the README and the security document promise are the ones the code enforces: each figure
@@ -52,6 +54,12 @@ const promised: [string, string][] = [
   ['two-factor', `two-factor ${perWindow(limitRules.twoFactorPerAccount)}`],
   ['email change', `email change ${perWindow(limitRules.emailChangePerAccount)}`],
   ['backups', `backups ${limitRules.backupsPerServer.max} per ${limitRules.backupsPerServer.window / 60_000} min per server`],
+  [
+    'join proxy',
+    `handshake within ${PROXY_DEFAULTS.handshakeTimeoutMs / 1000} s and at most ${HANDSHAKE_MAX_BYTES / 1024} KiB; ` +
+      `${PROXY_DEFAULTS.connectionsPerSecondPerAddress} new connections per address per second; ` +
+      `${count(PROXY_DEFAULTS.maxConnections)} open connections; a held login ${HELD_BYTES_MAX / 1024} KiB and ${PROXY_DEFAULTS.holdMs / 1000} s`,
+  ],
 ];
 
 describe('documented limits', () => {

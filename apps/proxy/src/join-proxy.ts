@@ -68,7 +68,7 @@ export const PROXY_DEFAULTS = {
 } as const;
 
 /** Bytes a held login may send before its server is up (the login start is far smaller). */
-const HELD_BYTES_MAX = 64 * 1024;
+export const HELD_BYTES_MAX = 64 * 1024;
 /** After a disconnect message, a client that does not close is closed. */
 const LINGER_MS = 2_000;
 
