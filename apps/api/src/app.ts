@@ -8,8 +8,8 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { installCsrfCheck } from './http/csrf.ts';
-import { installErrorHandling } from './http/errors.ts';
-import { createLimiter } from './http/rate-limits.ts';
+import { ApiError, installErrorHandling } from './http/errors.ts';
+import { createAddressBudget, createLimiter } from './http/rate-limits.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { fileMailer, smtpMailer, type Mailer } from './mail/mailer.ts';
 import { createRealtime, handleBrowserSockets, type Realtime } from './realtime.ts';
@@ -143,8 +143,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
   };
 
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/v1/')) await ctx.limit('apiPerIp', request);
+  const addressBudget = createAddressBudget(config.RATE_LIMIT_FACTOR);
+  app.addHook('onClose', (_app, done) => {
+    addressBudget.close();
+    done();
+  });
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.url.startsWith('/v1/') && !addressBudget.allow(request.ip)) return done(new ApiError('RATE_LIMIT'));
+    done();
   });
 
   // Every route comes from its entry in the endpoint table (contracts), through the one router.

@@ -10,21 +10,23 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function installCsrfCheck(app: FastifyInstance, allowedOrigins: readonly string[]): void {
   const allowed = new Set(allowedOrigins);
-  app.addHook('onRequest', async (request) => {
-    if (SAFE_METHODS.has(request.method)) return;
+  // A plain (not async) hook: it runs on every request, and a promise per request is measurable there.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (SAFE_METHODS.has(request.method)) return done();
     const site = request.headers['sec-fetch-site'];
     const origin = request.headers.origin;
     if (origin !== undefined) {
-      if (!allowed.has(origin)) throw new ApiError('NO_PERMISSION', undefined, 'Cross-site requests are not allowed.');
+      if (!allowed.has(origin)) return done(new ApiError('NO_PERMISSION', undefined, 'Cross-site requests are not allowed.'));
     } else if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      throw new ApiError('NO_PERMISSION', undefined, 'Cross-site requests are not allowed.');
+      return done(new ApiError('NO_PERMISSION', undefined, 'Cross-site requests are not allowed.'));
     }
     const type = request.headers['content-type'];
     if (type !== undefined) {
       const mime = type.split(';')[0]?.trim().toLowerCase();
       if (mime !== 'application/json' && mime !== 'multipart/form-data') {
-        throw new ApiError('INVALID_INPUT', { _: 'The request body must be JSON.' });
+        return done(new ApiError('INVALID_INPUT', { _: 'The request body must be JSON.' }));
       }
     }
+    done();
   });
 }

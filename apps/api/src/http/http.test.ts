@@ -116,3 +116,21 @@ describe('headers', () => {
     expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
   });
 });
+
+describe('the per-address API budget', () => {
+  it('answers RATE_LIMIT once an address has spent its budget for the minute, and other addresses go on', async () => {
+    const budget = 720; // apiPerIp per minute at RATE_LIMIT_FACTOR 1 (the test app's default)
+    const address = uniqueIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < budget; i++) {
+      const res = await t.app.inject({ method: 'GET', url: '/v1/localization', remoteAddress: address });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const refused = await t.app.inject({ method: 'GET', url: '/v1/localization', remoteAddress: address });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().status).toBe('RATE_LIMIT');
+    const other = await t.app.inject({ method: 'GET', url: '/v1/localization', remoteAddress: uniqueIp() });
+    expect(other.statusCode).toBe(200);
+  });
+});

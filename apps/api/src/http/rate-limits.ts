@@ -52,3 +52,26 @@ export function createLimiter(app: FastifyInstance, factor: number): Limiter {
     if (!result.isAllowed && result.isExceeded) throw new ApiError('RATE_LIMIT');
   };
 }
+
+/**
+ * The per-address budget of the whole API (`apiPerIp`), checked on every request: a fixed-window counter
+ * per address in this process, reset each window (which also bounds its memory). It is what the polled
+ * endpoint pays on every call, so it is a Map lookup, not a rate-limit plugin call (4–5 µs each, measured:
+ * docs/performance.md). With several API processes each keeps its own count; the named limits above, which
+ * guard sign-in and mail, go through @fastify/rate-limit and its shared store.
+ */
+export function createAddressBudget(factor: number): { allow(address: string): boolean; close(): void } {
+  const rule = limitRules.apiPerIp;
+  const max = Math.ceil(rule.max * factor);
+  let counts = new Map<string, number>();
+  const reset = setInterval(() => (counts = new Map()), rule.window);
+  reset.unref();
+  return {
+    allow(address) {
+      const used = (counts.get(address) ?? 0) + 1;
+      counts.set(address, used);
+      return used <= max;
+    },
+    close: () => clearInterval(reset),
+  };
+}

@@ -6,13 +6,18 @@ const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Headers on every answer. HTML pages get their own policy from `pageCsp`. */
 export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'strict-origin-when-cross-origin');
-    reply.header('x-frame-options', 'DENY');
-    reply.header('cross-origin-opener-policy', 'same-origin');
+  const always: Record<string, string> = {
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+    ...(config.production ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' } : {}),
+  };
+  // A plain (not async) hook with the headers built once: it runs on every answer.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.headers(always);
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
-    if (config.production) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+    done(null, payload);
   });
 }
 
