@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 256 bits of randomness, url-safe. */
 export function randomToken(): string {
@@ -9,8 +9,9 @@ export function newId(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/** One-shot hashing: called for the session token on every signed-in request. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** What a valid purpose token says: whom it is for, its own random id, and when it expires (ms since epoch). */
