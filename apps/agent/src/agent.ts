@@ -16,6 +16,7 @@ import { loggerOptions } from '@spawnpoint/logging';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
+import { prepareCage, type GameCage } from './cage.ts';
 import type { AgentConfig } from './config.ts';
 import { InvalidStateError, ManagedServer, type ServerEvents } from './managed-server.ts';
 import { warmUpPing } from './stats-sampler.ts';
@@ -33,6 +34,8 @@ import { localStorage, s3Storage } from './storage.ts';
 export interface Agent {
   http: FastifyInstance;
   servers: Map<string, ManagedServer>;
+  /** How game processes run on this node (the cage, or why they cannot start). */
+  cage: GameCage;
   /**
    * Stops the agent. With `stopServers` (the default) its servers are stopped gracefully first;
    * without, they keep running and the next agent adopts them.
@@ -54,12 +57,24 @@ function fail(reply: FastifyReply, status: number, code: string, message: string
   return reply.status(status).send({ status: code, message });
 }
 
+export interface AgentOptions {
+  /** Runtimes in place of the built-in ones, by runtime id (tests run hostile game code this way). */
+  runtimes?: Record<string, Runtime>;
+}
+
 /** The node daemon: an authenticated HTTP API for actions and one socket to the API for events. */
-export async function createAgent(config: AgentConfig): Promise<Agent> {
+export async function createAgent(config: AgentConfig, options: AgentOptions = {}): Promise<Agent> {
   const runtimes: Record<string, Runtime> = {
     'flying-squid': flyingSquidRuntime,
     'java-jar': javaJarRuntime(config.softwareDir),
+    ...options.runtimes,
   };
+  const cage = await prepareCage({
+    dataDir: config.dataDir,
+    production: config.NODE_ENV === 'production',
+    allowUncaged: config.ALLOW_UNCAGED_GAMES === 'true',
+    gameUser: config.GAME_USER,
+  });
   const servers = new Map<string, ManagedServer>();
   const runningBackups = new Map<string, string>();
   const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
@@ -104,6 +119,7 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
       config.GAME_BIND_HOST,
       config.STOP_TIMEOUT_SECONDS * 1000,
       events,
+      cage,
     );
 
   await warmUpPing();
@@ -133,6 +149,10 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: `agent ${config.AGENT_NODE_ID}` }),
     bodyLimit: 64 * 1024,
   });
+  // Said at every start, loudly when the node cannot cage its games.
+  if (cage.refusal) http.log.error(cage.refusal);
+  else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
+  else http.log.info(cage.summary);
   http.addHook('onRequest', async (request, reply) => {
     // A signed download link is checked by its own route (signature, expiry, purpose, server, path).
     if (request.routeOptions.config.signedDownload) return;
@@ -175,6 +195,7 @@ export async function createAgent(config: AgentConfig): Promise<Agent> {
   return {
     http,
     servers,
+    cage,
     async close({ stopServers = true } = {}) {
       if (stopServers) await Promise.all([...servers.values()].map((s) => s.shutdown()));
       else for (const server of servers.values()) server.detach();

@@ -24,6 +24,16 @@ const envSchema = z.object({
     .regex(/^s3:\/\/[^:@/]+:[^@/]+@[^/]+\/[^/?]+/, 'must look like s3://KEY:SECRET@host:port/bucket')
     .optional(),
   STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /**
+   * Development only: where bubblewrap is missing, run game servers without the cage (loudly) instead of
+   * refusing to start them. Refused with NODE_ENV=production.
+   */
+  ALLOW_UNCAGED_GAMES: z.enum(['true', 'false']).default('false'),
+  /** The unprivileged user game processes run as when the agent runs as root; created when missing. */
+  GAME_USER: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]{0,31}$/, 'must be a user name')
+    .default('spawnpoint-game'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** `pretty` (readable lines) or `json`; by default JSON when NODE_ENV is `production` and pretty otherwise. */
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
@@ -31,6 +41,7 @@ const envSchema = z.object({
 });
 
 export type AgentConfig = z.infer<typeof envSchema> & {
+  dataDir: string;
   serversDir: string;
   softwareDir: string;
   storageDir: string;
@@ -39,7 +50,12 @@ export type AgentConfig = z.infer<typeof envSchema> & {
 };
 
 export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentConfig {
-  const parsed = envSchema.safeParse(source);
+  const parsed = envSchema
+    .refine((c) => !(c.ALLOW_UNCAGED_GAMES === 'true' && c.NODE_ENV === 'production'), {
+      path: ['ALLOW_UNCAGED_GAMES'],
+      message: 'game servers never run without the cage in production (NODE_ENV=production)',
+    })
+    .safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid agent configuration:\n${lines.join('\n')}`);
@@ -47,6 +63,7 @@ export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentC
   const dataDir = path.resolve(parsed.data.DATA_DIR);
   return {
     ...parsed.data,
+    dataDir,
     serversDir: path.join(dataDir, 'servers'),
     softwareDir: path.join(dataDir, 'software'),
     storageDir: path.join(dataDir, 'storage'),

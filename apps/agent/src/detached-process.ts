@@ -5,10 +5,12 @@
  * pid with its kernel start time so a restarted agent can adopt exactly that process (never a recycled
  * pid). Linux only (FIFOs, /proc), like the nodes we run on.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn, type StdioOptions } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { closeSync, constants, existsSync, openSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { open, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
 
@@ -24,7 +26,36 @@ const TAIL_POLL_MS = 1000;
 interface ProcessRecord {
   pid: number;
   startTicks: string;
+  /** A caged game: the cage's own process (bwrap), leader of the process group. */
+  leader?: number;
+  /** A caged game's control group (see cgroups.ts), checked for an out-of-memory kill when it ends. */
+  group?: GroupRecord;
 }
+
+/** What a later agent needs to know about a game's control group. */
+export interface GroupRecord {
+  dirs: string[];
+  /** The file whose `oom_kill N` line counts out-of-memory kills, and its count at launch. */
+  oomFile: string;
+  oomBaseline: number;
+}
+
+/**
+ * How a caged game is started (cage.ts): a command that sets up the cage and runs the plan inside it.
+ * With `infoFd`, the command writes `{"child-pid": N}` on its fd 3 (bwrap's --info-fd): the game's own
+ * pid on the node, which the record keeps (the first pid of its PID namespace: ending it ends them all).
+ */
+export interface LaunchWrapper {
+  command: string;
+  args: string[];
+  infoFd: boolean;
+  group?: GroupRecord;
+}
+
+/** Tells, once a game ended, whether the kernel ended it for lack of memory; removes its group. */
+export type EndInspector = (group: GroupRecord | undefined) => Promise<boolean>;
+
+const noInspector: EndInspector = async () => false;
 
 const files = (runDir: string) => ({
   record: path.join(runDir, 'process.json'),
@@ -45,8 +76,32 @@ export function processStartTicks(pid: number): string | null {
   }
 }
 
-/** Starts a game process detached from the agent. */
-export function launchDetached(plan: LaunchPlan, runDir: string): RuntimeProcess {
+/** Reads bwrap's --info-fd answer: the game's pid on the node, or null when the cage ended before it ran. */
+async function childPidFrom(stream: Readable): Promise<number | null> {
+  let text = '';
+  // bwrap writes one JSON object; it may keep the descriptor open, so the answer is taken once it parses.
+  for await (const chunk of stream) {
+    text += String(chunk);
+    let info: unknown;
+    try {
+      info = JSON.parse(text);
+    } catch {
+      if (text.length > 64 * 1024) return null;
+      continue;
+    }
+    const pid = (info as { 'child-pid'?: unknown })['child-pid'];
+    return typeof pid === 'number' && Number.isInteger(pid) && pid > 1 ? pid : null;
+  }
+  return null;
+}
+
+/** Starts a game process detached from the agent, inside the cage `wrapper` sets up when there is one. */
+export async function launchDetached(
+  plan: LaunchPlan,
+  runDir: string,
+  wrapper?: LaunchWrapper,
+  inspect: EndInspector = noInspector,
+): Promise<RuntimeProcess> {
   const f = files(runDir);
   if (!existsSync(f.stdin)) execFileSync('mkfifo', ['-m', '600', f.stdin]);
   // Read-write, so the FIFO always has a writer: the game never sees end-of-input while the agent is away.
@@ -54,24 +109,43 @@ export function launchDetached(plan: LaunchPlan, runDir: string): RuntimeProcess
   writeFileSync(f.log, '');
   // Append mode, so the game keeps writing at the end after the agent empties the file.
   const log = openSync(f.log, 'a');
-  const child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: [stdin, log, log] });
+  const stdio: StdioOptions = wrapper?.infoFd ? [stdin, log, log, 'pipe'] : [stdin, log, log];
+  const child = wrapper
+    ? // The cage gets no environment of the agent's: it sets the game's own (--clearenv, --setenv).
+      spawn(wrapper.command, wrapper.args, { cwd: '/', env: {}, detached: true, stdio })
+    : spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, detached: true, stdio });
   closeSync(stdin);
   closeSync(log);
   if (!child.pid) {
     // spawn failed (missing binary): the error event follows; report it as an exit.
-    const handle = new DetachedProcess(0, runDir, 0);
-    child.once('error', (err) => handle.exited(null, null, err.message));
+    const handle = new DetachedProcess(0, runDir, 0, async () => false);
+    child.once('error', (err) => handle.exited(null, null, false, err.message));
     return handle;
   }
-  const record: ProcessRecord = { pid: child.pid, startTicks: processStartTicks(child.pid) ?? '' };
+  const exit = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('exit', (code, signal) => resolve([code, signal])),
+  );
+  let pid = child.pid;
+  const info = child.stdio[3];
+  if (wrapper?.infoFd && info instanceof Readable) pid = (await childPidFrom(info)) ?? child.pid;
+  const record: ProcessRecord = { pid, startTicks: processStartTicks(pid) ?? '' };
+  if (wrapper) record.leader = child.pid;
+  if (wrapper?.group) record.group = wrapper.group;
   writeFileSync(f.record, JSON.stringify(record));
-  const handle = new DetachedProcess(child.pid, runDir, 0);
-  child.once('exit', (code, signal) => void handle.finish(code, signal));
+  const handle = new DetachedProcess(pid, runDir, 0, () => inspect(wrapper?.group), wrapper ? child.pid : undefined);
+  void exit.then(([code, signal]) => {
+    // bwrap passes on how the game ended as an exit code: 128 + the signal's number.
+    if (wrapper && code !== null && code > 128) {
+      const name = Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0];
+      if (name) return handle.finish(null, name as NodeJS.Signals);
+    }
+    return handle.finish(code, signal);
+  });
   return handle;
 }
 
 /** Finds the still-running process of a server started by an earlier agent, if there is one. */
-export async function adoptDetached(runDir: string): Promise<RuntimeProcess | null> {
+export async function adoptDetached(runDir: string, inspect: EndInspector = noInspector): Promise<RuntimeProcess | null> {
   const f = files(runDir);
   let record: ProcessRecord;
   try {
@@ -81,13 +155,15 @@ export async function adoptDetached(runDir: string): Promise<RuntimeProcess | nu
   }
   if (!Number.isInteger(record.pid) || record.pid <= 1 || processStartTicks(record.pid) !== record.startTicks) {
     await forgetProcess(runDir);
+    await inspect(record.group);
     return null;
   }
   const size = await stat(f.log).then(
     (s) => s.size,
     () => 0,
   );
-  const handle = new DetachedProcess(record.pid, runDir, size);
+  const leader = Number.isInteger(record.leader) && (record.leader ?? 0) > 1 ? record.leader : undefined;
+  const handle = new DetachedProcess(record.pid, runDir, size, () => inspect(record.group), leader);
   handle.pollExit(record.startTicks);
   return handle;
 }
@@ -98,7 +174,7 @@ export async function forgetProcess(runDir: string): Promise<void> {
 
 class DetachedProcess implements RuntimeProcess {
   private outputListeners: ((chunk: Buffer) => void)[] = [];
-  private exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+  private exitListeners: ((code: number | null, signal: NodeJS.Signals | null, outOfMemory: boolean) => void)[] = [];
   private watcher: FSWatcher | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private exitTimer: NodeJS.Timeout | null = null;
@@ -114,6 +190,9 @@ class DetachedProcess implements RuntimeProcess {
     readonly pid: number,
     private runDir: string,
     private offset: number,
+    private outOfMemory: () => Promise<boolean>,
+    /** A caged game: the cage's process, leader of the group the game's processes are in. */
+    private leader?: number,
   ) {
     this.f = files(runDir);
     if (pid) this.startTail();
@@ -127,6 +206,17 @@ class DetachedProcess implements RuntimeProcess {
 
   kill(signal: NodeJS.Signals): void {
     if (!this.pid) return;
+    if (this.leader) {
+      // Caged: the game is the first process of its PID namespace, so when it goes, every process it
+      // started goes too (even one that left the process group), and then the cage's own process ends.
+      // Signalling that one first would report the end before the namespace is empty.
+      try {
+        process.kill(this.pid, signal);
+      } catch {
+        // already gone
+      }
+      return;
+    }
     try {
       process.kill(-this.pid, signal); // the whole group: a server's own children go too
     } catch {
@@ -142,7 +232,7 @@ class DetachedProcess implements RuntimeProcess {
     this.outputListeners.push(listener);
   }
 
-  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null, outOfMemory: boolean) => void): void {
     this.exitListeners.push(listener);
   }
 
@@ -160,20 +250,21 @@ class DetachedProcess implements RuntimeProcess {
     this.writer = null;
   }
 
-  exited(code: number | null, signal: NodeJS.Signals | null, message?: string): void {
+  exited(code: number | null, signal: NodeJS.Signals | null, outOfMemory: boolean, message?: string): void {
     if (this.done) return;
     if (message) for (const l of this.outputListeners) l(Buffer.from(`${message}\n`));
     this.done = true;
     this.detach();
     void forgetProcess(this.runDir);
-    for (const l of this.exitListeners) l(code, signal);
+    for (const l of this.exitListeners) l(code, signal, outOfMemory);
   }
 
   async finish(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.done || this.finishing) return;
     this.finishing = true;
     await this.pump(); // the last lines before the exit
-    this.exited(code, signal);
+    const outOfMemory = await this.outOfMemory().catch(() => false);
+    this.exited(code, signal, outOfMemory);
   }
 
   private startTail(): void {

@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
 import { ConsoleBuffer } from './console-buffer.ts';
-import { adoptDetached, launchDetached, rememberSpec } from './detached-process.ts';
+import type { GameCage } from './cage.ts';
+import { rememberSpec } from './detached-process.ts';
 import { canBind } from './ports.ts';
 import { Sandbox, SandboxError } from './sandbox.ts';
 import { effectiveMaxPlayers, LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
@@ -52,6 +53,8 @@ export class ManagedServer {
     private bindHost: string,
     private stopTimeoutMs: number,
     private events: ServerEvents,
+    /** Runs the game process in its cage with the plan's limits (cage.ts). */
+    private cage: GameCage,
   ) {
     this.console = new ConsoleBuffer((lines) => this.events.lines(spec.serverId, lines));
     this.backups = new BackupCoordinator(
@@ -202,7 +205,13 @@ export class ManagedServer {
       const plan = await this.runtime.plan({ dir: this.dir, spec: this.spec, bindHost: this.bindHost, runDir: this.runDir, settings });
       await mkdir(this.runDir, { recursive: true });
       await rememberSpec(this.runDir, this.spec);
-      proc = launchDetached(plan, this.runDir);
+      if (this.cage.warning) this.console.notice(this.cage.warning);
+      proc = await this.cage.launch(plan, {
+        serverId: this.spec.serverId,
+        dir: this.dir,
+        runDir: this.runDir,
+        memoryMb: this.spec.memoryMb,
+      });
     } catch (err) {
       if (err instanceof LaunchRefused) {
         this.console.notice(`Not started: ${err.message}`);
@@ -222,7 +231,7 @@ export class ManagedServer {
    * whether there was one.
    */
   async adopt(): Promise<boolean> {
-    const proc = await adoptDetached(this.runDir);
+    const proc = await this.cage.adopt(this.runDir);
     if (!proc) return false;
     this.expectingExit = false;
     this.setState('online');
@@ -244,11 +253,19 @@ export class ManagedServer {
     let resolveExit: () => void = () => undefined;
     this.exited = new Promise((r) => (resolveExit = r));
     proc.onOutput((chunk) => this.output(chunk));
-    proc.onExit((code, signal) => {
+    proc.onExit((code, signal, outOfMemory) => {
       resolveExit();
       if (this.proc !== proc) return;
       this.proc = null;
       this.stats.stop();
+      if (outOfMemory) {
+        // Its own doing, and it would happen again: not a crash to restart.
+        this.console.notice(
+          `The server stopped: out of memory (it reached its limit of ${this.spec.memoryMb} MB and the system ended it). Start it again, or give it more memory.`,
+        );
+        this.setState('offline');
+        return;
+      }
       if (this.expectingExit) {
         this.console.notice('The server stopped.');
         this.setState('offline');

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createAgent, type Agent } from '../src/agent.ts';
+import { createAgent, type Agent, type AgentOptions } from '../src/agent.ts';
 import { loadAgentConfig } from '../src/config.ts';
 
 export interface TestAgent {
@@ -23,7 +23,7 @@ export interface AgentAnswer {
 }
 
 /** A real agent in this process, in a fresh DATA_DIR, with no API to report to. */
-export async function startTestAgent(prefix: string): Promise<TestAgent> {
+export async function startTestAgent(prefix: string, options: AgentOptions = {}): Promise<TestAgent> {
   const token = randomBytes(24).toString('hex');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `spawnpoint-${prefix}-`));
   const agent = await createAgent(
@@ -35,6 +35,7 @@ export async function startTestAgent(prefix: string): Promise<TestAgent> {
       LOG_LEVEL: 'silent',
       STOP_TIMEOUT_SECONDS: '20',
     }),
+    options,
   );
   const base = `http://127.0.0.1:${(agent.http.server.address() as AddressInfo).port}`;
   return {

@@ -1,4 +1,6 @@
 import { Readable } from 'node:stream';
+import { nodeRuntimePaths } from '../cage.ts';
+import { heapMb } from '../cgroups.ts';
 import { defaultProperties } from '../properties.ts';
 import { compiledLauncher } from './compile-launcher.ts';
 import { effectiveMaxPlayers } from './game-settings.ts';
@@ -31,11 +33,15 @@ export const flyingSquidRuntime: Runtime = {
         effectiveMaxPlayers(settings.properties, spec.maxPlayers),
       ),
     );
+    const launcher = await compiledLauncher();
     return {
       command: process.execPath,
-      args: [`--max-old-space-size=${Math.max(128, spec.memoryMb)}`, await compiledLauncher()],
+      // The heap stays below the memory limit of the cage's cgroup, which also holds Node's own memory.
+      args: [`--max-old-space-size=${heapMb(spec.memoryMb)}`, launcher],
       cwd: dir,
       env: { PATH: '/usr/local/bin:/usr/bin:/bin', FORCE_COLOR: '1', SPAWNPOINT_SETTINGS: settingsJson },
+      // The compiled launcher and the packages it imports (flying-squid and its dependencies).
+      readOnly: await nodeRuntimePaths(launcher),
     };
   },
 };

@@ -1,18 +1,29 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { heapMb } from '../cgroups.ts';
 import { defaultProperties, parseProperties, updateProperties } from '../properties.ts';
 import { effectiveMaxPlayers } from './game-settings.ts';
 import type { Runtime } from './types.ts';
 
-/** The Java binary by absolute path (JAVA_BIN, or `java` found on the agent's PATH once). */
+/**
+ * The Java binary by absolute path (JAVA_BIN, or `java` found on the agent's PATH once), links resolved:
+ * /usr/bin/java leads through /etc/alternatives into the JDK, which is what the cage mounts.
+ */
 function javaBinary(configured: string | undefined): string {
-  if (configured) return configured;
+  let found = configured;
+  if (!found) {
+    try {
+      found = execFileSync('sh', ['-c', 'command -v java'], { encoding: 'utf8' }).trim() || '/usr/bin/java';
+    } catch {
+      found = '/usr/bin/java';
+    }
+  }
   try {
-    return execFileSync('sh', ['-c', 'command -v java'], { encoding: 'utf8' }).trim() || 'java';
+    return realpathSync(found);
   } catch {
-    return '/usr/bin/java';
+    return found;
   }
 }
 
@@ -45,12 +56,18 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string): Runtime {
 
     async plan({ dir, spec, bindHost }) {
       java ??= javaBinary(javaBin);
+      const heap = heapMb(spec.memoryMb);
+      const jar = jarOf(spec.software, spec.version);
+      // The JDK (java is …/bin/java): mounted by the cage unless it is under /usr, which every cage has.
+      const home = path.dirname(path.dirname(java));
       return {
         command: java,
-        args: [`-Xmx${spec.memoryMb}M`, `-Xms${Math.min(spec.memoryMb, 256)}M`, '-jar', jarOf(spec.software, spec.version), 'nogui'],
+        // -Xmx below the cgroup's memory limit: the JVM needs room besides its heap (threads, metaspace, code).
+        args: [`-Xmx${heap}M`, `-Xms${Math.min(heap, 256)}M`, '-jar', jar, 'nogui'],
         cwd: dir,
         // No JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS of the agent's, nothing secret.
         env: { PATH: '/usr/local/bin:/usr/bin:/bin', SPAWNPOINT_HOST: bindHost, SPAWNPOINT_PORT: String(spec.port) },
+        readOnly: home.startsWith('/usr/') ? [jar] : [jar, home],
       };
     },
   };

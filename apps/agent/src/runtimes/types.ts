@@ -10,6 +10,11 @@ export interface LaunchPlan {
   cwd: string;
   /** The whole environment of the game process: nothing of the agent's (no token, no NODE_OPTIONS). */
   env: NodeJS.ProcessEnv;
+  /**
+   * Files and folders of the node the game reads besides the system's (/usr, /lib…): its launcher, the
+   * packages it loads, its jar. The cage mounts them read-only at the same paths; nothing else of the node's.
+   */
+  readOnly: string[];
 }
 
 export interface LaunchInput {
@@ -30,8 +35,11 @@ export interface RuntimeProcess {
   send(command: string): void;
   kill(signal: NodeJS.Signals): void;
   onOutput(listener: (chunk: Buffer) => void): void;
-  /** Code and signal are null when the process was adopted (not our child) and went away. */
-  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  /**
+   * Code and signal are null when the process was adopted (not our child) and went away. `outOfMemory`:
+   * the kernel ended it because it reached its memory limit.
+   */
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null, outOfMemory: boolean) => void): void;
   /** Stops watching the process and leaves it running. */
   detach(): void;
 }

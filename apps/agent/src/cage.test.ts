@@ -1,0 +1,258 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ping } from 'minecraft-protocol';
+import mineflayer, { type Bot } from 'mineflayer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test-support/free-port.ts';
+import { until } from '../../../test-support/until.ts';
+import { pluginRuntime } from '../test-support/plugin-runtime.ts';
+import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { GAME_PIDS_MAX, groupName } from './cgroups.ts';
+
+/**
+ * The cage attacked from inside: every server here loads `plugin.mjs` from its own folder into the game
+ * process (test-support/plugin-runtime.ts), which is where tenant code runs (a Paper plugin, a crafted
+ * world read by a buggy game). Each plugin below does what hostile code would and prints what it got.
+ * Needs bubblewrap and writable cgroups (CI installs bubblewrap; the tests fail, never skip, without).
+ */
+let t: TestAgent;
+const bots: Bot[] = [];
+
+beforeAll(async () => {
+  t = await startTestAgent('cage', { runtimes: { 'flying-squid': pluginRuntime } });
+});
+afterAll(async () => {
+  for (const bot of bots) bot.end();
+  await t.close();
+});
+
+const stateOf = (id: string) => t.agent.servers.get(id)?.state;
+const consoleOf = (id: string) => t.agent.servers.get(id)?.console.lines().join('\n') ?? '';
+const folder = (id: string) => path.join(t.dataDir, 'servers', id);
+
+/** Writes a file the way the file manager does. */
+async function put(serverId: string, file: string, content: string) {
+  const response = await fetch(`${t.base}/v1/servers/${serverId}/files/write?path=${encodeURIComponent(file)}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/octet-stream' },
+    body: Buffer.from(content),
+  });
+  expect(((await response.json()) as { status: string }).status).toBe('SUCCESS');
+}
+
+async function install(serverId: string, plugin: string, memoryMb = 512): Promise<number> {
+  const port = await freePort();
+  const res = await t.call('PUT', `/v1/servers/${serverId}`, {
+    serverId,
+    software: 'flying-squid',
+    version: '1.21.4',
+    port,
+    memoryMb,
+    diskMb: 1024,
+    maxPlayers: 5,
+    motd: `Cage ${serverId}`,
+  });
+  expect(res.body.status).toBe('SUCCESS');
+  await put(serverId, 'plugin.mjs', plugin);
+  return port;
+}
+
+async function start(serverId: string) {
+  expect((await t.call('POST', `/v1/servers/${serverId}/power`, { action: 'start' })).body.status).toBe('SUCCESS');
+  await until(
+    () => stateOf(serverId),
+    (s) => s === 'online',
+  );
+}
+
+/** The game's pid on the node, from the agent's process record. */
+const gamePid = (id: string) => (JSON.parse(readFileSync(path.join(t.dataDir, 'run', id, 'process.json'), 'utf8')) as { pid: number }).pid;
+
+/** A server's v1 cgroup folder for `controller` (the agent's own group in that hierarchy, then ours). */
+function cgroupDir(controller: string, serverId: string): string {
+  const line = readFileSync('/proc/self/cgroup', 'utf8')
+    .split('\n')
+    .find((l) => l.split(':')[1]?.split(',').includes(controller));
+  const own = line ? line.split(':').slice(2).join(':') : '/';
+  return path.join('/sys/fs/cgroup', controller, own, groupName(t.dataDir), serverId);
+}
+
+async function joinBot(port: number, username: string): Promise<Bot> {
+  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, auth: 'offline', version: '1.21.4' });
+  bots.push(bot);
+  return new Promise((resolve, reject) => {
+    bot.once('spawn', () => resolve(bot));
+    bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${JSON.stringify(reason)}`)));
+    bot.once('error', reject);
+  });
+}
+
+/** A plugin that waits for `file` to appear in its folder (written through the file manager), then runs `body`. */
+const onFile = (file: string, body: string) => `
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+const timer = setInterval(() => {
+  if (!fs.existsSync(${JSON.stringify(file)})) return;
+  clearInterval(timer);
+  ${body}
+}, 100);
+`;
+
+describe('the cage', () => {
+  it('is on: bubblewrap with cgroup limits (install bubblewrap if this fails)', () => {
+    expect(t.agent.cage.refusal).toBeNull();
+    expect(t.agent.cage.mode).toBe('caged');
+    expect(t.agent.cage.summary).toMatch(/cgroup v[12] limits/);
+  });
+
+  it('keeps tenant code from other servers, DATA_DIR, the agent and the node, and the game still plays', async () => {
+    // What an attacker would go for, at the paths it would guess or learn (they are not secret).
+    await install('victim', '');
+    writeFileSync(path.join(folder('victim'), 'secret.txt'), 'the victim world');
+    writeFileSync(path.join(t.dataDir, 'app-secret'), 'the app secret');
+    const launcher = path.resolve(import.meta.dirname, '../dist/flying-squid-launcher.mjs');
+    const hostTmpMarker = `/tmp/spawnpoint-cage-escape-${process.pid}`;
+    const plugin = `
+import fs from 'node:fs';
+const read = (p) => { try { return 'READ ' + fs.readFileSync(p, 'utf8').slice(0, 300); } catch (e) { return 'refused ' + e.code; } };
+const write = (p) => { try { fs.writeFileSync(p, 'escaped'); return 'WROTE'; } catch (e) { return 'refused ' + e.code; } };
+const pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n));
+const report = {
+  uid: process.getuid(),
+  sibling: read(${JSON.stringify(path.join(folder('victim'), 'secret.txt'))}),
+  siblingRelative: read('../victim/secret.txt'),
+  appSecret: read(${JSON.stringify(path.join(t.dataDir, 'app-secret'))}),
+  agentEnviron: read('/proc/${process.pid}/environ'),
+  agentCmdline: read('/proc/${process.pid}/cmdline'),
+  dataDirListing: (() => { try { return fs.readdirSync(${JSON.stringify(t.dataDir)}); } catch (e) { return 'refused ' + e.code; } })(),
+  env: process.env,
+  processes: pids.map((p) => read('/proc/' + p + '/cmdline')),
+  writeDataDir: write(${JSON.stringify(path.join(t.dataDir, 'escaped'))}),
+  writeSibling: write(${JSON.stringify(path.join(folder('victim'), 'escaped'))}),
+  writeParent: write('../escaped'),
+  writeRoot: write('/escaped'),
+  writeUsr: write('/usr/escaped'),
+  writeLauncher: write(${JSON.stringify(launcher)}),
+  writeTmp: write(${JSON.stringify(hostTmpMarker)}),
+  writeOwn: write('own-file.txt'),
+};
+console.log('ESCAPE ' + JSON.stringify(report));
+`;
+    const port = await install('attacker', plugin);
+    await start('attacker');
+    const line = await until(
+      () => consoleOf('attacker'),
+      (c) => c.includes('ESCAPE '),
+    );
+    const report = JSON.parse(line.slice(line.indexOf('ESCAPE ') + 7).split('\n')[0] as string) as Record<string, unknown> & {
+      env: Record<string, string>;
+      processes: string[];
+    };
+
+    // Another tenant's world, the node's secrets and the agent itself are out of sight.
+    expect(report.sibling).toBe('refused ENOENT');
+    expect(report.siblingRelative).toBe('refused ENOENT');
+    expect(report.appSecret).toBe('refused ENOENT');
+    expect(report.dataDirListing).toBe('refused ENOENT');
+    expect(report.agentEnviron).toBe('refused ENOENT');
+    expect(report.agentCmdline).toBe('refused ENOENT');
+    expect(JSON.stringify(report)).not.toContain(t.token);
+    expect(JSON.stringify(report)).not.toContain('the victim world');
+    expect(JSON.stringify(report)).not.toContain('the app secret');
+    // Its environment is the game's own.
+    expect(Object.keys(report.env).sort()).toEqual(['FORCE_COLOR', 'HOME', 'PATH', 'PWD', 'SPAWNPOINT_SETTINGS']);
+    // /proc shows its own process and nothing of the node's (no agent, no test runner, no other game).
+    expect(report.processes).toHaveLength(1);
+    expect(report.processes[0]).toContain('flying-squid-launcher.mjs');
+    // It writes its own folder and its private /tmp, nothing else.
+    expect(report.writeOwn).toBe('WROTE');
+    expect(report.writeTmp).toBe('WROTE');
+    expect(existsSync(hostTmpMarker)).toBe(false);
+    for (const key of ['writeDataDir', 'writeSibling', 'writeRoot', 'writeUsr', 'writeLauncher'])
+      expect(report[key], key).toMatch(/^refused (ENOENT|EROFS|EACCES)$/);
+    expect(existsSync(path.join(t.dataDir, 'escaped'))).toBe(false);
+    expect(existsSync(path.join(folder('victim'), 'escaped'))).toBe(false);
+    expect(existsSync(path.join(t.dataDir, 'servers', 'escaped'))).toBe(false);
+
+    // It runs as the unprivileged game user, not as the agent's root.
+    expect(report.uid).not.toBe(0);
+    const status = readFileSync(`/proc/${gamePid('attacker')}/status`, 'utf8');
+    expect(status).toMatch(new RegExp(`^Uid:\\t${String(report.uid)}\\t`, 'm'));
+    expect(status).toMatch(/^CapEff:\t0+$/m);
+    // The agent still reads what the game wrote, and the file manager still writes there.
+    expect(readFileSync(path.join(folder('attacker'), 'own-file.txt'), 'utf8')).toBe('escaped');
+    await put('attacker', 'from-the-file-manager.txt', 'hello');
+
+    // In its cgroup with the plan's limits.
+    expect(readFileSync(path.join(cgroupDir('memory', 'attacker'), 'memory.limit_in_bytes'), 'utf8').trim()).toBe(
+      String(512 * 1024 * 1024),
+    );
+    expect(readFileSync(path.join(cgroupDir('pids', 'attacker'), 'pids.max'), 'utf8').trim()).toBe(String(GAME_PIDS_MAX));
+    expect(readFileSync(path.join(cgroupDir('pids', 'attacker'), 'cgroup.procs'), 'utf8')).toContain(String(gamePid('attacker')));
+
+    // And the game is a game: players join it on its port, and its console takes commands.
+    const bot = await joinBot(port, 'Steve');
+    const heard = new Promise<string>((resolve) =>
+      bot.on('messagestr', (m: string) => {
+        if (m.includes('caged hello')) resolve(m);
+      }),
+    );
+    expect((await t.call('POST', '/v1/servers/attacker/command', { command: 'say caged hello' })).body.status).toBe('SUCCESS');
+    expect(await heard).toContain('caged hello');
+    expect((await ping({ host: '127.0.0.1', port })) as { description: unknown }).toBeTruthy();
+  });
+
+  it('holds a fork bomb at the process limit while the node and its other servers carry on', async () => {
+    const calmPort = await install('calm', '');
+    await start('calm');
+    const bot = await joinBot(calmPort, 'Alex');
+    await install('bomb', onFile('bomb.now', `spawn('/bin/sh', ['-c', 'b() { b | b & }; b'], { detached: true, stdio: 'ignore' });`));
+    await start('bomb');
+    await put('bomb', 'bomb.now', 'go');
+
+    // The bomb reaches the limit and the kernel refuses its next forks.
+    const events = path.join(cgroupDir('pids', 'bomb'), 'pids.events');
+    await until(
+      () => readFileSync(events, 'utf8'),
+      (e) => Number(/^max (\d+)/m.exec(e)?.[1] ?? 0) > 0,
+    );
+    expect(Number(readFileSync(path.join(cgroupDir('pids', 'bomb'), 'pids.current'), 'utf8'))).toBeLessThanOrEqual(GAME_PIDS_MAX);
+
+    // Meanwhile the agent answers, and a player on the other server still plays.
+    expect((await t.call('GET', '/v1/servers')).body.status).toBe('SUCCESS');
+    const heard = new Promise<string>((resolve) =>
+      bot.on('messagestr', (m: string) => {
+        if (m.includes('still here')) resolve(m);
+      }),
+    );
+    expect((await t.call('POST', '/v1/servers/calm/command', { command: 'say still here' })).body.status).toBe('SUCCESS');
+    expect(await heard).toContain('still here');
+    expect(stateOf('calm')).toBe('online');
+
+    // Killing the server ends every process of the bomb, and its group goes.
+    expect((await t.call('POST', '/v1/servers/bomb/power', { action: 'kill' })).body.status).toBe('SUCCESS');
+    await until(
+      () => stateOf('bomb'),
+      (s) => s === 'offline',
+    );
+    await until(
+      () => existsSync(cgroupDir('pids', 'bomb')),
+      (present) => !present,
+    );
+  });
+
+  it('stops a server that uses more memory than its plan: "out of memory", offline, not restarted', async () => {
+    await install('hog', onFile('hog.now', `const keep = []; for (;;) keep.push(Buffer.alloc(16 * 1024 * 1024, 1));`), 384);
+    await start('hog');
+    await put('hog', 'hog.now', 'go');
+    await until(
+      () => stateOf('hog'),
+      (s) => s === 'offline',
+    );
+    const text = consoleOf('hog');
+    expect(text).toContain('The server stopped: out of memory (it reached its limit of 384 MB');
+    expect(text).not.toContain('crashed');
+    expect(text).not.toContain('Restarting it automatically');
+    expect(existsSync(path.join(t.dataDir, 'run', 'hog', 'process.json'))).toBe(false);
+  });
+});

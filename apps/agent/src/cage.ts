@@ -1,0 +1,386 @@
+/**
+ * The cage every game process runs in (bubblewrap): its own mount, PID, IPC and UTS namespaces; the
+ * server folder read-write at /server as its working directory; the system's programs and libraries
+ * (/usr and the like), a few files of /etc and what its plan names (launcher, packages, jar) read-only;
+ * a private /tmp; a new /proc that shows only its own processes; an environment of its own. Nothing else
+ * of the node is mounted: not DATA_DIR, not the other servers, not the agent's files. When the agent runs
+ * as root, the game runs as the unprivileged `spawnpoint-game` user; and it is put in a control group with
+ * the plan's limits (cgroups.ts) before it starts. See docs/security.md, "The cage".
+ */
+import { execFile } from 'node:child_process';
+import { lstat, readdir, readlink, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { detectCgroups, limitsOf, oomKills, removeGroup, type Cgroups } from './cgroups.ts';
+import { adoptDetached, launchDetached, type EndInspector, type GroupRecord, type LaunchWrapper } from './detached-process.ts';
+import { LaunchRefused } from './runtimes/game-settings.ts';
+import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
+
+const run = promisify(execFile);
+
+/** Where the server folder is inside the cage. */
+export const CAGE_SERVER_DIR = '/server';
+/** The private /tmp of a game (its pages also count against the memory limit). */
+export const CAGE_TMP_BYTES = 256 * 1024 * 1024;
+const SETPRIV = '/usr/bin/setpriv';
+const INSTALL_HINT = 'Install it with `apt-get install bubblewrap` (Debian, Ubuntu) or `dnf install bubblewrap`.';
+
+export interface CageOptions {
+  dataDir: string;
+  /** NODE_ENV=production: no bubblewrap or no cgroups means no game server starts. */
+  production: boolean;
+  /** ALLOW_UNCAGED_GAMES: outside production, run games without the cage when bubblewrap is missing. */
+  allowUncaged: boolean;
+  /** The unprivileged user games run as when the agent is root. */
+  gameUser: string;
+}
+
+export interface CagedServer {
+  serverId: string;
+  /** The server folder on the node. */
+  dir: string;
+  runDir: string;
+  memoryMb: number;
+}
+
+export interface GameCage {
+  /** `caged`: bubblewrap; `uncaged`: the operator allowed running without it (development only). */
+  readonly mode: 'caged' | 'uncaged';
+  /** Why no game server may start on this node, or null. */
+  readonly refusal: string | null;
+  /** Said in a server's console at every start when the node lacks part of the cage, or null. */
+  readonly warning: string | null;
+  /** One line for the agent's log. */
+  readonly summary: string;
+  launch(plan: LaunchPlan, server: CagedServer): Promise<RuntimeProcess>;
+  adopt(runDir: string): Promise<RuntimeProcess | null>;
+}
+
+interface GameUser {
+  uid: number;
+  gid: number;
+}
+
+async function commandPath(name: string): Promise<string | null> {
+  for (const dir of ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin']) {
+    const candidate = path.join(dir, name);
+    if (
+      await lstat(candidate).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
+  }
+  return null;
+}
+
+/** The user games run as, created (a system user without a home or login shell) when missing. */
+async function ensureGameUser(name: string): Promise<GameUser> {
+  const lookup = async () => {
+    const { stdout } = await run('getent', ['passwd', name]);
+    const [, , uid, gid] = stdout.trim().split(':');
+    return { uid: Number(uid), gid: Number(gid) };
+  };
+  try {
+    return await lookup();
+  } catch {
+    await run('useradd', [
+      '--system',
+      '--user-group',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      name,
+    ]);
+    return lookup();
+  }
+}
+
+/** The read-only system part of every cage: programs, libraries, and the few files of /etc they read. */
+async function systemMounts(): Promise<string[]> {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    const st = await lstat(top).catch(() => null);
+    if (!st) continue;
+    // Merged /usr: /bin → usr/bin and so on are links, made again inside.
+    if (st.isSymbolicLink()) args.push('--symlink', await readlink(top), top);
+    else if (st.isDirectory()) args.push('--ro-bind', top, top);
+  }
+  const etc = [
+    'ld.so.cache',
+    'ld.so.conf',
+    'ld.so.conf.d',
+    'localtime',
+    'timezone',
+    'hosts',
+    'host.conf',
+    'nsswitch.conf',
+    'resolv.conf',
+    'ssl',
+    'ca-certificates',
+    'ca-certificates.conf',
+    'alternatives',
+    // Java's configuration (the JDK's conf/ links here).
+    ...(await readdir('/etc').catch(() => [] as string[])).filter((n) => n.startsWith('java')),
+  ];
+  for (const name of etc) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`);
+  return args;
+}
+
+/**
+ * bwrap makes the folders above a mount point readable by root only; the game needs to pass through
+ * them (/etc, /work/…), so each is made first, 0755.
+ */
+function parentFolders(args: string[]): string[] {
+  const dests = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const op = args[i];
+    if (op === '--ro-bind' || op === '--ro-bind-try' || op === '--bind' || op === '--symlink') {
+      const dest = args[i + 2] as string;
+      // /tmp is the game's own (1777), made before.
+      for (let dir = path.dirname(dest); dir !== '/' && dir !== '/tmp'; dir = path.dirname(dir)) dests.add(dir);
+      i += 2;
+    }
+  }
+  return [...dests]
+    .sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b))
+    .flatMap((dir) => ['--perms', '0755', '--dir', dir]);
+}
+
+function within(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Checks the node once at agent start and says what the cage will be. */
+export async function prepareCage(options: CageOptions): Promise<GameCage> {
+  const root = process.getuid?.() === 0;
+  const bwrap = await commandPath('bwrap');
+  let problem: string | null = null;
+  let system: string[] = [];
+  let user: GameUser | null = null;
+  if (!bwrap) problem = `bubblewrap (bwrap) is not installed. ${INSTALL_HINT}`;
+  else {
+    system = await systemMounts();
+    // A real cage around `true`: user namespaces switched off or a kernel without them show up here.
+    const probe = [
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      ...(root ? [] : ['--unshare-user']),
+      ...system,
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--',
+      '/usr/bin/true',
+    ];
+    try {
+      await run(bwrap, probe, { env: {} });
+    } catch (err) {
+      const stderr = (err as { stderr?: string }).stderr?.trim();
+      problem = `bubblewrap (${bwrap}) cannot make a cage on this node: ${stderr || (err instanceof Error ? err.message : String(err))}. ${
+        root ? '' : 'Unprivileged user namespaces must be enabled (kernel.unprivileged_userns_clone=1), or run the agent as root.'
+      }`.trim();
+    }
+    if (!problem && root) {
+      if (!(await commandPath('setpriv'))) problem = 'setpriv (Debian package util-linux) is not installed.';
+      else {
+        try {
+          user = await ensureGameUser(options.gameUser);
+        } catch (err) {
+          problem = `the user ${options.gameUser} does not exist and could not be created: ${err instanceof Error ? err.message : String(err)}`;
+        }
+      }
+    }
+  }
+
+  if (problem) {
+    if (options.production || !options.allowUncaged) {
+      const refusal = `Game servers cannot start on this node: ${problem}${
+        options.production ? '' : ' For development only, ALLOW_UNCAGED_GAMES=true runs them without the cage.'
+      }`;
+      return uncaged(refusal, null, refusal);
+    }
+    const warning = `WARNING: this server runs WITHOUT the cage (${problem}). It can read the node's files and other servers' folders. Never serve strangers like this.`;
+    return uncaged(null, warning, `game servers run WITHOUT the cage: ${problem}`);
+  }
+
+  const cgroups = await detectCgroups(options.dataDir);
+  let limits: Cgroups | null = null;
+  let warning: string | null = null;
+  if ('missing' in cgroups) {
+    if (options.production)
+      return uncaged(
+        `Game servers cannot start on this node: no resource limits, because ${cgroups.missing}.`,
+        null,
+        `no game server may start: ${cgroups.missing}`,
+      );
+    warning = `WARNING: this server runs without memory, CPU and process limits (${cgroups.missing}).`;
+  } else limits = cgroups;
+
+  return cagedWith({ bwrap: bwrap as string, system, user, cgroups: limits, warning, dataDir: options.dataDir });
+}
+
+function uncaged(refusal: string | null, warning: string | null, summary: string): GameCage {
+  return {
+    mode: 'uncaged',
+    refusal,
+    warning,
+    summary,
+    async launch(plan, server) {
+      if (refusal) throw new LaunchRefused(refusal);
+      return launchDetached(plan, server.runDir);
+    },
+    adopt: (runDir) => adoptDetached(runDir),
+  };
+}
+
+const inspect: EndInspector = async (group: GroupRecord | undefined) => {
+  if (!group) return false;
+  const kills = await oomKills(group.oomFile);
+  await removeGroup(group.dirs);
+  return kills > group.oomBaseline;
+};
+
+interface CageParts {
+  bwrap: string;
+  system: string[];
+  user: GameUser | null;
+  cgroups: Cgroups | null;
+  warning: string | null;
+  dataDir: string;
+}
+
+function cagedWith(parts: CageParts): GameCage {
+  const { bwrap, system, user, cgroups } = parts;
+  const dataDir = path.resolve(parts.dataDir);
+  return {
+    mode: 'caged',
+    refusal: null,
+    warning: parts.warning,
+    summary: `game servers run in bubblewrap${user ? ` as uid ${user.uid}` : ' as the agent user in a user namespace'}, ${
+      cgroups ? `with cgroup v${cgroups.version} limits` : 'WITHOUT resource limits'
+    }`,
+    adopt: (runDir) => adoptDetached(runDir, inspect),
+
+    async launch(plan, server) {
+      const readOnly: string[] = [];
+      for (const p of plan.readOnly) {
+        if (!path.isAbsolute(p)) throw new Error(`The cage mounts absolute paths only (${p}).`);
+        // An install that put DATA_DIR inside the agent's own folders must not hand it to the game.
+        if (within(dataDir, p))
+          throw new LaunchRefused(`${p} holds DATA_DIR (${dataDir}), so it cannot be shown to a game. Move DATA_DIR elsewhere.`);
+        readOnly.push('--ro-bind', p, p);
+      }
+      const identity: string[] = [];
+      if (user) {
+        // The game owns its folder (and the agent, as root, still reads and writes it). -P: links are
+        // changed themselves, never followed.
+        await run('chown', ['-R', '-P', `${user.uid}:${user.gid}`, '--', server.dir]);
+        const passwd = path.join(server.runDir, 'passwd');
+        const group = path.join(server.runDir, 'group');
+        await writeFile(
+          passwd,
+          `root:x:0:0:root:/root:/usr/sbin/nologin\nminecraft:x:${user.uid}:${user.gid}:game server:${CAGE_SERVER_DIR}:/usr/sbin/nologin\n`,
+        );
+        await writeFile(group, `root:x:0:\nminecraft:x:${user.gid}:\n`);
+        identity.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
+      }
+      const env = { HOME: CAGE_SERVER_DIR, ...plan.env };
+      const setenv = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['--setenv', k, v]));
+      const mounts = [...system, ...identity, ...readOnly, '--bind', server.dir, CAGE_SERVER_DIR];
+      const args = [
+        '--unshare-pid',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--unshare-cgroup-try',
+        '--hostname',
+        'spawnpoint',
+        // The game is the first process of its namespace: when it ends, everything it started ends.
+        '--as-pid-1',
+        // As root, bwrap sets up the cage with root's rights and setpriv then drops to the game user (no
+        // capability left, no way back). Otherwise a user namespace, where nested ones are switched off.
+        ...(user ? ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'] : ['--unshare-user', '--disable-userns']),
+        // The private /tmp first: a mount below /tmp (a jar in a DATA_DIR there) then lands inside it.
+        '--perms',
+        '1777',
+        '--size',
+        String(CAGE_TMP_BYTES),
+        '--tmpfs',
+        '/tmp',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        ...parentFolders(mounts),
+        ...system,
+        ...identity,
+        ...readOnly,
+        '--bind',
+        server.dir,
+        CAGE_SERVER_DIR,
+        '--remount-ro',
+        '/',
+        '--chdir',
+        CAGE_SERVER_DIR,
+        '--clearenv',
+        ...setenv,
+        '--info-fd',
+        '3',
+        '--',
+        ...(user
+          ? [
+              SETPRIV,
+              `--reuid=${user.uid}`,
+              `--regid=${user.gid}`,
+              '--clear-groups',
+              '--inh-caps=-all',
+              '--bounding-set=-all',
+              '--no-new-privs',
+              '--',
+            ]
+          : []),
+        plan.command,
+        ...plan.args,
+      ];
+      let wrapper: LaunchWrapper = { command: bwrap, args, infoFd: true };
+      if (cgroups) {
+        const group = await cgroups.create(server.serverId, limitsOf(server.memoryMb));
+        // The shell joins the group and then becomes bwrap, so the cage and everything in it are
+        // limited from their first instruction (no fork can start outside the group).
+        const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+        wrapper = {
+          command: '/bin/sh',
+          args: ['-c', join, 'spawnpoint-cage', String(group.procsFiles.length), ...group.procsFiles, bwrap, ...args],
+          infoFd: true,
+          group: { dirs: group.dirs, oomFile: group.oomFile, oomBaseline: await oomKills(group.oomFile) },
+        };
+      }
+      return launchDetached(plan, server.runDir, wrapper, inspect);
+    },
+  };
+}
+
+/** Host paths a plan needs for a Node.js program at `entry`: the node binary's install and every node_modules above it. */
+export async function nodeRuntimePaths(entry: string): Promise<string[]> {
+  const paths = [entry];
+  const node = await realpath(process.execPath);
+  if (!within(node, '/usr')) paths.push(path.dirname(path.dirname(node)));
+  for (let dir = path.dirname(entry); ; dir = path.dirname(dir)) {
+    const modules = path.join(dir, 'node_modules');
+    if (
+      await lstat(modules).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    )
+      paths.push(modules);
+    if (path.dirname(dir) === dir) break;
+  }
+  return paths;
+}

@@ -1,0 +1,194 @@
+/**
+ * Resource limits of game processes: one control group per running server, with a memory limit, a CPU
+ * weight and a process limit. cgroup v2 where the node has the unified hierarchy, cgroup v1 (the memory,
+ * cpu and pids controllers) where it has only that. This module is the only code that touches
+ * /sys/fs/cgroup; the cage (cage.ts) puts the game into the group before it runs (see `procsFiles`).
+ */
+import { createHash } from 'node:crypto';
+import { readFile, mkdir, rmdir, writeFile, access, constants } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Processes and threads one game server may have at once (a Java server uses 50–300 threads). */
+export const GAME_PIDS_MAX = 1024;
+
+export interface GameLimits {
+  memoryBytes: number;
+  /** Relative CPU share: a server with twice the weight gets twice the CPU time when the node is busy. */
+  cpuWeight: number;
+  pidsMax: number;
+}
+
+/** The plan's memory is the limit; the CPU share follows it (1 GiB of memory ≈ the default share). */
+export function limitsOf(memoryMb: number): GameLimits {
+  return {
+    memoryBytes: memoryMb * 1024 * 1024,
+    cpuWeight: Math.max(1, Math.min(10_000, Math.round(memoryMb / 10))),
+    pidsMax: GAME_PIDS_MAX,
+  };
+}
+
+/** The heap a game may use inside its memory limit: the rest is for the runtime itself (threads, code, buffers). */
+export function heapMb(memoryMb: number): number {
+  return Math.max(64, memoryMb - Math.max(64, Math.round(memoryMb * 0.25)));
+}
+
+/** One server's group: a folder per v1 hierarchy (memory, cpu, pids), or one folder in v2. */
+export interface ServerGroup {
+  dirs: string[];
+  /** The files a process writes its pid into to join the group (before it runs the game). */
+  procsFiles: string[];
+  /** The file whose `oom_kill N` line counts the kernel's out-of-memory kills in this group. */
+  oomFile: string;
+}
+
+export interface Cgroups {
+  version: 1 | 2;
+  /** Creates (or reuses) the group of a server and writes its limits. */
+  create(serverId: string, limits: GameLimits): Promise<ServerGroup>;
+}
+
+const V1_CONTROLLERS = ['memory', 'cpu', 'pids'] as const;
+
+async function writable(file: string): Promise<boolean> {
+  return access(file, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** How many times the OOM killer ended a process of a group: "oom_kill N" of memory.oom_control (v1) or memory.events (v2). */
+export async function oomKills(file: string): Promise<number> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const match = /^oom_kill (\d+)$/m.exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+/** Removes a group once it is empty (a group still in use stays, and is reused by the next start). */
+export async function removeGroup(dirs: string[]): Promise<void> {
+  // The agent's own level goes too once its last server's group is gone.
+  await Promise.all(
+    dirs.map((d) =>
+      rmdir(d)
+        .then(
+          () => rmdir(path.dirname(d)),
+          () => undefined,
+        )
+        .catch(() => undefined),
+    ),
+  );
+}
+
+/**
+ * The groups of one agent live under `spawnpoint-<hash of its DATA_DIR>`, so two agents on one machine
+ * (tests, or two nodes) never share a server's group, and a restarted agent finds its servers' groups again.
+ */
+export function groupName(dataDir: string): string {
+  return `spawnpoint-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Finds the cgroup controllers this agent may use, or says what is missing. v1 groups are created under
+ * the agent's own group in each hierarchy (so limits an operator put on the agent's service also hold
+ * its games); v2 groups under the root of the unified hierarchy, because a v2 group that holds a process
+ * (the agent's own) cannot hand controllers to children.
+ */
+export async function detectCgroups(
+  dataDir: string,
+  root = '/sys/fs/cgroup',
+  selfCgroup = '/proc/self/cgroup',
+): Promise<Cgroups | { missing: string }> {
+  const name = groupName(dataDir);
+  const controllers = await readFile(path.join(root, 'cgroup.controllers'), 'utf8').catch(() => null);
+  if (controllers !== null) {
+    const have = controllers.trim().split(/\s+/);
+    const lacking = ['memory', 'cpu', 'pids'].filter((c) => !have.includes(c));
+    if (lacking.length) return { missing: `the cgroup v2 controllers ${lacking.join(', ')} are not available in ${root}` };
+    if (!(await writable(path.join(root, 'cgroup.subtree_control')))) return { missing: `${root} is not writable (run the agent as root)` };
+    return v2(path.join(root, name), root);
+  }
+  const self = await readFile(selfCgroup, 'utf8').catch(() => '');
+  const dirs: Record<string, string> = {};
+  for (const controller of V1_CONTROLLERS) {
+    // "4:memory:/some/path" or "2:cpu,cpuacct:/path"
+    const line = self.split('\n').find((l) => l.split(':')[1]?.split(',').includes(controller));
+    const own = line ? line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1) : '/';
+    const mount = await findV1Mount(root, controller);
+    if (!mount) return { missing: `the cgroup v1 ${controller} controller is not mounted under ${root}` };
+    const base = path.join(mount, own);
+    if (!(await writable(base))) return { missing: `${base} is not writable (run the agent as root)` };
+    dirs[controller] = path.join(base, name);
+  }
+  return v1(dirs as Record<(typeof V1_CONTROLLERS)[number], string>);
+}
+
+async function findV1Mount(root: string, controller: string): Promise<string | null> {
+  const candidates = [controller, 'cpu,cpuacct', 'cpuacct,cpu'];
+  for (const c of candidates) {
+    if (!c.split(',').includes(controller)) continue;
+    const dir = path.join(root, c);
+    if (
+      await access(path.join(dir, 'cgroup.procs')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
+  }
+  return null;
+}
+
+function v1(bases: Record<(typeof V1_CONTROLLERS)[number], string>): Cgroups {
+  const group = (serverId: string): ServerGroup => {
+    const dirs = V1_CONTROLLERS.map((c) => path.join(bases[c], serverId));
+    return {
+      dirs,
+      procsFiles: dirs.map((d) => path.join(d, 'cgroup.procs')),
+      oomFile: path.join(bases.memory, serverId, 'memory.oom_control'),
+    };
+  };
+  return {
+    version: 1,
+    async create(serverId, limits) {
+      const g = group(serverId);
+      await Promise.all(g.dirs.map((d) => mkdir(d, { recursive: true })));
+      const [memory, cpu, pids] = g.dirs as [string, string, string];
+      const bytes = String(limits.memoryBytes);
+      // memsw (memory + swap) is raised after, and lowered before, the memory limit; equal means no swap.
+      const memsw = path.join(memory, 'memory.memsw.limit_in_bytes');
+      const hasMemsw = await writable(memsw);
+      if (hasMemsw) await writeFile(memsw, '-1').catch(() => undefined);
+      await writeFile(path.join(memory, 'memory.limit_in_bytes'), bytes);
+      if (hasMemsw) await writeFile(memsw, bytes);
+      // v1 shares: 1024 is the default of every other group, as 100 is v2's weight.
+      await writeFile(path.join(cpu, 'cpu.shares'), String(Math.max(2, Math.round((limits.cpuWeight * 1024) / 100))));
+      await writeFile(path.join(pids, 'pids.max'), String(limits.pidsMax));
+      return g;
+    },
+  };
+}
+
+function v2(base: string, root: string): Cgroups {
+  const group = (serverId: string): ServerGroup => {
+    const dir = path.join(base, serverId);
+    return {
+      dirs: [dir],
+      procsFiles: [path.join(dir, 'cgroup.procs')],
+      oomFile: path.join(dir, 'memory.events'),
+    };
+  };
+  return {
+    version: 2,
+    async create(serverId, limits) {
+      const g = group(serverId);
+      await mkdir(g.dirs[0] as string, { recursive: true });
+      // Controllers are handed down level by level: the root, then the agent's group.
+      for (const parent of [root, base]) await writeFile(path.join(parent, 'cgroup.subtree_control'), '+memory +cpu +pids');
+      const dir = g.dirs[0] as string;
+      await writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+      await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
+      await writeFile(path.join(dir, 'cpu.weight'), String(limits.cpuWeight));
+      await writeFile(path.join(dir, 'pids.max'), String(limits.pidsMax));
+      return g;
+    },
+  };
+}
