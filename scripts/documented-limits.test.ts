@@ -12,6 +12,8 @@ import {
   STATS_HISTORY_SAMPLES_MAX,
 } from '@spawnpoint/contracts';
 import { describe, expect, it } from 'vitest';
+import { CAGE_TMP_BYTES } from '../apps/agent/src/cage.ts';
+import { GAME_PIDS_MAX } from '../apps/agent/src/cgroups.ts';
 import { OUTBOX_MAX_LINES } from '../apps/agent/src/console-outbox.ts';
 import { PLAYER_LIST_MAX_BYTES, PLAYER_LIST_MAX_ENTRIES } from '../apps/agent/src/player-lists.ts';
 import { MAX_DEPTH, MEASURE_MAX_AGE_MS } from '../apps/agent/src/sandbox.ts';
@@ -47,6 +49,7 @@ const promised: [string, string][] = [
   ['quota measurement age', `after ${MEASURE_MAX_AGE_MS / 1000} s`],
   ['player lists', `${PLAYER_LIST_MAX_BYTES / 1024} KiB and ${count(PLAYER_LIST_MAX_ENTRIES)} entries per player list`],
   ['agent outbox', `${count(OUTBOX_MAX_LINES)} lines waiting for the API`],
+  ['game processes', `${count(GAME_PIDS_MAX)} processes per server; private /tmp ${CAGE_TMP_BYTES / 1024 / 1024} MiB`],
   ['requests per address', `${perWindow(limitRules.apiPerIp)} per address`],
   ['sign-in per address', `sign-in ${perWindow(limitRules.loginPerIp)} per address`],
   ['sign-in per account', `${perWindow(limitRules.loginPerAccountAndIp)} per account+address`],

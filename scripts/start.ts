@@ -98,6 +98,9 @@ if (!env.AGENTS) {
       AGENT_PORT: String(agentPort),
       API_URL: `http://127.0.0.1:${port}`,
       GAME_PORT_RANGE: portRange,
+      // The embedded default must run on a laptop without bubblewrap: games then run uncaged and the agent
+      // says so at start and in every server's console. Never in production (the agent refuses it there).
+      ALLOW_UNCAGED_GAMES: process.env.ALLOW_UNCAGED_GAMES ?? (process.env.NODE_ENV === 'production' ? 'false' : 'true'),
     },
     // Stopping Spawnpoint stops its game servers too (SIGTERM alone would leave them running).
     'SIGINT',
