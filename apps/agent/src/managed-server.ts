@@ -12,11 +12,13 @@ import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
 import { BackupCoordinator } from './backup-coordinator.ts';
 import { OutputGuard } from './output-guard.ts';
 import { StatsSampler } from './stats-sampler.ts';
+import { PlayerCount } from './player-count.ts';
 
 export interface ServerEvents {
   state(serverId: string, state: ServerState): void;
   lines(serverId: string, lines: string[]): void;
-  stats(serverId: string, stats: ServerStats): void;
+  /** `inGame`: players by the game's own join/leave lines (player-count.ts); undefined while unknown. */
+  stats(serverId: string, stats: ServerStats & { inGame?: number }): void;
 }
 
 export class InvalidStateError extends Error {}
@@ -36,6 +38,7 @@ export class ManagedServer {
   private lastCrash = 0;
   private readonly guard = new OutputGuard();
   private readonly stats: StatsSampler;
+  private readonly inGame = new PlayerCount();
   private exited: Promise<void> = Promise.resolve();
   private openSandbox: Promise<Sandbox> | null = null;
   /** Backups and restores of this server (one at a time; see BackupCoordinator). */
@@ -71,7 +74,10 @@ export class ManagedServer {
     );
     this.stats = new StatsSampler(
       { spec: () => this.spec, pid: () => this.proc?.pid, state: () => this.state, sandbox: () => this.sandbox() },
-      (stats: ServerStats) => this.events.stats(this.spec.serverId, stats),
+      (stats: ServerStats) => {
+        const inGame = this.inGame.count();
+        this.events.stats(this.spec.serverId, inGame === undefined ? stats : { ...stats, inGame });
+      },
     );
   }
 
@@ -237,6 +243,9 @@ export class ManagedServer {
     this.setState('online');
     this.console.notice('The node agent restarted; the server kept running.');
     this.attach(proc);
+    // Who joined before this agent came is not in the lines it reads: the game's own list says.
+    this.inGame.unknown();
+    proc.send('list');
     return true;
   }
 
@@ -250,6 +259,7 @@ export class ManagedServer {
   private attach(proc: RuntimeProcess): void {
     this.proc = proc;
     this.decoder = new StringDecoder('utf8');
+    this.inGame.reset();
     let resolveExit: () => void = () => undefined;
     this.exited = new Promise((r) => (resolveExit = r));
     proc.onOutput((chunk) => this.output(chunk));
@@ -322,6 +332,7 @@ export class ManagedServer {
   private output(chunk: Buffer): void {
     // A multi-byte character split across two reads of the log survives.
     const text = this.decoder.write(chunk);
+    this.inGame.write(text);
     if (this.state === 'starting') {
       const seen = this.partialLine + text;
       if (this.runtime.readyPattern.test(seen)) this.setState('online');

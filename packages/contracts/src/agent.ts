@@ -54,7 +54,12 @@ export const agentHello = z.object({
 });
 export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
 export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });
-export const agentStatsEvent = serverStats.extend({ serverId: z.string() });
+/**
+ * `inGame`: how many players are in the game by its own join and leave lines (and its `list` after an
+ * agent restart), which is what sleeping counts; `players` is the status ping, as a client's server list
+ * sees it. Absent from an agent that does not count them (the server then never sleeps).
+ */
+export const agentStatsEvent = serverStats.extend({ serverId: z.string(), inGame: z.number().int().min(0).max(100_000).optional() });
 export const agentBackupEvent = z.object({
   serverId: z.string(),
   backupId: z.string(),

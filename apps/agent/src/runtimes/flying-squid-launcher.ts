@@ -144,6 +144,19 @@ serv.commands.add({
   },
 });
 
+// Who is in the game, in Java's words: the agent counts players from these lines (player-count.ts), and an
+// idle server goes to sleep by that count.
+serv.on('newPlayer' as string, (player: SquidPlayer) => {
+  let joined = false;
+  player.on('connected', () => {
+    joined = true;
+    serv.info(`${player._client.username} joined the game`);
+  });
+  player.on('disconnected', () => {
+    if (joined) serv.info(`${player._client.username} left the game`);
+  });
+});
+
 // The agent's ready signal (flyingSquidRuntime.readyPattern).
 serv.on('ready' as string, () => serv.info('Done! The server is ready for players.'));
 
