@@ -18,6 +18,7 @@ import { ServerHub } from './server-hub.ts';
 import { ServerDirectory } from './servers/directory.ts';
 import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
+import { FreeTier } from './servers/free-tier.ts';
 import { ProxyGateway } from './proxy-gateway.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -99,6 +100,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const nodes = new NodeRegistry(config.AGENTS, log);
   const hub = new ServerHub(io, nodes);
   nodes.attach(io, hub);
+  // Sleeping, play time, active servers per account and the start queue (servers/free-tier.ts).
+  const freeTier = new FreeTier(config, database.db, hub, io, log);
   const power = new PowerDispatcher(
     nodes,
     hub,
@@ -107,7 +110,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       directory.invalidate(server.ownerId);
       proxies.upsert(server);
     },
+    freeTier.rules,
+    config.START_QUEUE_MAX,
   );
+  freeTier.attach(power);
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   const proxies = new ProxyGateway(database.db, hub, nodes, power, config, log);
   await proxies.load();
@@ -115,6 +121,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   hub.onStateChange((serverId) => proxies.changed(serverId));
   const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxies.connected());
   await directory.load();
+  directory.extras = (row) => freeTier.extras(row);
   // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.
   hub.onHello = (nodeId) => {
     void (async () => {
@@ -135,7 +142,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mailer,
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
-    game: { nodes, hub, directory, power, proxies },
+    game: { nodes, hub, directory, power, proxies, freeTier },
     background(task) {
       const run = task().catch((err: unknown) => log.error({ err }, 'background task failed'));
       pending.add(run);
@@ -190,6 +197,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     drain,
     async close() {
       clearInterval(sweeper);
+      await freeTier.close();
       await io.close();
       await app.close();
       await drain();

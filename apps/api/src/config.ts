@@ -79,6 +79,17 @@ const envSchema = z.object({
   PROXY_PORT: z.coerce.number().int().min(0).max(65535).default(25565),
   /** Authenticates join proxies on the `/proxy` namespace; generated into DATA_DIR/proxy-token when unset. */
   PROXY_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Minutes without players before a free server stops and sleeps (the plan says 5). Fractions are
+   * allowed, so tests can use seconds (0.05 = 3 s).
+   */
+  IDLE_STOP_MINUTES: z.coerce.number().positive().max(10_080).optional(),
+  /** Minutes a server stays up after a start before it may sleep, so a player joining a little late finds it up. */
+  MIN_ONLINE_MINUTES: z.coerce.number().min(0).max(1440).default(2),
+  /** Minutes of play time per UTC day of a free account (the plan says 240); fractions allowed for tests. */
+  DAILY_PLAY_TIME_MINUTES: z.coerce.number().min(0).max(1440).optional(),
+  /** Starts that may wait in one node's start queue; one more is NO_SERVERS_AVAILABLE. */
+  START_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(100),
   ANALYTICS_KEY: z.string().optional(),
   CHAT_WIDGET_ID: z.string().optional(),
   TAG_MANAGER_ID: z.string().optional(),

@@ -12,6 +12,7 @@ import type { ServerHub } from './server-hub.ts';
 import type { ServerDirectory } from './servers/directory.ts';
 import type { PowerDispatcher } from './servers/power.ts';
 import type { ProxyGateway } from './proxy-gateway.ts';
+import type { FreeTier } from './servers/free-tier.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -21,7 +22,7 @@ export interface AppContext {
   mailer: Mailer;
   limit: Limiter;
   log: Logger;
-  game: { nodes: NodeRegistry; hub: ServerHub; directory: ServerDirectory; power: PowerDispatcher; proxies: ProxyGateway };
+  game: { nodes: NodeRegistry; hub: ServerHub; directory: ServerDirectory; power: PowerDispatcher; proxies: ProxyGateway; freeTier: FreeTier };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

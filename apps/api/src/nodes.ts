@@ -37,6 +37,8 @@ export interface NodeEvents {
   state(nodeId: string, serverId: string, state: ServerState): void;
   lines(nodeId: string, serverId: string, lines: string[]): void;
   stats(nodeId: string, serverId: string, stats: ServerStats): void;
+  /** Players in the game by its own join/leave lines (sent with the stats by agents that count them). */
+  inGame(nodeId: string, serverId: string, count: number): void;
   /** The node (re)connected and reported what it runs; servers it does not list are offline. */
   hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[]): void;
   backup(nodeId: string, event: AgentBackupEvent): void;
@@ -124,8 +126,9 @@ export class NodeRegistry {
       socket.on('agent:stats', (payload) => {
         const event = agentStatsEvent.safeParse(payload);
         if (!event.success) return;
-        const { serverId, ...stats } = event.data;
+        const { serverId, inGame, ...stats } = event.data;
         events.stats(nodeId, serverId, stats);
+        if (inGame !== undefined) events.inGame(nodeId, serverId, inGame);
       });
       socket.on('agent:backup', (payload) => {
         const event = agentBackupEvent.safeParse(payload);

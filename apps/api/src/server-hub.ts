@@ -57,6 +57,10 @@ export class ServerHub implements NodeEvents {
   forget(serverId: string): void {
     this.placements.delete(serverId);
     this.states.delete(serverId);
+    this.held.delete(serverId);
+    this.toSleep.delete(serverId);
+    this.wakingUp.delete(serverId);
+    this.playing.delete(serverId);
     this.latestStats.delete(serverId);
     this.statsHistory.delete(serverId);
     this.history.delete(serverId);
@@ -77,18 +81,100 @@ export class ServerHub implements NodeEvents {
     return this.statsHistory.get(serverId)?.read(now) ?? [];
   }
 
-  /** Servers on a node that hold a slot (anything but offline). */
-  activeOn(nodeId: string): number {
+  /**
+   * Servers on a node that hold a slot: anything but offline and sleeping, and not the ones waiting in the
+   * start queue (`waiting`).
+   */
+  activeOn(nodeId: string, waiting: (serverId: string) => boolean = () => false): number {
     let n = 0;
-    for (const p of this.placements.values()) if (p.nodeId === nodeId && this.stateOf(p.serverId) !== 'offline') n++;
+    for (const p of this.placements.values()) if (p.nodeId === nodeId && this.holdsSlot(p.serverId) && !waiting(p.serverId)) n++;
     return n;
+  }
+
+  /** An account's active servers (anything but offline and sleeping; queued ones count), but `except`. */
+  activeOf(ownerId: string, except?: string): string[] {
+    return [...this.placements.values()]
+      .filter((p) => p.ownerId === ownerId && p.serverId !== except && this.holdsSlot(p.serverId))
+      .map((p) => p.serverId);
+  }
+
+  /** The servers of an account. */
+  serversOf(ownerId: string): string[] {
+    return [...this.placements.values()].filter((p) => p.ownerId === ownerId).map((p) => p.serverId);
+  }
+
+  /** Every server placed on a node. */
+  placedServers(): string[] {
+    return [...this.placements.keys()];
+  }
+
+  /** Tells the players of a running server something (`say`). */
+  async say(serverId: string, text: string): Promise<void> {
+    const placement = this.placements.get(serverId);
+    if (placement && this.stateOf(serverId) === 'online') await this.nodes.command(placement.nodeId, serverId, `say ${text}`);
+  }
+
+  ownerOf(serverId: string): string | undefined {
+    return this.placements.get(serverId)?.ownerId;
+  }
+
+  private holdsSlot(serverId: string): boolean {
+    const state = this.stateOf(serverId);
+    return state !== 'offline' && state !== 'sleeping';
+  }
+
+  // States the API decides, which a node's "offline" does not end: `sleeping`, and `queued` while the
+  // server waits in the start queue (the node knows neither: to it the server is simply not running).
+  private held = new Map<string, ServerState>();
+  // Servers being stopped because nobody plays: their "offline" is `sleeping`.
+  private toSleep = new Set<string>();
+  // Servers started from `sleeping`: their node's "starting" is `waking`.
+  private wakingUp = new Set<string>();
+
+  /** Sets a state the API keeps until a start or a delete: `sleeping`, or `queued` in the start queue. */
+  hold(serverId: string, state: 'sleeping' | 'queued'): void {
+    this.setState(serverId, state);
+    if (this.placements.has(serverId)) this.held.set(serverId, state);
+  }
+
+  /** Ends a held state (the server leaves the queue to start now). */
+  release(serverId: string): void {
+    this.held.delete(serverId);
+  }
+
+  /** The next "offline" from the node means the server went to sleep (an idle stop was sent). */
+  sleepWhenStopped(serverId: string, sleep: boolean): void {
+    if (sleep) this.toSleep.add(serverId);
+    else this.toSleep.delete(serverId);
+  }
+
+  /** The start just sent wakes a sleeping server: it shows `waking` until it is online (or fails). */
+  markWaking(serverId: string): void {
+    this.wakingUp.add(serverId);
+    this.setState(serverId, 'waking');
+  }
+
+  /** A state reported by a node, read through what the API knows (sleeping, waking, the queue). */
+  private report(serverId: string, state: ServerState): void {
+    if (state === 'offline') {
+      this.wakingUp.delete(serverId);
+      if (this.toSleep.delete(serverId)) return this.hold(serverId, 'sleeping');
+      const held = this.held.get(serverId);
+      if (held && this.states.get(serverId) === held) return;
+    } else if (state === 'starting' && this.wakingUp.has(serverId)) {
+      return this.setState(serverId, 'waking');
+    } else if (state !== 'starting') {
+      this.wakingUp.delete(serverId);
+    }
+    this.setState(serverId, state);
   }
 
   setState(serverId: string, state: ServerState): void {
     const placement = this.placements.get(serverId);
     if (!placement || this.states.get(serverId) === state) return;
+    if (this.held.get(serverId) !== state) this.held.delete(serverId);
     this.states.set(serverId, state);
-    if (state === 'offline') {
+    if (state === 'offline' || state === 'sleeping') {
       // A stopped server has no live figures; its charts start again with its next run.
       this.latestStats.delete(serverId);
       this.statsHistory.delete(serverId);
@@ -131,7 +217,33 @@ export class ServerHub implements NodeEvents {
   }
 
   state(nodeId: string, serverId: string, state: ServerState): void {
-    if (this.onNode(nodeId, serverId)) this.setState(serverId, state);
+    if (this.onNode(nodeId, serverId)) this.report(serverId, state);
+  }
+
+  private playing = new Map<string, number>();
+  private inGameListeners = new Set<(serverId: string, count: number) => void>();
+
+  /** Players in the game by its own join/leave lines, as the node last counted them (sleeping reads this). */
+  inGame(nodeId: string, serverId: string, count: number): void {
+    if (!this.onNode(nodeId, serverId)) return;
+    this.playing.set(serverId, count);
+    for (const listener of this.inGameListeners) listener(serverId, count);
+  }
+
+  onInGame(listener: (serverId: string, count: number) => void): void {
+    this.inGameListeners.add(listener);
+  }
+
+  /** Tells the owner's pages a server's place in the start queue (null: it left the queue). */
+  pushQueuePosition(serverId: string, position: number | null): void {
+    const placement = this.placements.get(serverId);
+    if (placement) this.io.to(this.audience(placement)).emit('server:queue', { serverId, position });
+  }
+
+  /** A line of the API's own in a server's console (play time used up, …), shown as the agent's notices are. */
+  notice(serverId: string, text: string): void {
+    const placement = this.placements.get(serverId);
+    if (placement) this.lines(placement.nodeId, serverId, [`\x1b[33m[Spawnpoint]\x1b[0m ${text}`]);
   }
 
   /** `at`: when the sample arrived (tests pass older times to fill the history). */
@@ -164,7 +276,7 @@ export class ServerHub implements NodeEvents {
   onBackupJobs: ((nodeId: string, running: { serverId: string; backupId: string }[]) => void) | null = null;
 
   hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[] = []): void {
-    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.setState(p.serverId, states.get(p.serverId) ?? 'offline');
+    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.report(p.serverId, states.get(p.serverId) ?? 'offline');
     this.onHello?.(nodeId);
     this.onBackupJobs?.(
       nodeId,
@@ -212,7 +324,7 @@ export class ServerHub implements NodeEvents {
   }
 
   gone(nodeId: string): void {
-    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.setState(p.serverId, 'offline');
+    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.report(p.serverId, 'offline');
   }
 
   // --- console subscriptions ---

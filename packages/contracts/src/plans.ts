@@ -12,6 +12,9 @@ export const plans = [
     backups: 3,
     servers: 2,
     monthlyPriceCents: 0,
+    activeServers: 1,
+    idleStopMinutes: 5,
+    dailyPlayTimeMinutes: 240,
     sleeping: 'Sleeps 5 minutes after the last player leaves; joining wakes it.',
   },
   {
@@ -24,6 +27,9 @@ export const plans = [
     backups: 10,
     servers: 3,
     monthlyPriceCents: 499,
+    activeServers: 2,
+    idleStopMinutes: 30,
+    dailyPlayTimeMinutes: null,
     sleeping: 'Sleeps 30 minutes after the last player leaves; joining wakes it.',
   },
   {
@@ -36,6 +42,9 @@ export const plans = [
     backups: 20,
     servers: 5,
     monthlyPriceCents: 1299,
+    activeServers: 3,
+    idleStopMinutes: 120,
+    dailyPlayTimeMinutes: null,
     sleeping: 'Never sleeps while anyone is online; sleeps after 2 empty hours.',
   },
   {
@@ -48,6 +57,9 @@ export const plans = [
     backups: 40,
     servers: 10,
     monthlyPriceCents: 2499,
+    activeServers: 10,
+    idleStopMinutes: null,
+    dailyPlayTimeMinutes: null,
     sleeping: 'Always on.',
   },
 ] as const;
@@ -62,6 +74,12 @@ export const planSchema = z.object({
   diskMb: z.number().int(),
   backups: z.number().int(),
   servers: z.number().int(),
+  /** Servers that may be active (anything but offline or sleeping) at once. */
+  activeServers: z.number().int(),
+  /** Minutes without players before a server is stopped and sleeps; null: never sleeps. */
+  idleStopMinutes: z.number().nullable(),
+  /** Minutes per UTC day the account's servers may run; null: no allowance. */
+  dailyPlayTimeMinutes: z.number().nullable(),
   monthlyPriceCents: z.number().int(),
   sleeping: z.string(),
 });

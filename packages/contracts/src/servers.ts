@@ -145,6 +145,20 @@ export const serverStats = z.object({
 });
 export type ServerStats = z.infer<typeof serverStats>;
 
+/**
+ * An account's play time today (UTC day), counted while any of its servers runs (starting, waking, online
+ * or stopping). `counting`: it is being used now, so a page counts `remainingSeconds` down by itself.
+ */
+export const playTimeStatus = z.object({
+  allowanceSeconds: z.number().int().min(0),
+  usedSeconds: z.number().int().min(0),
+  remainingSeconds: z.number().int().min(0),
+  counting: z.boolean(),
+  /** When the allowance starts again: the next midnight UTC. */
+  resetsAt: z.string(),
+});
+export type PlayTimeStatus = z.infer<typeof playTimeStatus>;
+
 export const serverDetails = serverSummary.extend({
   software: z.string(),
   version: z.string(),
@@ -157,6 +171,12 @@ export const serverDetails = serverSummary.extend({
   publicListing: z.boolean(),
   /** A join proxy is running, so `joinAddress` works in Minecraft (a stopped server starts when a player joins). */
   joinByName: z.boolean(),
+  /** Minutes without players after which the server stops and sleeps (its owner's plan); null: never. */
+  sleepsAfterMinutes: z.number().nullable(),
+  /** Place in the start queue of its node (1 = next), while `queued` there; null otherwise. */
+  queuePosition: z.number().int().min(1).nullable(),
+  /** The owner's play time today; null when the plan has no daily allowance. */
+  playTime: playTimeStatus.nullable(),
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
 
@@ -189,10 +209,13 @@ export const softwareResult = z.array(
   z.object({ id: z.enum(softwareIds), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),
 );
 
-/** Which states allow which power action (ARCHITECTURE §6). Kill is always allowed. */
+/**
+ * Which states allow which power action (ARCHITECTURE §6). Kill is always allowed. A sleeping server
+ * starts as an offline one does; stopping a server that waits in the start queue takes it out of the queue.
+ */
 export const powerPreconditions: Record<PowerAction, readonly z.infer<typeof serverState>[] | 'any'> = {
-  start: ['offline'],
-  stop: ['starting', 'online'],
+  start: ['offline', 'sleeping'],
+  stop: ['queued', 'starting', 'waking', 'online'],
   restart: ['online'],
   kill: 'any',
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
-import { serverStats } from './servers.ts';
+import { playTimeStatus, serverStats } from './servers.ts';
 
 /** Socket.IO events between the browser and the API (ARCHITECTURE §5). */
 export const socketAuthPayload = z.object({ token: z.string().min(1).max(1024) });
@@ -27,6 +27,11 @@ export const serverStatsHistoryEvent = z.object({
 });
 export type ServerStatsHistoryEvent = z.infer<typeof serverStatsHistoryEvent>;
 
+/** A server's place in its node's start queue (1 = next), pushed on every change; null once it left the queue. */
+export const serverQueueEvent = z.object({ serverId: z.string(), position: z.number().int().min(1).nullable() });
+/** The account's play time today, pushed when it starts or stops being used and when it runs out. */
+export const accountPlayTimeEvent = playTimeStatus;
+
 export interface ServerToClientEvents {
   'auth:success': () => void;
   'auth:error': (payload: { message: string }) => void;
@@ -35,6 +40,8 @@ export interface ServerToClientEvents {
   'server:stats': (payload: ServerStatsEvent) => void;
   'server:stats-history': (payload: ServerStatsHistoryEvent) => void;
   'server:error': (payload: { serverId: string; status: string; message: string }) => void;
+  'server:queue': (payload: z.infer<typeof serverQueueEvent>) => void;
+  'account:play-time': (payload: z.infer<typeof accountPlayTimeEvent>) => void;
   'server:backup': (payload: {
     serverId: string;
     backupId: string;

@@ -1,4 +1,4 @@
-import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { AccountEventType } from '@spawnpoint/contracts';
 
 export const users = pgTable(
@@ -181,4 +181,22 @@ export const giveawayEntries = pgTable(
     winner: boolean('winner').notNull().default(false),
   },
   (t) => [uniqueIndex('giveaway_entries_slug_user_key').on(t.slug, t.userId)],
+);
+
+/**
+ * Play time an account used on one UTC day (issue 12 #4), in whole seconds: counted while any of its
+ * servers runs, saved every 15 s and when it stops; the allowance is the plan's daily minutes.
+ */
+export const playTime = pgTable(
+  'play_time',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The UTC day, YYYY-MM-DD. */
+    day: text('day').notNull(),
+    usedSeconds: integer('used_seconds').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
 );

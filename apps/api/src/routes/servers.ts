@@ -11,7 +11,7 @@ import { specOf } from '../servers/power.ts';
 
 export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { directory, hub, nodes, power, proxies } = ctx.game;
+  const { directory, hub, nodes, power, proxies, freeTier } = ctx.game;
 
   route(endpoints.software, async () =>
     softwareCatalogue.map((s) => ({ id: s.id, name: s.name, versions: [...s.versions], available: s.runtime === 'flying-squid' })),
@@ -54,7 +54,10 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     return directory.details(row);
   });
 
-  route(endpoints.server, async ({ server }) => directory.details(server));
+  route(endpoints.server, async ({ server }) => {
+    await freeTier.prepare(server.ownerId);
+    return directory.details(server);
+  });
 
   route(endpoints.serverAppearance, async ({ server, body }) =>
     directory.details(await directory.setPublicListing(server, body.publicListing)),
@@ -91,6 +94,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
         'The machine that runs this server cannot be reached right now, so its files cannot be removed. Please try again in a minute.',
       );
     await db.delete(servers).where(eq(servers.id, server.id));
+    power.forget(server.id);
     hub.forget(server.id);
     proxies.remove(server.id);
     directory.invalidate(session.user.id);

@@ -117,6 +117,13 @@ export class ServerDirectory {
     };
   }
 
+  /** The plan's, the start queue's and the play time's figures of a server (the app sets this: servers/free-tier.ts). */
+  extras: (row: ServerRow) => Pick<ServerDetails, 'sleepsAfterMinutes' | 'queuePosition' | 'playTime'> = () => ({
+    sleepsAfterMinutes: null,
+    queuePosition: null,
+    playTime: null,
+  });
+
   details(row: ServerRow): ServerDetails {
     return {
       ...this.summary(row),
@@ -128,6 +135,7 @@ export class ServerDirectory {
       memoryLimit: row.memoryMb,
       publicListing: row.publicListing,
       joinByName: this.joinProxyConnected(),
+      ...this.extras(row),
     };
   }
 }

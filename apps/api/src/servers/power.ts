@@ -1,8 +1,15 @@
-import { FREE_DISK_MB, powerPreconditions, type AgentServerSpec, type PowerAction, type SoftwareId } from '@spawnpoint/contracts';
+import { FREE_DISK_MB, powerPreconditions, type AgentServerSpec, type PowerAction, type ServerState, type SoftwareId } from '@spawnpoint/contracts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from './server-creator.ts';
+import { StartQueue, type QueuedStart } from './start-queue.ts';
+
+/** What else decides whether an account may start one more server now (play time, active servers). */
+export interface StartRules {
+  /** Throws the refusal (SERVER_PLAY_TIME_REACHED, SERVER_LIMIT_REACHED) when the start may not happen. */
+  check(server: ServerRow): Promise<void> | void;
+}
 
 export function specOf(server: ServerRow): AgentServerSpec {
   return {
@@ -19,12 +26,16 @@ export function specOf(server: ServerRow): AgentServerSpec {
 
 /**
  * The one entry point for power actions: one action per server at a time, each checked against the
- * server's state first (409 INVALID_STATE). Kill is always allowed and does not wait in line.
- * Both the owner's Start and a player joining a stopped server through the join proxy (proxy-gateway.ts)
- * start through `run`, so every rule of starting belongs here.
+ * server's state first (409 INVALID_STATE). Kill is always allowed and does not wait in line. A start
+ * also passes the account's rules (play time, active servers) and, when its node's running servers are at
+ * capacity, waits in the node's start queue (`queued`, first come first served) until a slot frees; a
+ * full queue is NO_SERVERS_AVAILABLE. Stop or kill takes a waiting server out of the queue. Players who
+ * join through the proxy start servers through here too, so every rule holds for them.
  */
 export class PowerDispatcher {
   private lines = new Map<string, Promise<unknown>>();
+  readonly queue: StartQueue;
+  private draining = new Set<string>();
 
   constructor(
     private nodes: NodeRegistry,
@@ -33,7 +44,11 @@ export class PowerDispatcher {
     private preparePort: (server: ServerRow) => Promise<ServerRow> = async (server) => server,
     /** Told when a start moved the server (caches of its row are stale). */
     private onMoved: (server: ServerRow) => void = () => undefined,
-  ) {}
+    private rules: StartRules = { check: () => undefined },
+    queueMaxPerNode = 100,
+  ) {
+    this.queue = new StartQueue(queueMaxPerNode);
+  }
 
   run(server: ServerRow, action: PowerAction): Promise<void> {
     if (action === 'kill') return this.execute(server, action);
@@ -49,6 +64,50 @@ export class PowerDispatcher {
     return this.inLine(server.id, () => work((action) => this.execute(server, action)));
   }
 
+  /** A server was deleted: it no longer waits. */
+  forget(serverId: string): void {
+    const entry = this.queue.remove(serverId);
+    if (entry) this.pushPositions(entry.server.nodeId);
+  }
+
+  /**
+   * Starts waiting servers of a node while it has free slots (called when a server stops or sleeps, and
+   * when the node connects). Each start passes the rules again: play time may have run out meanwhile.
+   */
+  drain(nodeId: string): void {
+    if (this.draining.has(nodeId)) return;
+    this.draining.add(nodeId);
+    try {
+      while (this.queue.length(nodeId) > 0 && this.nodes.isConnected(nodeId) && this.hasRoom(nodeId)) {
+        const entry = this.queue.shift(nodeId) as QueuedStart;
+        this.hub.pushQueuePosition(entry.server.id, null);
+        this.pushPositions(nodeId);
+        if (!this.hub.ownerOf(entry.server.id)) continue;
+        void this.inLine(entry.server.id, async () => {
+          await this.rules.check(entry.server);
+          await this.launch(entry.server, entry.from);
+          await this.nodes.power(entry.server.nodeId, entry.server.id, 'start');
+        }).catch((err: unknown) => {
+          const state = this.hub.stateOf(entry.server.id);
+          if (state === 'queued' || state === 'waking') this.hub.setState(entry.server.id, entry.from === 'sleeping' ? 'offline' : entry.from);
+          this.hub.notice(entry.server.id, `The queued start did not happen: ${err instanceof Error ? err.message : String(err)}`);
+          this.drain(nodeId);
+        });
+      }
+    } finally {
+      this.draining.delete(nodeId);
+    }
+  }
+
+  private hasRoom(nodeId: string): boolean {
+    const capacity = this.nodes.config(nodeId)?.capacity ?? 0;
+    return this.hub.activeOn(nodeId, (id) => this.queue.has(id)) < capacity;
+  }
+
+  private pushPositions(nodeId: string): void {
+    this.queue.waitingOn(nodeId).forEach((serverId, index) => this.hub.pushQueuePosition(serverId, index + 1));
+  }
+
   private inLine<T>(serverId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.lines.get(serverId) ?? Promise.resolve();
     const next = previous.then(work);
@@ -61,6 +120,15 @@ export class PowerDispatcher {
   }
 
   private async execute(server: ServerRow, action: PowerAction): Promise<void> {
+    if ((action === 'stop' || action === 'kill') && this.queue.has(server.id)) {
+      // Leaving the start queue: back to how it was, and everyone behind moves up.
+      const entry = this.queue.remove(server.id) as QueuedStart;
+      if (entry.from === 'sleeping') this.hub.hold(server.id, 'sleeping');
+      else this.hub.setState(server.id, 'offline');
+      this.hub.pushQueuePosition(server.id, null);
+      this.pushPositions(server.nodeId);
+      return;
+    }
     const state = this.hub.stateOf(server.id);
     const allowed = powerPreconditions[action];
     if (allowed !== 'any' && !allowed.includes(state)) {
@@ -68,23 +136,36 @@ export class PowerDispatcher {
     }
     if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NODE_UNAVAILABLE');
     if (action === 'start') {
-      // The node is there but has no room for one more running server: that one is "at capacity".
-      const capacity = this.nodes.config(server.nodeId)?.capacity ?? 0;
-      if (this.hub.activeOn(server.nodeId) >= capacity) throw new ApiError('NO_SERVERS_AVAILABLE');
-      this.hub.setState(server.id, 'queued');
-      try {
-        const prepared = await this.preparePort(server);
-        if (prepared.port !== server.port) this.onMoved(prepared);
-        this.hub.recordMaxPlayers(server.id, await this.nodes.install(server.nodeId, specOf(prepared)));
-      } catch (err) {
-        this.hub.setState(server.id, 'offline');
-        throw err;
+      await this.rules.check(server);
+      // No room on its node (or others wait before it): it waits in line, unless the line is full.
+      if (this.queue.length(server.nodeId) > 0 || !this.hasRoom(server.nodeId)) {
+        if (!this.queue.add({ server, from: state })) throw new ApiError('NO_SERVERS_AVAILABLE');
+        this.hub.hold(server.id, 'queued');
+        this.pushPositions(server.nodeId);
+        this.drain(server.nodeId);
+        return;
       }
+      await this.launch(server, state);
     }
     try {
       await this.nodes.power(server.nodeId, server.id, action);
     } catch (err) {
-      if (action === 'start' && this.hub.stateOf(server.id) === 'queued') this.hub.setState(server.id, 'offline');
+      if (action === 'start' && ['queued', 'waking'].includes(this.hub.stateOf(server.id))) this.hub.setState(server.id, 'offline');
+      throw err;
+    }
+  }
+
+  /** Hands a start to its node: `queued` (or `waking` from sleep) while the port is checked and the spec sent. */
+  private async launch(server: ServerRow, from: ServerState): Promise<void> {
+    this.hub.release(server.id);
+    if (from === 'sleeping') this.hub.markWaking(server.id);
+    else this.hub.setState(server.id, 'queued');
+    try {
+      const prepared = await this.preparePort(server);
+      if (prepared.port !== server.port) this.onMoved(prepared);
+      this.hub.recordMaxPlayers(server.id, await this.nodes.install(server.nodeId, specOf(prepared)));
+    } catch (err) {
+      this.hub.setState(server.id, 'offline');
       throw err;
     }
   }

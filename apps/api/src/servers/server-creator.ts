@@ -19,13 +19,16 @@ export type ServerRow = typeof servers.$inferSelect;
 
 export const FREE_MAX_PLAYERS = 10;
 
-/** Picks the connected node with the fewest servers that still has room; none → NO_SERVERS_AVAILABLE. */
+/**
+ * Picks a connected node: one with a free running slot first, then the fewest servers. A node whose
+ * running servers are at capacity still takes new servers (their start waits in its start queue); no
+ * connected node → NO_SERVERS_AVAILABLE.
+ */
 function pickNode(nodes: NodeRegistry, hub: ServerHub, placed: Map<string, number>): string {
   const candidates = nodes
     .connectedIds()
-    .map((id) => ({ id, used: placed.get(id) ?? 0, capacity: nodes.config(id)?.capacity ?? 0, active: hub.activeOn(id) }))
-    .filter((n) => n.active < n.capacity)
-    .sort((a, b) => a.used - b.used);
+    .map((id) => ({ id, used: placed.get(id) ?? 0, full: hub.activeOn(id) >= (nodes.config(id)?.capacity ?? 0) }))
+    .sort((a, b) => Number(a.full) - Number(b.full) || a.used - b.used);
   const chosen = candidates[0];
   if (!chosen) throw new ApiError('NO_SERVERS_AVAILABLE');
   return chosen.id;

@@ -1,0 +1,105 @@
+import type { ServerDetails } from '@spawnpoint/contracts';
+import { eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/index.ts';
+import { servers } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Realtime } from '../realtime.ts';
+import { userRoom } from '../realtime.ts';
+import type { ServerHub } from '../server-hub.ts';
+import { planLimits, type PlanLimits } from './plan-limits.ts';
+import { PlayTime } from './play-time.ts';
+import type { PowerDispatcher, StartRules } from './power.ts';
+import type { ServerRow } from './server-creator.ts';
+import { Sleeper } from './sleeper.ts';
+
+/** How often waiting starts are looked at again (besides every stop), e.g. after a node came back. */
+const QUEUE_CHECK_MS = 1000;
+
+/**
+ * The free tier's rules around power (issue 12 #2–#4): sleeping idle servers, daily play time, the
+ * number of active servers per account, and draining the start queue when a slot frees. Every account is
+ * on the free plan until billing exists; `limitsOf` is where a paid plan will be looked up.
+ */
+export class FreeTier {
+  readonly limitsOf: (ownerId: string) => PlanLimits;
+  /** What PowerDispatcher checks before every start, whoever asks (the owner, a player joining). */
+  readonly rules: StartRules;
+  private sleeper: Sleeper | null = null;
+  private playTime: PlayTime | null = null;
+  private power: PowerDispatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    config: Config,
+    private db: Db,
+    private hub: ServerHub,
+    private io: Realtime,
+    private log: FastifyBaseLogger,
+  ) {
+    const limits = planLimits(config);
+    this.limitsOf = () => limits;
+    this.rules = {
+      check: async (server: ServerRow) => {
+        await this.playTime?.check(server.ownerId);
+        // Queued servers count: they are on their way to running.
+        if (this.hub.activeOf(server.ownerId, server.id).length >= this.limitsOf(server.ownerId).activeServers) {
+          throw new ApiError('SERVER_LIMIT_REACHED');
+        }
+      },
+    };
+  }
+
+  attach(power: PowerDispatcher): void {
+    this.power = power;
+    const rowOf = async (id: string) => (await this.db.select().from(servers).where(eq(servers.id, id)).limit(1))[0];
+    const rowsOf = (ownerId: string) => this.db.select().from(servers).where(eq(servers.ownerId, ownerId));
+    this.sleeper = new Sleeper(this.hub, power, rowOf, this.limitsOf, this.log);
+    this.playTime = new PlayTime(
+      this.db,
+      this.hub,
+      power,
+      rowsOf,
+      this.limitsOf,
+      (ownerId, status) => this.io.to(userRoom(ownerId)).emit('account:play-time', status),
+      this.log,
+    );
+    const sleeper = this.sleeper;
+    const playTime = this.playTime;
+    this.hub.onStateChange((serverId, state) => {
+      sleeper.stateChanged(serverId, state);
+      playTime.stateChanged(serverId);
+      // A slot may have freed: the next waiting start of that node goes.
+      const nodeId = this.hub.nodeOf(serverId);
+      if (nodeId && (state === 'offline' || state === 'sleeping')) power.drain(nodeId);
+    });
+    this.hub.onInGame((serverId, count) => sleeper.inGame(serverId, count));
+    sleeper.start();
+    playTime.start();
+    this.timer = setInterval(() => {
+      for (const nodeId of power.queue.nodesWaiting()) power.drain(nodeId);
+    }, QUEUE_CHECK_MS);
+    this.timer.unref();
+  }
+
+  /** Reads the account's play time from the database if it is not in memory (before `extras`). */
+  async prepare(ownerId: string): Promise<void> {
+    await this.playTime?.load(ownerId).catch((err: unknown) => this.log.warn({ err }, 'reading play time failed'));
+  }
+
+  /** The figures of the server details that come from the plan, the queue and the play time. */
+  extras(row: ServerRow): Pick<ServerDetails, 'sleepsAfterMinutes' | 'queuePosition' | 'playTime'> {
+    return {
+      sleepsAfterMinutes: this.limitsOf(row.ownerId).idleStopMinutes,
+      queuePosition: this.power?.queue.positionOf(row.id) ?? null,
+      playTime: this.playTime?.status(row.ownerId) ?? null,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.sleeper?.stop();
+    await this.playTime?.stop().catch((err: unknown) => this.log.warn({ err }, 'saving play time failed'));
+  }
+}

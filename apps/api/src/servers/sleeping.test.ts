@@ -1,0 +1,161 @@
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'minecraft-protocol';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
+import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { until } from '../../../../test-support/until.ts';
+
+// Short settings, so a test sees a server go to sleep: 3 s without players, never sooner than 10 s after it came online.
+const IDLE_MS = 3000;
+const MIN_ONLINE_MS = 10_000;
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let agent: AgentProcess;
+let base: string;
+const sockets: Socket[] = [];
+const send: Send = (...args) => requester(t.app)(...args);
+
+beforeAll(async () => {
+  agent = await prepareAgent();
+  t = await buildTestApp({
+    AGENTS: JSON.stringify([agent.nodeConfig]),
+    IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
+    MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  await until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+});
+afterAll(async () => {
+  for (const s of sockets) s.disconnect();
+  await t.cleanup();
+  await agent.stop();
+});
+
+/** The states the owner's browser is told, each with when it arrived. */
+async function watchStates(cookie: string, serverId: string) {
+  const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
+  const socket = connect(base, { transports: ['websocket'], reconnection: false });
+  sockets.push(socket);
+  const seen: { state: string; at: number }[] = [];
+  socket.on('server:state', (e: { serverId: string; state: string }) => {
+    if (e.serverId === serverId) seen.push({ state: e.state, at: Date.now() });
+  });
+  const lines: string[] = [];
+  socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === serverId && lines.push(...e.lines));
+  await new Promise<void>((resolve) => {
+    socket.once('auth:success', () => resolve());
+    socket.emit('auth', { token });
+  });
+  socket.emit('server:subscribe', { serverId });
+  const at = (state: string) => seen.find((s) => s.state === state)?.at;
+  const reached = (state: string) =>
+    until(
+      () => at(state),
+      (v) => v !== undefined,
+      60_000,
+    ) as Promise<number>;
+  // The order of states as the page shows them (a subscription repeats the current one).
+  const order = () => seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
+  return { seen, lines, order, reached, clear: () => seen.splice(0) };
+}
+
+const details = async (cookie: string, id: string) => (await send('GET', `/v1/server/${id}`, cookie)).json().result;
+
+async function join(port: number, username: string) {
+  const client = createClient({ host: '127.0.0.1', port, username, auth: 'offline', version: '1.21.4' });
+  await new Promise<void>((resolve, reject) => {
+    client.once('login', () => resolve());
+    client.once('error', reject);
+  });
+  return client;
+}
+
+describe('sleeping', { timeout: 120_000 }, () => {
+  it('sleeps a server nobody plays on, never before the minimum time online; Start wakes it', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'nap');
+    const states = await watchStates(cookie, id);
+    expect((await details(cookie, id)).sleepsAfterMinutes).toBe(IDLE_MS / 60_000);
+
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    const onlineAt = await states.reached('online');
+    // A player who joins a little late and leaves at once.
+    const { port } = await details(cookie, id);
+    const bot = await join(port, 'LateBot');
+    await until(
+      async () => (await details(cookie, id)).players.online,
+      (n) => n === 1,
+    );
+    bot.end('bye');
+    const leftAt = Date.now();
+
+    const sleptAt = await states.reached('sleeping');
+    // Idle long enough after the player left, and not before the minimum time online.
+    expect(sleptAt - leftAt).toBeGreaterThanOrEqual(IDLE_MS);
+    expect(sleptAt - onlineAt).toBeGreaterThanOrEqual(MIN_ONLINE_MS);
+    expect(states.order()).toEqual(['queued', 'starting', 'online', 'stopping', 'sleeping']);
+    const asleep = await details(cookie, id);
+    expect(asleep.state).toBe('sleeping');
+    expect(asleep.stats).toBeNull();
+    // Stopped as any stop: the world and the players saved, and the console says why.
+    await until(
+      () => states.lines.join('\n'),
+      (text) => text.includes('Saved. Goodbye.') && text.includes('The server stopped.'),
+    );
+    expect(states.lines.join('\n')).toContain('Nobody has played for a while, so the server is going to sleep.');
+
+    // Starting a sleeping server works like starting an offline one: it wakes.
+    states.clear();
+    const start = (await send('POST', `/v1/server/${id}/start`, cookie)).json();
+    expect(start).toEqual({ status: 'SUCCESS', result: { serverId: id, state: 'waking' } });
+    await states.reached('online');
+    expect(states.order()).toEqual(['waking', 'online']);
+    await send('POST', `/v1/server/${id}/kill`, cookie);
+    await states.reached('offline');
+  });
+
+  it('keeps a server awake while a player is in the game, and counts the idle time from when the last one left', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'awake');
+    const states = await watchStates(cookie, id);
+    await send('POST', `/v1/server/${id}/start`, cookie);
+    const onlineAt = await states.reached('online');
+    const bot = await join((await details(cookie, id)).port, 'Stayer');
+    // Plays past the minimum time online and the idle time together: the server stays up all along.
+    await until(
+      () => Date.now(),
+      (now) => now >= onlineAt + MIN_ONLINE_MS + IDLE_MS + 2000,
+    );
+    expect((await details(cookie, id)).state).toBe('online');
+    bot.end('bye');
+    const leftAt = Date.now();
+    const sleptAt = await states.reached('sleeping');
+    expect(sleptAt - leftAt).toBeGreaterThanOrEqual(IDLE_MS);
+    expect(states.seen.some((s) => s.state === 'sleeping' && s.at < leftAt)).toBe(false);
+  });
+
+  it('counts only active servers against the plan: a second server starts once the first sleeps', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'twice');
+    const second = (await send('POST', '/v1/server/create', cookie, { serverName: `tw${Date.now().toString(36).slice(-8)}` })).json()
+      .result.serverId as string;
+    const states = await watchStates(cookie, id);
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    const refused = await send('POST', `/v1/server/${second}/start`, cookie);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({
+      status: 'SERVER_LIMIT_REACHED',
+      message: 'You have reached the maximum number of active servers. Please wait until one of your servers is hibernated.',
+    });
+    await states.reached('sleeping');
+    expect((await send('POST', `/v1/server/${second}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await details(cookie, second)).state,
+      (s) => s === 'online',
+    );
+    await send('POST', `/v1/server/${second}/kill`, cookie);
+  });
+});

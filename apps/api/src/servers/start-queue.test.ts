@@ -1,0 +1,98 @@
+import type { AddressInfo } from 'node:net';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
+import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { until } from '../../../../test-support/until.ts';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let agent: AgentProcess;
+let base: string;
+const sockets: Socket[] = [];
+const send: Send = (...args) => requester(t.app)(...args);
+
+beforeAll(async () => {
+  // One node that runs one server at a time, with room for two waiting starts.
+  agent = await prepareAgent(1);
+  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), START_QUEUE_MAX: '2' });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  await until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+});
+afterAll(async () => {
+  for (const s of sockets) s.disconnect();
+  await t.cleanup();
+  await agent.stop();
+});
+
+/** An owner with a server and a signed-in socket that records the queue positions and states pushed to it. */
+async function owner(prefix: string) {
+  const { cookie, id } = await ownerWithServer(t, prefix);
+  const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
+  const socket = connect(base, { transports: ['websocket'], reconnection: false });
+  sockets.push(socket);
+  const positions: (number | null)[] = [];
+  const states: string[] = [];
+  socket.on('server:queue', (e: { serverId: string; position: number | null }) => e.serverId === id && positions.push(e.position));
+  socket.on('server:state', (e: { serverId: string; state: string }) => e.serverId === id && states.push(e.state));
+  await new Promise<void>((resolve) => {
+    socket.once('auth:success', () => resolve());
+    socket.emit('auth', { token });
+  });
+  const details = async () => (await send('GET', `/v1/server/${id}`, cookie)).json().result;
+  const power = (action: string) => send('POST', `/v1/server/${id}/${action}`, cookie);
+  return { cookie, id, positions, states, details, power };
+}
+
+describe('start queue', { timeout: 120_000 }, () => {
+  it('queues starts first come first served when the node is full, pushes positions, lets owners leave, and starts the next when a slot frees', async () => {
+    const a = await owner('qa');
+    const b = await owner('qb');
+    const c = await owner('qc');
+    const d = await owner('qd');
+
+    expect((await a.power('start')).json().status).toBe('SUCCESS');
+    await until(a.details, (s) => s.state === 'online');
+
+    // The node's one slot is taken: the next starts wait in line instead of failing.
+    expect((await b.power('start')).json()).toEqual({ status: 'SUCCESS', result: { serverId: b.id, state: 'queued' } });
+    expect((await c.power('start')).json()).toEqual({ status: 'SUCCESS', result: { serverId: c.id, state: 'queued' } });
+    expect((await b.details()).queuePosition).toBe(1);
+    expect((await c.details()).queuePosition).toBe(2);
+    await until(
+      () => c.positions,
+      (p) => p.at(-1) === 2,
+    );
+    // The queue itself is full: that is when NO_SERVERS_AVAILABLE is answered.
+    const full = await d.power('start');
+    expect(full.statusCode).toBe(503);
+    expect(full.json().status).toBe('NO_SERVERS_AVAILABLE');
+    expect((await d.details()).state).toBe('offline');
+    // A waiting server cannot start twice.
+    expect((await b.power('start')).statusCode).toBe(409);
+
+    // B leaves the queue (Stop while queued): C moves up, live.
+    expect((await b.power('stop')).json().result.state).toBe('offline');
+    await until(
+      () => c.positions,
+      (p) => p.at(-1) === 1,
+    );
+    await until(
+      () => b.positions,
+      (p) => p.at(-1) === null,
+    );
+    expect((await b.details()).queuePosition).toBeNull();
+
+    // A slot frees: C starts at once, by itself.
+    await a.power('stop');
+    await until(c.details, (s) => s.state === 'online');
+    expect(c.states).toContain('starting');
+    expect(c.positions.at(-1)).toBeNull();
+    expect((await c.details()).queuePosition).toBeNull();
+    await c.power('kill');
+  });
+});

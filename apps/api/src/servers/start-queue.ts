@@ -1,0 +1,78 @@
+import type { ServerState } from '@spawnpoint/contracts';
+import type { ServerRow } from './server-creator.ts';
+
+export interface QueuedStart {
+  server: ServerRow;
+  /** The state it left to wait (`offline` or `sleeping`), which it goes back to if it leaves the queue. */
+  from: ServerState;
+}
+
+/**
+ * The start queue of each node: starts that found the node's running servers at capacity wait here, first
+ * come first served, and start as soon as a slot frees (PowerDispatcher). Positions count from 1.
+ */
+export class StartQueue {
+  private lines = new Map<string, QueuedStart[]>();
+
+  constructor(
+    /** Starts that may wait on one node; one more is refused with NO_SERVERS_AVAILABLE. */
+    readonly maxPerNode: number,
+  ) {}
+
+  has(serverId: string): boolean {
+    for (const line of this.lines.values()) if (line.some((e) => e.server.id === serverId)) return true;
+    return false;
+  }
+
+  length(nodeId: string): number {
+    return this.lines.get(nodeId)?.length ?? 0;
+  }
+
+  /** Adds a start at the end of its node's line; false when that line is full. */
+  add(entry: QueuedStart): boolean {
+    const line = this.lines.get(entry.server.nodeId) ?? [];
+    if (line.length >= this.maxPerNode) return false;
+    line.push(entry);
+    this.lines.set(entry.server.nodeId, line);
+    return true;
+  }
+
+  /** Takes a server out of the queue; what it was, or undefined when it was not waiting. */
+  remove(serverId: string): QueuedStart | undefined {
+    for (const [nodeId, line] of this.lines) {
+      const index = line.findIndex((e) => e.server.id === serverId);
+      if (index < 0) continue;
+      const [entry] = line.splice(index, 1);
+      if (line.length === 0) this.lines.delete(nodeId);
+      return entry;
+    }
+    return undefined;
+  }
+
+  /** The first start waiting on a node, taken out of the line. */
+  shift(nodeId: string): QueuedStart | undefined {
+    const line = this.lines.get(nodeId);
+    const entry = line?.shift();
+    if (line?.length === 0) this.lines.delete(nodeId);
+    return entry;
+  }
+
+  /** 1 for the next to start; null when the server does not wait. */
+  positionOf(serverId: string): number | null {
+    for (const line of this.lines.values()) {
+      const index = line.findIndex((e) => e.server.id === serverId);
+      if (index >= 0) return index + 1;
+    }
+    return null;
+  }
+
+  /** Nodes with starts waiting. */
+  nodesWaiting(): string[] {
+    return [...this.lines.keys()];
+  }
+
+  /** The servers waiting on a node, in order. */
+  waitingOn(nodeId: string): string[] {
+    return (this.lines.get(nodeId) ?? []).map((e) => e.server.id);
+  }
+}
