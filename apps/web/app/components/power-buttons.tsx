@@ -9,7 +9,8 @@ const labels: Record<PowerAction, string> = { start: 'Start', stop: 'Stop', rest
 
 function allowed(action: PowerAction, state: ServerState): boolean {
   const pre = powerPreconditions[action];
-  return pre === 'any' ? state !== 'offline' : pre.includes(state);
+  // Kill has nothing to end on a server that does not run (offline or sleeping).
+  return pre === 'any' ? state !== 'offline' && state !== 'sleeping' : pre.includes(state);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 } from '@spawnpoint/contracts';
 import type { Socket } from 'socket.io-client';
 import { call } from './api.ts';
+import { receivePlayTime, receiveQueue } from './free-tier.ts';
 import { settings } from './settings.ts';
 import { setServerPlayers, setServerState } from './user-store.ts';
 
@@ -90,6 +91,8 @@ export async function connectSocket(): Promise<void> {
         () => undefined, // token failures are ignored (spec §8); the next reconnect tries again
       );
     });
+    created.on('server:queue', (payload) => receiveQueue(payload));
+    created.on('account:play-time', (payload) => receivePlayTime(payload));
     created.on('server:state', (payload) => {
       const event = serverStateEvent.safeParse(payload);
       if (event.success) setServerState(event.data.serverId, event.data.state);

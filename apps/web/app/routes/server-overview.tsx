@@ -6,6 +6,7 @@ import { CopyButton } from '../components/copy-button.tsx';
 import { PowerButtons } from '../components/power-buttons.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { PlayerHead } from '../components/player-head.tsx';
+import { FreeTierPanel } from '../components/free-tier-panel.tsx';
 import { StatsChart } from '../components/stats-chart.tsx';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -46,8 +47,9 @@ export default function ServerOverview() {
   }, [id]);
 
   const state = load.status === 'ready' ? load.state : 'offline';
+  const notRunning = state === 'offline' || state === 'sleeping' || state === 'queued';
   useEffect(() => {
-    if (state === 'offline') {
+    if (state === 'offline' || state === 'sleeping') {
       setSamples([]);
       setLive(null);
     }
@@ -101,6 +103,8 @@ export default function ServerOverview() {
             </div>
           </section>
 
+          <FreeTierPanel server={load.server} state={load.state} />
+
           <section aria-labelledby="stats-heading" data-stale={stale || undefined} className={stale ? 'opacity-60' : undefined}>
             <h2 id="stats-heading" className="sr-only">
               Live statistics
@@ -108,9 +112,13 @@ export default function ServerOverview() {
             {stale ? (
               <p className="mb-2 text-sm font-medium text-amber-800">Last known values — not live while the connection is lost.</p>
             ) : null}
-            {load.state === 'offline' ? (
+            {notRunning ? (
               <p className="rounded-xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-600">
-                The server is offline. Start it to see its CPU, memory and players here.
+                {load.state === 'sleeping'
+                  ? 'The server is sleeping. Start it, or join it, to see its CPU, memory and players here.'
+                  : load.state === 'queued'
+                    ? 'The server is waiting for a free slot. Its CPU, memory and players show here once it runs.'
+                    : 'The server is offline. Start it to see its CPU, memory and players here.'}
               </p>
             ) : (
               <div className="grid grid-cols-1 gap-4 md:grid-cols-3">

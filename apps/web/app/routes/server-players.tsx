@@ -63,7 +63,9 @@ export default function ServerPlayersPage() {
     notify('success', doneMessage(request));
   };
 
-  const canChange = state === 'online' || state === 'offline';
+  // A sleeping server is stopped too: its files are edited as an offline server's.
+  const stopped = state === 'offline' || state === 'sleeping';
+  const canChange = state === 'online' || stopped;
   return (
     <ServerShell serverId={id} load={load}>
       {!players ? (
@@ -73,7 +75,7 @@ export default function ServerPlayersPage() {
           <p className="text-sm text-slate-600" role="status">
             {state === 'online'
               ? 'The server is running: changes apply at once, through its console.'
-              : state === 'offline'
+              : stopped
                 ? 'The server is stopped: changes are saved to its files (ops.json, whitelist.json, banned-players.json) and apply when it starts.'
                 : 'Changes can be made once the server is running or stopped.'}
           </p>
