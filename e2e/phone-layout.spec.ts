@@ -41,7 +41,6 @@ async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> 
 /** What shows that a page has rendered its real content (not its loading state), by route name. */
 const comingSoonTabs: Record<string, string> = {
   'servers-id-plugins': 'Plugins',
-  'servers-id-subusers': 'Subusers',
   'servers-id-appearance': 'Appearance',
   'servers-id-upgrade': 'Upgrade',
   'servers-id-shop': 'Shop',
@@ -58,6 +57,7 @@ const readyMarks: Record<string, (page: Page) => Locator> = {
   'servers-id-backups': (page) => page.getByTestId('backup-row'),
   'servers-id-properties': (page) => page.getByLabel('Message of the day'),
   'servers-id-players': (page) => page.getByRole('switch', { name: /Whitelist/ }),
+  'servers-id-subusers': (page) => page.getByRole('heading', { name: 'Pending invitations' }),
   editor: (page) => page.getByTestId('code-editor').locator('.cm-content'),
   // Tabs not built yet keep the server's header and tabs (theirs marked current) and say what they will do.
   ...Object.fromEntries(

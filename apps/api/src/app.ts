@@ -38,6 +38,7 @@ import { authRoutes } from './routes/auth.ts';
 import { miscRoutes } from './routes/misc.ts';
 import { openApiRoutes } from './openapi.ts';
 import { userRoutes } from './routes/user.ts';
+import { memberRoutes } from './routes/members.ts';
 import { installWeb } from './web.ts';
 
 export interface BuildOptions {
@@ -166,6 +167,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   userRoutes(route, ctx);
   miscRoutes(app, route, ctx);
   serverRoutes(route, ctx);
+  memberRoutes(route, ctx);
   accountRoutes(route, ctx);
   twoFactorRoutes(route, ctx);
   sessionRoutes(route, ctx);

@@ -2,12 +2,15 @@ import type { Server as HttpServer } from 'node:http';
 import {
   AGENT_MESSAGE_BYTES_MAX,
   BROWSER_MESSAGE_BYTES_MAX,
+  errorMessage,
+  roleHas,
   SOCKET_AUTH_TIMEOUT_MS,
   SOCKETS_PER_SESSION_MAX,
   SOCKETS_PER_USER_MAX,
   serverCommandPayload,
   serverSubscribePayload,
   socketAuthPayload,
+  socketEventPermissions,
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from '@spawnpoint/contracts';
@@ -152,7 +155,7 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
       const parsed = serverSubscribePayload.safeParse(payload);
       if (!parsed.success || !socket.data.userId) return;
       try {
-        await directory.authorize(socket.data.userId, parsed.data.serverId, 'console.read');
+        await directory.authorize(socket.data.userId, parsed.data.serverId, socketEventPermissions['server:subscribe']);
         await hub.subscribe(socket, parsed.data.serverId);
       } catch (error) {
         refuse(parsed.data.serverId, error);
@@ -168,7 +171,7 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
       const parsed = serverCommandPayload.safeParse(payload);
       if (!parsed.success || !socket.data.userId) return;
       try {
-        const row = await directory.authorize(socket.data.userId, parsed.data.serverId, 'console.command');
+        const row = await directory.authorize(socket.data.userId, parsed.data.serverId, socketEventPermissions['server:command']);
         const state = hub.stateOf(row.id);
         if (state !== 'online' && state !== 'starting')
           throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
@@ -187,5 +190,13 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
   // A revoked or signed-out session loses its live sockets at once.
   ctx.sessions.onSessionEnded((sessionId) => {
     io.in(sessionRoom(sessionId)).disconnectSockets(true);
+  });
+
+  // A member removed, or given a role without the console, stops streaming it at once (on this process's
+  // sockets; commands are refused anyway, since every one is checked against the database).
+  directory.onAccessChanged(({ serverId, userId, role }) => {
+    if (role && roleHas(role, socketEventPermissions['server:subscribe'])) return;
+    hub.unsubscribeUser(serverId, userId);
+    io.to(userRoom(userId)).emit('server:error', { serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
   });
 }

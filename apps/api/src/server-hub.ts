@@ -423,8 +423,9 @@ export class ServerHub implements NodeEvents {
   }
 
   private audience(placement: ServerPlacement): string[] {
-    // Members join this list with their issue.
-    return [userRoom(placement.ownerId)];
+    // Members hear of their servers through its console, which every role may read (and which they leave
+    // at once when they lose it).
+    return [userRoom(placement.ownerId), consoleRoom(placement.serverId)];
   }
 }
 

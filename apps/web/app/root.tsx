@@ -29,11 +29,12 @@ import { ApiFailure, call } from './lib/api.ts';
 import { handleApiError } from './lib/api-errors.ts';
 import { checkForNewBuild, guardedReload } from './lib/build-version.ts';
 import { decideNavigation } from './lib/navigation.ts';
+import { acceptStoredInvite, storedInvite } from './lib/invitations.ts';
 import { forgetReferral, keepQueryParams, storedReferral } from './lib/query-params.ts';
 import { settings } from './lib/settings.ts';
 import { connectSocket, disconnectSocket } from './lib/socket.ts';
 import { notify } from './lib/toasts.ts';
-import { fetchUser, startServerPolling, useUser } from './lib/user-store.ts';
+import { fetchUser, startServerPolling, userStore, useUser } from './lib/user-store.ts';
 
 /**
  * Pages whose route exports `handle.staticPage` (landing, pricing) are prerendered without the app's
@@ -124,13 +125,36 @@ export default function App() {
     if (referral) {
       call(endpoints.referralCredit, { body: { referral } }, { background: true }).then(forgetReferral, () => undefined);
     }
+    // An invitation kept from ?invite_token= (through registration or sign-in) is accepted now.
+    void acceptStoredInvite((serverId) => navigate(`/servers/${encodeURIComponent(serverId)}`));
     return startServerPolling();
   }, [userId]);
+
+  // An invitation link opened while signed out: registering (or signing in from there) keeps the token.
+  useEffect(() => {
+    if (
+      initialized &&
+      !signedIn &&
+      storedInvite() &&
+      !location.pathname.startsWith('/register') &&
+      !location.pathname.startsWith('/login')
+    ) {
+      notify('info', 'Server invite', 'Sign in or create an account with the invited address to accept it.');
+      navigate('/register', { replace: true });
+    }
+  }, [initialized, signedIn, location.pathname, navigate]);
 
   // Query parameters of spec §1, and the deployed-build check on every navigation.
   useEffect(() => {
     const search = new URLSearchParams(location.search);
     keepQueryParams(search);
+    if (search.has('invite_token')) {
+      // Kept in session storage; the link's token does not stay in the address bar or history.
+      search.delete('invite_token');
+      const rest = search.toString();
+      navigate({ pathname: location.pathname, search: rest ? `?${rest}` : '' }, { replace: true });
+      if (userStore.get().userData) void acceptStoredInvite((serverId) => navigate(`/servers/${encodeURIComponent(serverId)}`));
+    }
     const verifyToken = search.get('verify_token');
     if (verifyToken) {
       search.delete('verify_token');

@@ -25,7 +25,7 @@ const modules: Record<RouteName, string> = {
   'servers-id-players': 'routes/server-players.tsx',
   'servers-id-plugins': 'routes/coming-soon.tsx',
   'servers-id-upgrade': 'routes/coming-soon.tsx',
-  'servers-id-subusers': 'routes/coming-soon.tsx',
+  'servers-id-subusers': 'routes/server-subusers.tsx',
   'servers-id-appearance': 'routes/coming-soon.tsx',
   'servers-id-properties': 'routes/server-properties.tsx',
   'cookie-policy': 'routes/legal.tsx',

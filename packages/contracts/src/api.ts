@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serverRole } from './permissions.ts';
 import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, isEmail, validationMessages } from './validation.ts';
 
 /** Request and result schemas of every endpoint, named after the endpoint. */
@@ -84,6 +85,8 @@ export const serverSummary = z.object({
   createdAt: z.string(),
   players: z.object({ online: z.number().int(), max: z.number().int() }),
   joinAddress: z.string(),
+  /** The caller's role on the server: `owner`, or the role they were invited with. */
+  role: serverRole,
 });
 export type ServerSummary = z.infer<typeof serverSummary>;
 

@@ -65,6 +65,16 @@ import {
   serverProperties,
   writeFileRequest,
 } from './files.ts';
+import {
+  invitationAcceptRequest,
+  invitationAcceptResult,
+  invitationCreateRequest,
+  invitationParams,
+  memberParams,
+  memberRoleRequest,
+  serverInvitation,
+  serverMembersResult,
+} from './members.ts';
 import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
@@ -87,7 +97,7 @@ export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify style: `/v1/server/:serverId`. */
   path: string;
-  tag: 'Accounts' | 'Account security' | 'Servers' | 'Files' | 'Backups' | 'Public' | 'Operator';
+  tag: 'Accounts' | 'Account security' | 'Servers' | 'Members' | 'Files' | 'Backups' | 'Public' | 'Operator';
   summary: string;
   access: EndpointAccess;
   /** The permission key checked on the server named in the path (ARCHITECTURE §7) before the handler runs. */
@@ -429,9 +439,81 @@ export const endpoints = {
     tag: 'Servers',
     summary: 'Kick, op, deop, whitelist add/remove/on/off, ban or pardon: live through the console, or in the files of a stopped server',
     access: 'session',
-    permission: 'console.command',
+    permission: 'players.manage',
     body: playerActionRequest,
     result: serverPlayersResult,
+  },
+  // Members
+  serverMembers: {
+    method: 'GET',
+    path: '/v1/server/:serverId/members',
+    params: serverIdParams,
+    tag: 'Members',
+    summary: 'The owner, the members with their roles, and the pending invitations',
+    access: 'session',
+    permission: 'members.manage',
+    result: serverMembersResult,
+  },
+  invitationCreate: {
+    method: 'POST',
+    path: '/v1/server/:serverId/invitations',
+    params: serverIdParams,
+    tag: 'Members',
+    summary: 'Invite an email address with a role (mails a link that works once, for 7 days)',
+    access: 'session',
+    permission: 'members.manage',
+    body: invitationCreateRequest,
+    result: serverInvitation,
+  },
+  invitationResend: {
+    method: 'POST',
+    path: '/v1/server/:serverId/invitations/:invitationId/resend',
+    params: invitationParams,
+    tag: 'Members',
+    summary: 'Mail a pending invitation again with a new link (the old link stops working)',
+    access: 'session',
+    permission: 'members.manage',
+    result: serverInvitation,
+  },
+  invitationRevoke: {
+    method: 'DELETE',
+    path: '/v1/server/:serverId/invitations/:invitationId',
+    params: invitationParams,
+    tag: 'Members',
+    summary: 'Revoke a pending invitation',
+    access: 'session',
+    permission: 'members.manage',
+    result: empty,
+  },
+  memberRole: {
+    method: 'PUT',
+    path: '/v1/server/:serverId/members/:userId',
+    params: memberParams,
+    tag: 'Members',
+    summary: "Change a member's role (takes effect at once, on open consoles too)",
+    access: 'session',
+    permission: 'members.manage',
+    body: memberRoleRequest,
+    result: empty,
+  },
+  memberRemove: {
+    method: 'DELETE',
+    path: '/v1/server/:serverId/members/:userId',
+    params: memberParams,
+    tag: 'Members',
+    summary: 'Remove a member (their open consoles stop at once)',
+    access: 'session',
+    permission: 'members.manage',
+    result: empty,
+  },
+  invitationAccept: {
+    method: 'POST',
+    path: '/v1/server/invite',
+    tag: 'Members',
+    summary: 'Accept an invitation with the token of its link, as the invited address',
+    access: 'session',
+    body: invitationAcceptRequest,
+    result: invitationAcceptResult,
   },
   // Files
   fileList: {

@@ -8,6 +8,7 @@ export * from './constants.ts';
 export * from './servers.ts';
 export * from './agent.ts';
 export * from './permissions.ts';
+export * from './members.ts';
 export * from './account.ts';
 export * from './files.ts';
 export * from './plans.ts';

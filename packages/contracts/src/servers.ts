@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
+import { permissionKey } from './permissions.ts';
 import { validationMessages } from './validation.ts';
 import { serverSummary } from './api.ts';
 
@@ -171,6 +172,8 @@ export const serverDetails = serverSummary.extend({
   publicListing: z.boolean(),
   /** A join proxy is running, so `joinAddress` works in Minecraft (a stopped server starts when a player joins). */
   joinByName: z.boolean(),
+  /** The keys the caller holds on this server (their role's): the web app offers only what these allow. */
+  permissions: z.array(permissionKey),
   /** Minutes without players after which the server stops and sleeps (its owner's plan); null: never. */
   sleepsAfterMinutes: z.number().nullable(),
   /** Place in the start queue of its node (1 = next), while `queued` there; null otherwise. */

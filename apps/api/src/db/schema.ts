@@ -200,3 +200,44 @@ export const playTime = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
 );
+
+/** Members of a server besides its owner, with their role (issue 14 #1); the owner is `servers.owner_id`. */
+export const serverMembers = pgTable(
+  'server_members',
+  {
+    serverId: text('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['viewer', 'moderator', 'administrator'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.serverId, t.userId] }), index('server_members_user_id_idx').on(t.userId)],
+);
+
+/**
+ * Invitations to a server (issue 14 #2): the token of the mailed link is stored hashed, works once
+ * (`accepted_at`), for 7 days, and only for the invited address. Revoked ones are deleted.
+ */
+export const serverInvitations = pgTable(
+  'server_invitations',
+  {
+    id: text('id').primaryKey(),
+    serverId: text('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    /** Lower-cased, as accounts' addresses are. */
+    emailAddress: text('email_address').notNull(),
+    role: text('role', { enum: ['viewer', 'moderator', 'administrator'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: text('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    sentAt: timestamp('sent_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    acceptedBy: text('accepted_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('server_invitations_token_hash_key').on(t.tokenHash), index('server_invitations_server_id_idx').on(t.serverId)],
+);

@@ -21,6 +21,9 @@ export const limitRules = {
   passwordCheckPerAccount: { max: 10, window: 10 * 60_000 },
   emailChangePerAccount: { max: 3, window: 60 * 60_000 },
   backupsPerServer: { max: 3, window: 10 * 60_000 },
+  /** Invitation mails (made or resent) per server: a server cannot be used to mail strangers in bulk. */
+  invitationsPerServer: { max: 10, window: 60 * 60_000 },
+  invitationAcceptPerIp: { max: 20, window: 10 * 60_000 },
   apiPerIp: { max: 720, window: 60_000 },
 } as const satisfies Record<string, LimitRule>;
 

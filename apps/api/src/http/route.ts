@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Endpoint, PermissionKey } from '@spawnpoint/contracts';
+import type { Endpoint, PermissionKey, ServerAccess } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { SessionInfo } from '../auth/sessions.ts';
@@ -21,6 +21,8 @@ export interface RouteCall<E extends Endpoint> {
   session: E extends { access: 'session' } ? SessionInfo : null;
   /** The server named in the path, once the caller was found to hold the entry's permission on it. */
   server: E extends { permission: PermissionKey } ? ServerRow : undefined;
+  /** The caller's role on that server and the keys it holds. */
+  access: E extends { permission: PermissionKey } ? ServerAccess : undefined;
 }
 
 /** A handler returns the entry's `result` (sent in the SUCCESS envelope) or, for `raw` entries, the reply it wrote. */
@@ -70,15 +72,16 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         const session = endpoint.access === 'session' ? await requireSession(ctx, request) : null;
         const params: unknown = endpoint.params ? parse(endpoint.params, request.params) : undefined;
         let server: ServerRow | undefined;
+        let access: ServerAccess | undefined;
         if (permission && session) {
           const { serverId } = params as { serverId: string };
-          server = await ctx.game.directory.authorize(session.user.id, serverId, permission);
+          ({ row: server, access } = await ctx.game.directory.authorizeAccess(session.user.id, serverId, permission));
         }
         const query: unknown = endpoint.query ? parse(endpoint.query, request.query) : undefined;
         const body: unknown = endpoint.body ? parse(endpoint.body, request.body) : undefined;
         // The casts tie the values parsed above to the entry's types, which TypeScript cannot follow
         // through the generic entry; each one came out of that entry's own schema.
-        const call = { request, reply, params, query, body, session, server } as RouteCall<typeof endpoint>;
+        const call = { request, reply, params, query, body, session, server, access } as RouteCall<typeof endpoint>;
         const result: unknown = await handler(call);
         if (endpoint.raw) return result;
         if (!ctx.config.production && endpoint.result) {

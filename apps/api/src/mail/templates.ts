@@ -59,3 +59,24 @@ export function emailChangeMail(publicUrl: string, token: string | null): Render
     html: layout('Confirm your new email address', intro, 'Use this address', link, outro),
   };
 }
+
+const roleWords = { viewer: 'a viewer', moderator: 'a moderator', administrator: 'an administrator' } as const;
+
+/** An invitation to a server. Whether the address has an account decides what the link asks first. */
+export function invitationMail(
+  publicUrl: string,
+  token: string,
+  invite: { serverName: string; inviter: string; role: keyof typeof roleWords; hasAccount: boolean },
+): RenderedMail {
+  const link = `${publicUrl}/?invite_token=${token}`;
+  const intro = `${invite.inviter} invited you to the Minecraft server ${invite.serverName} on Spawnpoint as ${roleWords[invite.role]}. ${
+    invite.hasAccount ? 'Sign in with this address to accept.' : 'Create a free account with this address to accept.'
+  }`;
+  const outro = 'The link works once, only for this address, and expires in 7 days. If you do not know the sender, ignore this email.';
+  return {
+    subject: `You are invited to ${invite.serverName} on Spawnpoint`,
+    link,
+    text: `${intro}\n\n${link}\n\n${outro}\n`,
+    html: layout(`Join ${invite.serverName}`, intro, 'Accept the invitation', link, outro),
+  };
+}

@@ -54,13 +54,13 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     return directory.details(row);
   });
 
-  route(endpoints.server, async ({ server }) => {
+  route(endpoints.server, async ({ server, access }) => {
     await freeTier.prepare(server.ownerId);
-    return directory.details(server);
+    return directory.details(server, access);
   });
 
-  route(endpoints.serverAppearance, async ({ server, body }) =>
-    directory.details(await directory.setPublicListing(server, body.publicListing)),
+  route(endpoints.serverAppearance, async ({ server, access, body }) =>
+    directory.details(await directory.setPublicListing(server, body.publicListing), access),
   );
 
   // A player joining a stopped server through the join proxy starts it through this same power.run

@@ -9,7 +9,8 @@ export function userRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.userServers, async ({ session }) => {
     const { directory } = ctx.game;
-    return (await directory.listForUser(session.user.id)).map((row) => directory.summary(row));
+    const [owned, memberOf] = await Promise.all([directory.listForUser(session.user.id), directory.membershipsOf(session.user.id)]);
+    return [...owned.map((row) => directory.summary(row)), ...memberOf.map(({ row, role }) => directory.summary(row, role))];
   });
 
   route(endpoints.websocketToken, async ({ session }) => ({ token: issueSocketToken(ctx.config.appSecret, session.sessionId) }));

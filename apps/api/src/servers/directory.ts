@@ -1,5 +1,8 @@
 import {
   joinAddressOf,
+  rolePermissions,
+  type ServerAccess,
+  type ServerRole,
   MINECRAFT_DEFAULT_PORT,
   PUBLIC_SERVER_LIST_MAX,
   type PermissionKey,
@@ -7,10 +10,10 @@ import {
   type ServerDetails,
   type ServerSummary,
 } from '@spawnpoint/contracts';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import { servers } from '../db/schema.ts';
+import { serverMembers, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
@@ -21,12 +24,33 @@ const CACHE_TTL_MS = 30_000;
 const PUBLIC_LIST_TTL_MS = 10_000;
 const stateOrder: Record<string, number> = { online: 0, starting: 1 };
 
+/** What the owner of a server holds. */
+export const ownerAccess: ServerAccess = { role: 'owner', permissions: [...rolePermissions.owner] };
+export function accessOf(role: ServerRole): ServerAccess {
+  return { role, permissions: [...rolePermissions[role]] };
+}
+
+/** A server with the caller's role on it, as the one permission check answers it. */
+export interface AuthorizedServer {
+  row: ServerRow;
+  access: ServerAccess;
+}
+
 /**
  * Server rows with an in-memory cache for the polled list (invalidated on create and delete), the
  * access policy, and the shapes the web app receives.
  */
+export interface AccessChange {
+  serverId: string;
+  userId: string;
+  /** The member's new role, or null once they were removed. */
+  role: ServerRole | null;
+}
+
 export class ServerDirectory {
   private byOwner = new Map<string, { rows: ServerRow[]; at: number }>();
+  private byMember = new Map<string, { rows: { row: ServerRow; role: ServerRole }[]; at: number }>();
+  private accessListeners = new Set<(change: AccessChange) => void>();
   private listed: { rows: ServerRow[]; at: number } | null = null;
 
   constructor(
@@ -52,9 +76,39 @@ export class ServerDirectory {
     return rows;
   }
 
+  /** Servers the user is a member of (not owner), with their role; cached like the owner's list. */
+  async membershipsOf(userId: string): Promise<{ row: ServerRow; role: ServerRole }[]> {
+    const hit = this.byMember.get(userId);
+    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.rows;
+    const found = await this.db
+      .select({ row: servers, role: serverMembers.role })
+      .from(serverMembers)
+      .innerJoin(servers, eq(servers.id, serverMembers.serverId))
+      .where(eq(serverMembers.userId, userId))
+      .orderBy(servers.createdAt);
+    this.byMember.set(userId, { rows: found, at: Date.now() });
+    return found;
+  }
+
   invalidate(userId: string): void {
     this.byOwner.delete(userId);
+    this.byMember.delete(userId);
     this.listed = null;
+  }
+
+  /**
+   * Says that a member's access to a server changed (a new role, or removed: `role` null). Listeners in
+   * this process act on it at once (realtime.ts ends console subscriptions the member may no longer
+   * hold); several API processes would need this carried between them (README: members).
+   */
+  accessChanged(change: AccessChange): void {
+    this.invalidate(change.userId);
+    for (const listener of this.accessListeners) listener(change);
+  }
+
+  onAccessChanged(listener: (change: AccessChange) => void): () => void {
+    this.accessListeners.add(listener);
+    return () => this.accessListeners.delete(listener);
   }
 
   async setPublicListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
@@ -90,21 +144,36 @@ export class ServerDirectory {
   }
 
   /**
-   * The server named in a path, if the user holds `permission` on it. Owners hold every key; anyone else
-   * gets NOT_FOUND, so ids of other people's servers reveal nothing.
+   * The one permission check of every server endpoint and socket event: the server named in a path with
+   * the user's role on it, if that role holds `permission`. Someone who is neither its owner nor a member
+   * gets NOT_FOUND, so ids of other people's servers reveal nothing; a member whose role lacks the key
+   * gets NO_PERMISSION. Read from the database each time, so a removed member or a lowered role is
+   * refused at the very next call.
    */
+  async authorizeAccess(userId: string, serverId: string, permission: PermissionKey): Promise<AuthorizedServer> {
+    const [found] = await this.db
+      .select({ row: servers, role: serverMembers.role })
+      .from(servers)
+      .leftJoin(serverMembers, and(eq(serverMembers.serverId, servers.id), eq(serverMembers.userId, userId)))
+      .where(eq(servers.id, serverId))
+      .limit(1);
+    if (!found) throw new ApiError('NOT_FOUND');
+    const role: ServerRole | null = found.row.ownerId === userId ? 'owner' : found.role;
+    if (!role) throw new ApiError('NOT_FOUND');
+    const access = accessOf(role);
+    if (!access.permissions.includes(permission)) throw new ApiError('NO_PERMISSION');
+    return { row: found.row, access };
+  }
+
   async authorize(userId: string, serverId: string, permission: PermissionKey): Promise<ServerRow> {
-    const [row] = await this.db.select().from(servers).where(eq(servers.id, serverId)).limit(1);
-    if (!row || row.ownerId !== userId) throw new ApiError('NOT_FOUND');
-    void permission; // members and their roles arrive with their issue; the key is already named here
-    return row;
+    return (await this.authorizeAccess(userId, serverId, permission)).row;
   }
 
   joinAddress(row: ServerRow): string {
     return joinAddressOf(row.name, this.config.PLAY_DOMAIN, this.config.PROXY_PORT || MINECRAFT_DEFAULT_PORT);
   }
 
-  summary(row: ServerRow): ServerSummary {
+  summary(row: ServerRow, role: ServerRole = 'owner'): ServerSummary {
     const stats = this.hub.statsOf(row.id);
     return {
       serverId: row.id,
@@ -114,6 +183,7 @@ export class ServerDirectory {
       // What the server runs with (its server.properties, capped by the plan), once its node has said.
       players: { online: stats?.players.online ?? 0, max: this.hub.maxPlayersOf(row.id) ?? row.maxPlayers },
       joinAddress: this.joinAddress(row),
+      role,
     };
   }
 
@@ -124,9 +194,11 @@ export class ServerDirectory {
     playTime: null,
   });
 
-  details(row: ServerRow): ServerDetails {
+  /** A server as the caller sees it; `access` is theirs (the owner's unless said). */
+  details(row: ServerRow, access: ServerAccess = ownerAccess): ServerDetails {
     return {
-      ...this.summary(row),
+      ...this.summary(row, access.role),
+      permissions: access.permissions,
       software: row.software,
       version: row.version,
       host: this.nodes.config(row.nodeId)?.publicHost ?? 'localhost',

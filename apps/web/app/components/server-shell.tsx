@@ -1,22 +1,28 @@
+import type { PermissionKey } from '@spawnpoint/contracts';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Link, NavLink, useLocation } from 'react-router';
 import type { ServerLoad } from '../lib/use-server.ts';
 import { buttonClass } from './button.tsx';
 import { StateBadge } from './state-badge.tsx';
 
-const tabs = [
-  { to: '', label: 'Overview', end: true },
-  { to: 'console', label: 'Console' },
-  { to: 'files', label: 'Files' },
-  { to: 'backups', label: 'Backups' },
-  { to: 'players', label: 'Players' },
-  { to: 'properties', label: 'Properties' },
-  { to: 'plugins', label: 'Plugins' },
-  { to: 'subusers', label: 'Subusers' },
-  { to: 'appearance', label: 'Appearance' },
-  { to: 'upgrade', label: 'Upgrade' },
-  { to: 'shop', label: 'Shop' },
+/** Each tab with the key its page needs (that page's main endpoint's, in contracts). */
+const tabs: { to: string; label: string; needs: PermissionKey; end?: boolean }[] = [
+  { to: '', label: 'Overview', end: true, needs: 'console.read' },
+  { to: 'console', label: 'Console', needs: 'console.read' },
+  { to: 'files', label: 'Files', needs: 'files.read' },
+  { to: 'backups', label: 'Backups', needs: 'backups.create' },
+  { to: 'players', label: 'Players', needs: 'console.read' },
+  { to: 'properties', label: 'Properties', needs: 'properties.update' },
+  { to: 'plugins', label: 'Plugins', needs: 'plugins.manage' },
+  { to: 'subusers', label: 'Subusers', needs: 'members.manage' },
+  { to: 'appearance', label: 'Appearance', needs: 'appearance.update' },
+  { to: 'upgrade', label: 'Upgrade', needs: 'billing.manage' },
+  { to: 'shop', label: 'Shop', needs: 'billing.manage' },
 ];
+
+function roleLabel(role: string): string {
+  return role === 'administrator' ? 'an administrator' : `a ${role}`;
+}
 
 /** Header and tabs of every /servers/{id} page, with the loading and not-found states. */
 export function ServerShell({ serverId, load, children }: { serverId: string; load: ServerLoad; children: ReactNode }) {
@@ -65,6 +71,11 @@ export function ServerShell({ serverId, load, children }: { serverId: string; lo
       <div className="mt-2 flex flex-wrap items-center gap-3">
         <h1 className="min-w-0 font-sans text-2xl font-bold break-all">{load.server.name}</h1>
         <StateBadge state={load.state} />
+        {load.server.role !== 'owner' ? (
+          <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-600">
+            You are {roleLabel(load.server.role)}
+          </span>
+        ) : null}
       </div>
       {/* Below lg the ten tabs do not fit: the bar scrolls sideways (the page does not), and its right edge
           fades so it shows there is more; the end padding lets the last tab scroll clear of the fade. */}
@@ -73,18 +84,20 @@ export function ServerShell({ serverId, load, children }: { serverId: string; lo
         aria-label="Server"
         className="mt-6 flex gap-1 overflow-x-auto border-b border-slate-200 pr-8 [mask-image:linear-gradient(to_right,#000_calc(100%_-_2rem),transparent)] lg:pr-0 lg:[mask-image:none]"
       >
-        {tabs.map((tab) => (
-          <NavLink
-            key={tab.label}
-            to={tab.to ? `${base}/${tab.to}` : base}
-            end={tab.end ?? false}
-            className={({ isActive }) =>
-              `whitespace-nowrap border-b-2 px-3 py-2 text-sm font-medium ${isActive ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-600 hover:text-slate-900'}`
-            }
-          >
-            {tab.label}
-          </NavLink>
-        ))}
+        {tabs
+          .filter((tab) => load.server.permissions.includes(tab.needs))
+          .map((tab) => (
+            <NavLink
+              key={tab.label}
+              to={tab.to ? `${base}/${tab.to}` : base}
+              end={tab.end ?? false}
+              className={({ isActive }) =>
+                `whitespace-nowrap border-b-2 px-3 py-2 text-sm font-medium ${isActive ? 'border-brand-600 text-brand-700' : 'border-transparent text-slate-600 hover:text-slate-900'}`
+              }
+            >
+              {tab.label}
+            </NavLink>
+          ))}
       </nav>
       <div className="mt-6">{children}</div>
     </main>

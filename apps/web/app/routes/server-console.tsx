@@ -66,6 +66,8 @@ export default function ServerConsole() {
   }
 
   const running = load.status === 'ready' && (load.state === 'online' || load.state === 'starting');
+  // What the caller's role allows, as the API sent it with the server: never guessed here.
+  const mayCommand = load.status === 'ready' && load.server.permissions.includes('console.command');
   return (
     <>
       <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-800 px-4 py-2">
@@ -80,7 +82,9 @@ export default function ServerConsole() {
             </span>
           ) : null}
         </div>
-        {load.status === 'ready' ? <PowerButtons serverId={id} state={load.state} actions={['start', 'stop', 'restart']} /> : null}
+        {load.status === 'ready' ? (
+          <PowerButtons serverId={id} state={load.state} permissions={load.server.permissions} actions={['start', 'stop', 'restart']} />
+        ) : null}
       </header>
       {load.status === 'missing' ? (
         <p className="p-6 text-slate-300">{load.message}</p>
@@ -111,13 +115,20 @@ export default function ServerConsole() {
           maxLength={256}
           autoComplete="off"
           spellCheck={false}
-          placeholder={running ? 'Type a command, for example: say hello' : 'Start the server to send commands'}
+          disabled={!mayCommand}
+          placeholder={
+            !mayCommand
+              ? 'Your role on this server cannot send commands'
+              : running
+                ? 'Type a command, for example: say hello'
+                : 'Start the server to send commands'
+          }
           className="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 font-mono text-sm text-slate-100 placeholder:text-slate-500"
         />
         <button
           type="submit"
           className="rounded-md bg-brand-600 px-4 py-2 text-sm font-semibold text-white hover:bg-brand-700 disabled:opacity-50"
-          disabled={!running}
+          disabled={!running || !mayCommand}
         >
           Send
         </button>

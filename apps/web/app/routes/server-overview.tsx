@@ -95,7 +95,7 @@ export default function ServerOverview() {
             <div className="min-w-0">
               <h2 className="text-sm font-semibold uppercase tracking-wide text-slate-500">Power</h2>
               <div className="mt-2">
-                <PowerButtons serverId={id} state={load.state} />
+                <PowerButtons serverId={id} state={load.state} permissions={load.server.permissions} />
               </div>
               <Link to={`/servers/${id}/console`} className={buttonClass('secondary', 'mt-4')}>
                 Open the console
@@ -177,33 +177,37 @@ export default function ServerOverview() {
             )}
           </section>
 
-          <ListingToggle serverId={id} initial={load.server.publicListing} />
+          {load.server.permissions.includes('appearance.update') ? (
+            <ListingToggle serverId={id} initial={load.server.publicListing} />
+          ) : null}
 
-          <section aria-labelledby="danger-heading" className="rounded-xl border border-red-200 bg-white p-6">
-            <h2 id="danger-heading" className="text-lg font-semibold text-red-700">
-              Delete this server
-            </h2>
-            <p className="mt-1 text-sm text-slate-600">The server, its world and every file are removed for good.</p>
-            <Button
-              variant="danger"
-              className="mt-4"
-              onClick={() =>
-                openDialog('confirm', {
-                  title: `Delete ${load.server.name}?`,
-                  message: 'This stops the server and removes its world and every file. This cannot be undone.',
-                  confirmLabel: 'Delete server',
-                  danger: true,
-                  onConfirm: async () => {
-                    await deleteServer(id);
-                    notify('success', 'Server deleted', `${load.server.name} and its files were removed.`);
-                    navigate('/servers');
-                  },
-                })
-              }
-            >
-              Delete server
-            </Button>
-          </section>
+          {load.server.permissions.includes('server.delete') ? (
+            <section aria-labelledby="danger-heading" className="rounded-xl border border-red-200 bg-white p-6">
+              <h2 id="danger-heading" className="text-lg font-semibold text-red-700">
+                Delete this server
+              </h2>
+              <p className="mt-1 text-sm text-slate-600">The server, its world and every file are removed for good.</p>
+              <Button
+                variant="danger"
+                className="mt-4"
+                onClick={() =>
+                  openDialog('confirm', {
+                    title: `Delete ${load.server.name}?`,
+                    message: 'This stops the server and removes its world and every file. This cannot be undone.',
+                    confirmLabel: 'Delete server',
+                    danger: true,
+                    onConfirm: async () => {
+                      await deleteServer(id);
+                      notify('success', 'Server deleted', `${load.server.name} and its files were removed.`);
+                      navigate('/servers');
+                    },
+                  })
+                }
+              >
+                Delete server
+              </Button>
+            </section>
+          ) : null}
         </div>
       ) : null}
     </ServerShell>

@@ -1,3 +1,4 @@
+import { rolePermissions } from '@spawnpoint/contracts';
 import { Link } from 'react-router';
 import { buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
@@ -62,7 +63,14 @@ export default function Servers() {
                 online
               </p>
               <CopyButton value={server.joinAddress} label="Join address" />
-              <PowerButtons serverId={server.serverId} state={server.state} actions={['start', 'stop']} />
+              {server.role !== 'owner' ? <p className="text-xs text-slate-500">Shared with you as {server.role}</p> : null}
+              {/* The list says the role; its keys are the contracts' table for that role, as the API holds them. */}
+              <PowerButtons
+                serverId={server.serverId}
+                state={server.state}
+                permissions={rolePermissions[server.role]}
+                actions={['start', 'stop']}
+              />
             </li>
           ))}
         </ul>

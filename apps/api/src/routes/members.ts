@@ -1,0 +1,226 @@
+import {
+  canGrant,
+  endpoints,
+  INVITATION_TTL_MS,
+  memberMessages,
+  PENDING_INVITATIONS_MAX,
+  SERVER_MEMBERS_MAX,
+  type ServerInvitation,
+  type ServerRole,
+} from '@spawnpoint/contracts';
+import { and, asc, count, eq, gt, isNull, lte } from 'drizzle-orm';
+import { newId, randomToken, sha256 } from '../auth/tokens.ts';
+import type { AppContext } from '../context.ts';
+import { serverInvitations, serverMembers, servers, users } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Route } from '../http/route.ts';
+import { invitationMail } from '../mail/templates.ts';
+import type { ServerRow } from '../servers/server-creator.ts';
+
+type InvitationRow = typeof serverInvitations.$inferSelect;
+
+function presentInvitation(row: InvitationRow): ServerInvitation {
+  return {
+    invitationId: row.id,
+    emailAddress: row.emailAddress,
+    role: row.role,
+    sentAt: row.sentAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Members of a server and invitations (issue 14 #1–#2). Every route here needs `members.manage`, checked
+ * by the router; on top of it nobody grants (or takes away) a role whose keys they lack, nobody changes
+ * their own role, and the owner is not a member at all, so cannot be changed or removed.
+ */
+export function memberRoutes(route: Route, ctx: AppContext): void {
+  const { db } = ctx.database;
+  const { directory } = ctx.game;
+
+  async function sendInvitation(server: ServerRow, inviter: string, row: InvitationRow, token: string): Promise<void> {
+    const [account] = await db.select({ id: users.id }).from(users).where(eq(users.emailAddress, row.emailAddress)).limit(1);
+    await ctx.mailer.send({
+      to: row.emailAddress,
+      ...invitationMail(ctx.config.publicUrl, token, { serverName: server.name, inviter, role: row.role, hasAccount: Boolean(account) }),
+    });
+  }
+
+  /** A member of the server whom the caller may change: not themselves, not the owner, not above them. */
+  async function changeableMember(server: ServerRow, actor: { userId: string; role: ServerRole }, userId: string) {
+    if (userId === server.ownerId) throw new ApiError('INVALID_INPUT', undefined, memberMessages.ownerRole);
+    if (userId === actor.userId) throw new ApiError('INVALID_INPUT', undefined, memberMessages.ownRole);
+    const [member] = await db
+      .select()
+      .from(serverMembers)
+      .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, userId)))
+      .limit(1);
+    if (!member) throw new ApiError('NOT_FOUND');
+    if (!canGrant(actor.role, member.role)) throw new ApiError('NO_PERMISSION', undefined, memberMessages.grant);
+    return member;
+  }
+
+  route(endpoints.serverMembers, async ({ server }) => {
+    const [owner] = await db.select({ emailAddress: users.emailAddress }).from(users).where(eq(users.id, server.ownerId)).limit(1);
+    const members = await db
+      .select({ userId: serverMembers.userId, role: serverMembers.role, since: serverMembers.createdAt, emailAddress: users.emailAddress })
+      .from(serverMembers)
+      .innerJoin(users, eq(users.id, serverMembers.userId))
+      .where(eq(serverMembers.serverId, server.id))
+      .orderBy(asc(serverMembers.createdAt));
+    const invitations = await db
+      .select()
+      .from(serverInvitations)
+      .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt), gt(serverInvitations.expiresAt, new Date())))
+      .orderBy(asc(serverInvitations.sentAt));
+    return {
+      members: [
+        { userId: server.ownerId, emailAddress: owner?.emailAddress ?? '', role: 'owner' as const, since: server.createdAt.toISOString() },
+        ...members.map((m) => ({ ...m, since: m.since.toISOString() })),
+      ],
+      invitations: invitations.map(presentInvitation),
+    };
+  });
+
+  route(endpoints.invitationCreate, async ({ request, session, server, access, body }) => {
+    if (!canGrant(access.role, body.role)) throw new ApiError('NO_PERMISSION', undefined, memberMessages.grant);
+    if (body.emailAddress === session.user.emailAddress) throw new ApiError('INVALID_INPUT', undefined, memberMessages.inviteSelf);
+    const [account] = await db.select({ id: users.id }).from(users).where(eq(users.emailAddress, body.emailAddress)).limit(1);
+    if (account?.id === server.ownerId) throw new ApiError('INVALID_INPUT', undefined, memberMessages.inviteOwner);
+    if (account) {
+      const [member] = await db
+        .select({ role: serverMembers.role })
+        .from(serverMembers)
+        .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, account.id)))
+        .limit(1);
+      if (member) throw new ApiError('INVALID_STATE', undefined, memberMessages.alreadyMember);
+    }
+    const now = new Date();
+    // Expired invitations of the server are dead weight: they go before counting.
+    await db
+      .delete(serverInvitations)
+      .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt), lte(serverInvitations.expiresAt, now)));
+    const pending = await db
+      .select({ emailAddress: serverInvitations.emailAddress })
+      .from(serverInvitations)
+      .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)));
+    if (pending.some((p) => p.emailAddress === body.emailAddress))
+      throw new ApiError('INVALID_STATE', undefined, memberMessages.alreadyInvited);
+    if (pending.length >= PENDING_INVITATIONS_MAX) throw new ApiError('INVALID_STATE', undefined, memberMessages.tooManyInvitations);
+    const [{ members = 0 } = {}] = await db.select({ members: count() }).from(serverMembers).where(eq(serverMembers.serverId, server.id));
+    if (members + pending.length >= SERVER_MEMBERS_MAX) throw new ApiError('INVALID_STATE', undefined, memberMessages.tooManyMembers);
+    // Counted once the request is known to send a mail: refusals above do not use the server's budget.
+    await ctx.limit('invitationsPerServer', request, server.id);
+    const token = randomToken();
+    const [row] = await db
+      .insert(serverInvitations)
+      .values({
+        id: newId(),
+        serverId: server.id,
+        emailAddress: body.emailAddress,
+        role: body.role,
+        tokenHash: sha256(token),
+        invitedBy: session.user.id,
+        sentAt: now,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+      })
+      .returning();
+    if (!row) throw new ApiError('INTERNAL_ERROR');
+    await sendInvitation(server, session.user.emailAddress, row, token);
+    return presentInvitation(row);
+  });
+
+  route(endpoints.invitationResend, async ({ request, session, server, params }) => {
+    await ctx.limit('invitationsPerServer', request, server.id);
+    const token = randomToken();
+    const now = new Date();
+    // A new token replaces the old one, so only the newest mail's link works.
+    const [row] = await db
+      .update(serverInvitations)
+      .set({ tokenHash: sha256(token), sentAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) })
+      .where(
+        and(eq(serverInvitations.id, params.invitationId), eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)),
+      )
+      .returning();
+    if (!row) throw new ApiError('NOT_FOUND');
+    await sendInvitation(server, session.user.emailAddress, row, token);
+    return presentInvitation(row);
+  });
+
+  route(endpoints.invitationRevoke, async ({ server, params }) => {
+    const deleted = await db
+      .delete(serverInvitations)
+      .where(
+        and(eq(serverInvitations.id, params.invitationId), eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)),
+      )
+      .returning({ id: serverInvitations.id });
+    if (deleted.length === 0) throw new ApiError('NOT_FOUND');
+    return null;
+  });
+
+  route(endpoints.memberRole, async ({ session, server, access, params, body }) => {
+    const member = await changeableMember(server, { userId: session.user.id, role: access.role }, params.userId);
+    if (!canGrant(access.role, body.role)) throw new ApiError('NO_PERMISSION', undefined, memberMessages.grant);
+    if (member.role !== body.role) {
+      await db
+        .update(serverMembers)
+        .set({ role: body.role })
+        .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
+      directory.accessChanged({ serverId: server.id, userId: params.userId, role: body.role });
+    }
+    return null;
+  });
+
+  route(endpoints.memberRemove, async ({ session, server, access, params }) => {
+    await changeableMember(server, { userId: session.user.id, role: access.role }, params.userId);
+    await db.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
+    directory.accessChanged({ serverId: server.id, userId: params.userId, role: null });
+    return null;
+  });
+
+  route(
+    endpoints.invitationAccept,
+    async ({ session, body }) => {
+      const user = session.user;
+      const tokenHash = sha256(body.token);
+      const now = new Date();
+      const accepted = await db.transaction(async (tx) => {
+        // One conditional update decides: of two accepts at once, only one finds the row still open.
+        const [row] = await tx
+          .update(serverInvitations)
+          .set({ acceptedAt: now, acceptedBy: user.id })
+          .where(
+            and(
+              eq(serverInvitations.tokenHash, tokenHash),
+              isNull(serverInvitations.acceptedAt),
+              gt(serverInvitations.expiresAt, now),
+              eq(serverInvitations.emailAddress, user.emailAddress),
+            ),
+          )
+          .returning();
+        if (!row) return null;
+        // The owner (who may have moved to the invited address since) holds every key already.
+        const [server] = await tx.select({ ownerId: servers.ownerId }).from(servers).where(eq(servers.id, row.serverId)).limit(1);
+        if (server && server.ownerId !== user.id)
+          await tx
+            .insert(serverMembers)
+            .values({ serverId: row.serverId, userId: user.id, role: row.role })
+            .onConflictDoUpdate({ target: [serverMembers.serverId, serverMembers.userId], set: { role: row.role } });
+        // Following the mailed link proved the mailbox, as a password reset does.
+        if (!user.emailVerifiedAt) await tx.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, user.id));
+        return row;
+      });
+      if (!accepted) {
+        const [row] = await db.select().from(serverInvitations).where(eq(serverInvitations.tokenHash, tokenHash)).limit(1);
+        if (!row) throw new ApiError('INVALID_INPUT', undefined, memberMessages.invalidToken);
+        if (row.acceptedAt) throw new ApiError('INVALID_STATE', undefined, memberMessages.usedToken);
+        if (row.expiresAt <= now) throw new ApiError('INVALID_STATE', undefined, memberMessages.expiredToken);
+        throw new ApiError('NO_PERMISSION', undefined, memberMessages.otherAddress);
+      }
+      if (!user.emailVerifiedAt) ctx.sessions.forgetUser(user.id);
+      directory.accessChanged({ serverId: accepted.serverId, userId: user.id, role: accepted.role });
+      return { serverId: accepted.serverId };
+    },
+    { limit: 'invitationAcceptPerIp' },
+  );
+}
