@@ -60,6 +60,10 @@ export default defineConfig({
       AGENT_PORT: String(port + 1000),
       // The join proxy gets its own port (never Minecraft's 25565, which a player's own server may hold).
       PROXY_PORT: process.env.E2E_PROXY_PORT ?? String(port + 2000),
+      // Servers nobody plays on sleep after 45 s (never sooner than 15 s after coming online), so
+      // sleeping.spec.ts sees one fall asleep; every other spec is done with an empty server sooner.
+      IDLE_STOP_MINUTES: process.env.E2E_IDLE_STOP_MINUTES ?? '0.75',
+      MIN_ONLINE_MINUTES: '0.25',
     },
   },
 });
