@@ -198,6 +198,13 @@ async function main(): Promise<void> {
     return;
   }
   keepQueryParams(search);
+  // An invitation link: the app accepts the kept token once someone is signed in, so a visitor without a
+  // session registers first (the register page links to sign-in).
+  if (search.has('invite_token')) {
+    const me = await call('GET', '/v1/user/me');
+    location.replace(me.status === 'SUCCESS' ? '/servers' : '/register');
+    return;
+  }
   document.querySelectorAll('[aria-disabled]').forEach((el) => el.removeAttribute('aria-disabled'));
 
   initConsent();

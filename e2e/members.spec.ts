@@ -1,0 +1,58 @@
+import { expect, test } from '@playwright/test';
+import { createServerThroughForm, linkFromMail, PASSWORD, uniqueEmail, verifiedAccount } from './helpers.ts';
+
+test('an invited friend registers from the mailed link, lands on the server and is offered only what a moderator may do', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const ownerContext = await browser.newContext();
+  const owner = await ownerContext.newPage();
+  await verifiedAccount(owner, 'owner');
+  const name = `crew${Date.now().toString(36).slice(-8)}`;
+  const serverPath = await createServerThroughForm(owner, name);
+
+  await owner.goto(`${serverPath}/subusers`);
+  const friend = uniqueEmail('friend');
+  await owner.getByLabel('Email address').fill(friend);
+  await owner.getByLabel('Role', { exact: true }).selectOption('moderator');
+  await owner.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(owner.getByRole('region', { name: 'Pending invitations' }).getByText(friend)).toBeVisible();
+
+  const link = await linkFromMail(
+    friend,
+    /http:\/\/localhost:\d+\/\?invite_token=[A-Za-z0-9_-]+/,
+    `You are invited to ${name} on Spawnpoint`,
+  );
+  const friendContext = await browser.newContext();
+  const page = await friendContext.newPage();
+  await page.goto(link);
+  // Signed out: the app asks to register, keeping the token through it.
+  await expect(page).toHaveURL(/\/register$/);
+  await page.getByLabel('Email address').fill(friend);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Confirm password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page.getByText('Server invite accepted')).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`${serverPath}$`));
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page.getByText('You are a moderator')).toBeVisible();
+
+  // A moderator: console, players and power, but no files to change, no members, no deletion.
+  const tabs = page.getByRole('navigation', { name: 'Server' });
+  await expect(tabs.getByRole('link', { name: 'Console' })).toBeVisible();
+  await expect(tabs.getByRole('link', { name: 'Subusers' })).toHaveCount(0);
+  await expect(tabs.getByRole('link', { name: 'Properties' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Start', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Delete server' })).toHaveCount(0);
+
+  // The owner sees the friend as a member; lowering them to viewer takes the console input away.
+  await owner.reload();
+  await owner.getByLabel(`Role of ${friend}`).selectOption('viewer');
+  await expect(owner.getByText(`${friend} is now viewer.`)).toBeVisible();
+  await page.goto(`${serverPath}/console`);
+  await expect(page.getByPlaceholder('Your role on this server cannot send commands')).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Start', exact: true })).toHaveCount(0);
+
+  await ownerContext.close();
+  await friendContext.close();
+});
