@@ -1,12 +1,18 @@
 /**
  * Game-server figures of ARCHITECTURE §11, against the product started as `npm start` starts it:
- * - create-online: from POST /v1/server/create (then start) to the state `online`, built-in runtime, median of 5;
+ * - create-online: from POST /v1/server/create (then start) until the server answers a status ping on its
+ *   port, built-in runtime, median of 5; against a bare start in the same run: the same flying-squid version
+ *   started by this bench directly (`createMCServer` with the launcher's options, a fresh world folder), from
+ *   spawning the process until it answers a status ping (issue target: ≤ 1.2× the bare start);
  * - console: lines/s and latency from the game process to a browser socket (a compiled stand-in jar prints
  *   timestamped lines at 20,000 lines/s), with the memory of the API and agent before and after.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import minecraftProtocol from 'minecraft-protocol';
 import { io } from 'socket.io-client';
 import { buildFakeJar } from '../apps/agent/test-support/fake-jar.ts';
 import { startStack } from './stack.ts';
@@ -34,6 +40,51 @@ async function waitState(id: string, state: string) {
   }
 }
 
+/** Resolves once the port answers a Minecraft status ping (a minute at most: a bench never hangs silently). */
+async function untilPingAnswers(port: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`nothing answered a status ping on port ${port} within a minute`);
+    const answered = await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 1000 }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await sleep(10);
+  }
+}
+
+/** The bare start: flying-squid started directly with the options our launcher uses, in a fresh folder. */
+async function bareStart(port: number): Promise<number> {
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-bench-bare-'));
+  // The package as this repository installed it (the bare server runs in a folder outside the repository).
+  const script = `require(${JSON.stringify(createRequire(import.meta.url).resolve('flying-squid'))}).createMCServer(${JSON.stringify({
+    port,
+    host: '127.0.0.1',
+    version: '1.21.4',
+    motd: 'bare',
+    'max-players': 10,
+    'online-mode': false,
+    logging: false,
+    worldFolder: path.join(folder, 'world'),
+    generation: { name: 'diamond_square', options: { worldHeight: 80 } },
+    kickTimeout: 10000,
+    plugins: {},
+    modpe: false,
+    'view-distance': 10,
+    'everybody-op': false,
+    'max-entities': 100,
+  })})`;
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-e', script], { cwd: folder, stdio: 'ignore' });
+  try {
+    await untilPingAnswers(port);
+    return Math.round(performance.now() - started);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -41,12 +92,16 @@ function median(values: number[]): number {
 
 try {
   const createOnline: number[] = [];
+  const bare: number[] = [];
   for (let i = 0; i < 5; i++) {
+    bare.push(await bareStart(25951 + i));
     const started = performance.now();
     const created = await call('POST', '/v1/server/create', { serverName: `bench-${i}-${Date.now().toString(36).slice(-4)}` });
     const id = created.result.serverId as string;
     await call('POST', `/v1/server/${id}/start`, {});
     await waitState(id, 'online');
+    const details = await call('GET', `/v1/server/${id}`);
+    await untilPingAnswers(Number(details.result.port));
     createOnline.push(Math.round(performance.now() - started));
     await call('POST', `/v1/server/${id}/kill`, {});
     await waitState(id, 'offline');
@@ -58,7 +113,10 @@ try {
       runtime: 'flying-squid',
       medianMs: median(createOnline),
       runsMs: createOnline,
-      targetMs: 2000,
+      bareMedianMs: median(bare),
+      bareRunsMs: bare,
+      ratio: Number((median(createOnline) / median(bare)).toFixed(2)),
+      target: { medianMs: 2000, ratio: 1.2 },
     }),
   );
 
@@ -78,49 +136,55 @@ try {
       void call('GET', '/v1/user/websocket').then((answer) => socket.emit('auth', { token: answer.result.token as string }));
     });
   });
-  const latencies: number[] = [];
-  let received = 0;
-  const skipped: string[] = [];
-  let first = 0;
-  let last = 0;
-  let doneResolve: () => void = () => undefined;
-  const done = new Promise<void>((r) => (doneResolve = r));
-  socket.on('server:console', ({ lines }: { lines: string[] }) => {
-    const now = Date.now();
-    for (const line of lines) {
-      const match = / t=(\d+)/.exec(line);
-      if (match) {
-        received++;
-        if (!first) first = now;
-        last = now;
-        latencies.push(now - Number(match[1]));
+  /** One flood through the game's console to this socket: `flood` (ASCII) or `floodwide` (colour codes and CJK). */
+  async function measureConsole(kind: 'flood' | 'floodwide', total: number) {
+    const latencies: number[] = [];
+    let received = 0;
+    const skipped: string[] = [];
+    let first = 0;
+    let last = 0;
+    let doneResolve: () => void = () => undefined;
+    const done = new Promise<void>((r) => (doneResolve = r));
+    const onLines = ({ lines }: { lines: string[] }) => {
+      const now = Date.now();
+      for (const line of lines) {
+        const match = / t=(\d+)/.exec(line);
+        if (match) {
+          received++;
+          if (!first) first = now;
+          last = now;
+          latencies.push(now - Number(match[1]));
+        }
+        if (line.includes('flood done')) doneResolve();
+        if (line.includes('console lines were skipped')) skipped.push(stripAnsi(line));
       }
-      if (line.includes('flood done')) doneResolve();
-      if (line.includes('console lines were skipped')) skipped.push(stripAnsi(line));
-    }
-  });
+    };
+    socket.on('server:console', onLines);
+    const rssBefore = stack.rssMb();
+    await call('POST', `/v1/server/${id}/command`, { command: `${kind} ${total} 20000` });
+    await Promise.race([done, sleep(30_000)]);
+    const rssAfter = stack.rssMb();
+    socket.off('server:console', onLines);
+    latencies.sort((a, b) => a - b);
+    console.log(
+      JSON.stringify({
+        bench: kind === 'flood' ? 'console' : 'console-non-ascii',
+        sent: total,
+        received,
+        linesPerSec: Math.round(received / Math.max((last - first) / 1000, 0.001)),
+        p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? null,
+        p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? null,
+        skipNotices: skipped,
+        stackRssMbBefore: rssBefore,
+        stackRssMbAfter: rssAfter,
+        target: { linesPerSec: 20000, p99Ms: 50 },
+      }),
+    );
+  }
   socket.emit('server:subscribe', { serverId: id });
   await sleep(500);
-  const rssBefore = stack.rssMb();
-  const total = 60_000;
-  await call('POST', `/v1/server/${id}/command`, { command: `flood ${total} 20000` });
-  await Promise.race([done, sleep(30_000)]);
-  const rssAfter = stack.rssMb();
-  latencies.sort((a, b) => a - b);
-  console.log(
-    JSON.stringify({
-      bench: 'console',
-      sent: total,
-      received,
-      linesPerSec: Math.round(received / Math.max((last - first) / 1000, 0.001)),
-      p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? null,
-      p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? null,
-      skipNotices: skipped,
-      stackRssMbBefore: rssBefore,
-      stackRssMbAfter: rssAfter,
-      target: { linesPerSec: 20000, p99Ms: 50 },
-    }),
-  );
+  await measureConsole('flood', 60_000);
+  await measureConsole('floodwide', 60_000);
   socket.close();
 } finally {
   stack.stop();

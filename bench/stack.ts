@@ -18,6 +18,8 @@ export async function startStack(options: { port: number; dataDir: string; gameP
       GAME_PORT_RANGE: options.gamePorts,
       RATE_LIMIT_FACTOR: '1000',
       PUBLIC_URL: base,
+      // No join proxy: these figures do not go through it, and 25565 may be another copy's.
+      PROXY_PORT: '0',
     },
   });
   let cookie = '';
