@@ -126,9 +126,13 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.backupCreate, async ({ request, server }) => {
     if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
     const state = hub.stateOf(server.id);
-    if (state !== 'offline' && state !== 'online')
+    // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
+    if (state !== 'offline' && state !== 'online' && state !== 'sleeping')
       throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
     await ctx.limit('backupsPerServer', request, server.id);
+    // Its node shows the backup and then "offline"; the server goes back to sleep, not to offline.
+    const asleep = state === 'sleeping';
+    if (asleep) hub.sleepWhenStopped(server.id, true);
     const backupId = newId();
     jobs.set(server.id, backupId);
     try {
@@ -147,6 +151,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
       await nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
       return { backupId };
     } catch (err) {
+      if (asleep) hub.sleepWhenStopped(server.id, false);
       // The node never took the job: its pending row would stand for nothing.
       await db
         .delete(backups)
@@ -187,11 +192,13 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     try {
       const result = await power.exclusive(server, async (act) => {
         // A start or stop that went just before is let finish: the restore then goes on from where it ended.
-        const settled = (s: string) => s === 'online' || s === 'offline';
+        const settled = (s: string) => s === 'online' || s === 'offline' || s === 'sleeping';
         if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
         const state = hub.stateOf(server.id);
         const wasRunning = state === 'online';
-        if (state !== 'offline' && !wasRunning)
+        // A sleeping server is restored as a stopped one and goes back to sleep after.
+        if (state === 'sleeping') hub.sleepWhenStopped(server.id, true);
+        if (state !== 'offline' && state !== 'sleeping' && !wasRunning)
           throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${state.replace('_', ' ')}.`);
         if (wasRunning) {
           await act('stop');

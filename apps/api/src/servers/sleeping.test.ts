@@ -119,6 +119,26 @@ describe('sleeping', { timeout: 120_000 }, () => {
     await states.reached('offline');
   });
 
+  it('backs up a sleeping server, which then sleeps on', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'napsave');
+    const states = await watchStates(cookie, id);
+    await send('POST', `/v1/server/${id}/start`, cookie);
+    await states.reached('sleeping');
+    states.clear();
+    const made = (await send('POST', `/v1/server/${id}/backups`, cookie)).json();
+    expect(made.status).toBe('SUCCESS');
+    const listed = await until(
+      async () => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result,
+      (page: { running: boolean; backups: unknown[] }) => !page.running && page.backups.length === 1,
+    );
+    expect(listed.backups).toHaveLength(1);
+    await until(
+      async () => (await details(cookie, id)).state,
+      (state) => state === 'sleeping',
+    );
+    expect(states.order()).toEqual(['backing_up', 'sleeping']);
+  });
+
   it('keeps a server awake while a player is in the game, and counts the idle time from when the last one left', async () => {
     const { cookie, id } = await ownerWithServer(t, 'awake');
     const states = await watchStates(cookie, id);
@@ -140,8 +160,8 @@ describe('sleeping', { timeout: 120_000 }, () => {
 
   it('counts only active servers against the plan: a second server starts once the first sleeps', async () => {
     const { cookie, id } = await ownerWithServer(t, 'twice');
-    const second = (await send('POST', '/v1/server/create', cookie, { serverName: `tw${Date.now().toString(36).slice(-8)}` })).json()
-      .result.serverId as string;
+    const second = (await send('POST', '/v1/server/create', cookie, { serverName: `tw${Date.now().toString(36).slice(-8)}` })).json().result
+      .serverId as string;
     const states = await watchStates(cookie, id);
     expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
     const refused = await send('POST', `/v1/server/${second}/start`, cookie);
