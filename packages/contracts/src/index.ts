@@ -9,6 +9,7 @@ export * from './servers.ts';
 export * from './agent.ts';
 export * from './permissions.ts';
 export * from './members.ts';
+export * from './server-activity.ts';
 export * from './account.ts';
 export * from './files.ts';
 export * from './plans.ts';

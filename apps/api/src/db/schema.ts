@@ -1,5 +1,5 @@
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { AccountEventType } from '@spawnpoint/contracts';
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { AccountEventType, ServerActivityAction } from '@spawnpoint/contracts';
 
 export const users = pgTable(
   'users',
@@ -240,4 +240,26 @@ export const serverInvitations = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('server_invitations_token_hash_key').on(t.tokenHash), index('server_invitations_server_id_idx').on(t.serverId)],
+);
+
+/**
+ * The activity log of a server (issue 14 #4): who did what, from which address. `seq` orders the entries
+ * and is the page cursor; the actor's address is the one at the time (the account may change or go).
+ */
+export const serverActivity = pgTable(
+  'server_activity',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    serverId: text('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    actorId: text('actor_id').references(() => users.id, { onDelete: 'set null' }),
+    actorEmail: text('actor_email').notNull(),
+    // Written only by recordActivity, which takes a ServerActivityAction.
+    action: text('action').$type<ServerActivityAction>().notNull(),
+    target: text('target').notNull(),
+    ip: text('ip'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('server_activity_server_id_idx').on(t.serverId, t.seq)],
 );
