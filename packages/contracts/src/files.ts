@@ -134,6 +134,8 @@ export const fileContentResult = z.object({ path: z.string(), content: z.string(
 export const uploadQuery = z.object({
   path: z.string().min(1).max(4096),
   size: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  /** `false`: refused with INVALID_STATE when the name exists (the user did not choose Replace). */
+  overwrite: z.enum(['true', 'false']).default('true'),
 });
 export const backupProgressEvent = z.object({
   serverId: z.string(),

@@ -126,6 +126,27 @@ describe('files', () => {
     expect(file.headers.get('content-disposition')).toBe('attachment; filename="notes.txt"');
   });
 
+  it('refuses an upload without overwrite to a name that exists, and keeps that file as it was', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const upload = (name: string, data: string, overwrite: 'true' | 'false') => {
+      const form = multipart(name, Buffer.from(data));
+      return t.app.inject({
+        method: 'POST',
+        url: `/v1/server/${id}/files/upload?path=/${name}&overwrite=${overwrite}`,
+        headers: { cookie, ...form.headers },
+        payload: form.payload,
+        remoteAddress: uniqueIp(),
+      });
+    };
+    expect((await upload('kept.txt', 'first', 'false')).json().status).toBe('SUCCESS');
+    const refused = await upload('kept.txt', 'second', 'false');
+    expect(refused.json().status).toBe('INVALID_STATE');
+    expect(refused.json().message).toMatch(/exists/);
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/kept.txt`, cookie)).json().result.content).toBe('first');
+    expect((await upload('kept.txt', 'third', 'true')).json().status).toBe('SUCCESS');
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/kept.txt`, cookie)).json().result.content).toBe('third');
+  });
+
   it('saves an empty file from the editor', async () => {
     const { cookie, id } = await ownerWithServer();
     expect((await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/empty.txt', content: 'not yet' })).json().status).toBe(

@@ -89,7 +89,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   );
 
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
-  route(endpoints.fileUpload, async ({ request, reply, server, query: { path, size } }) => {
+  route(endpoints.fileUpload, async ({ request, reply, server, query: { path, size, overwrite } }) => {
     const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } }).catch((err: unknown) => {
       // The multipart parser fails only on what the client sent (cut off, malformed); its own 4xx say what.
       const status = (err as { statusCode?: unknown }).statusCode;
@@ -98,7 +98,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     });
     if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
     try {
-      await writeFile(server, path, file.file, true, size);
+      await writeFile(server, path, file.file, overwrite === 'true', size);
     } catch (err) {
       // Refused before the whole form was read (DISK_LIMIT midway): the rest is not wanted, and this
       // connection cannot carry another request, so the client stops sending and reads the answer.

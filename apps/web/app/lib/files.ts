@@ -54,7 +54,7 @@ export function uploadFile(
   path: string,
   file: File,
   onProgress: (loaded: number) => void,
-  options: { background?: boolean; signal?: AbortSignal } = {},
+  options: { background?: boolean; signal?: AbortSignal; overwrite?: boolean } = {},
 ): Promise<void> {
   const report = (failure: ApiFailure) => {
     if (!options.background) handleApiError(failure);
@@ -70,7 +70,7 @@ export function uploadFile(
     // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
     xhr.open(
       'POST',
-      `${settings.apiBaseUrl}${endpointUrl(endpoints.fileUpload, { params: { serverId }, query: { path, size: file.size } })}`,
+      `${settings.apiBaseUrl}${endpointUrl(endpoints.fileUpload, { params: { serverId }, query: { path, size: file.size, overwrite: options.overwrite === false ? 'false' : 'true' } })}`,
     );
     xhr.withCredentials = true;
     xhr.upload.onprogress = (event) => onProgress(event.loaded);

@@ -242,8 +242,13 @@ export function useUploads(serverId: string, dir: string, onDone: () => void) {
               const speed = meter.speed();
               setUpload((u) => (u ? { ...u, loaded: sent, speed, secondsLeft: secondsLeft(total - sent, speed) } : u));
             };
-            // Background: failures are summed up in one toast at the end, not one "Whoopsie!" each.
-            await uploadFile(serverId, joinPath(dir, send.path), send.item.file, onProgress, { background: true, signal: abort.signal });
+            // Background: failures are summed up in one toast at the end, not one "Whoopsie!" each. Only a
+            // name the user chose to replace is overwritten: one that appeared since the check is refused.
+            await uploadFile(serverId, joinPath(dir, send.path), send.item.file, onProgress, {
+              background: true,
+              signal: abort.signal,
+              overwrite: send.replaces,
+            });
             if (send.replaces) outcome.replaced++;
             else outcome.uploaded++;
           } catch (err) {
