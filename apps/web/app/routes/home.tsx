@@ -25,13 +25,20 @@ const features = [
     text: 'Each server keeps to its own folder and disk: what one server holds can never reach another, or the machine it runs on.',
   },
   { title: 'Your own server name', text: 'Every server gets a unique name and an address your friends can join.' },
+  {
+    title: 'Sleeps when nobody plays',
+    text: 'An empty server saves and stops by itself, and the next friend who joins by its name wakes it up in a few seconds.',
+  },
+  {
+    title: 'Friends as co-owners',
+    text: 'Invite friends as viewers, moderators or administrators, with only the access you give them.',
+  },
+  { title: 'Players', text: 'Operators, whitelist and bans from the browser, applied at once while the server runs.' },
 ];
 
 // Said plainly so nobody signs up for what is not there yet (each arrives with its own release).
 const comingNext = [
-  { title: 'Sleep and wake on join', text: 'Servers that sleep when nobody plays and wake up the moment a friend joins by name.' },
   { title: 'Plugins', text: 'A plugin catalogue for your server, installed with a click.' },
-  { title: 'Friends as co-owners', text: 'Invite friends as viewers, moderators or administrators, with only the access you give them.' },
   { title: 'Paid plans', text: 'More player slots, memory and backups when your community grows.' },
 ];
 
@@ -107,7 +114,7 @@ export default function Home() {
           <h2 id="next-heading" className="font-pixel mt-14 text-2xl font-bold">
             Coming next
           </h2>
-          <ul aria-labelledby="next-heading" className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
+          <ul aria-labelledby="next-heading" className="mt-6 grid gap-6 sm:grid-cols-2">
             {comingNext.map((item) => (
               <li key={item.title} className="rounded-xl border border-dashed border-slate-300 p-6">
                 <h3 className="font-semibold">{item.title}</h3>

@@ -48,12 +48,14 @@ export default function Pricing() {
                 <strong>{plan.backups}</strong> backups kept
               </li>
               <li>
-                Up to <strong>{plan.servers}</strong> servers
+                Up to <strong>{plan.servers}</strong> servers, <strong>{plan.activeServers}</strong> running at a time
               </li>
-              <li>
-                {plan.sleeping}
-                {/sleep/i.test(plan.sleeping) ? <span className="text-slate-500"> (sleeping is coming soon)</span> : null}
-              </li>
+              {plan.dailyPlayTimeMinutes !== null ? (
+                <li>
+                  <strong>{plan.dailyPlayTimeMinutes / 60} h</strong> of play time a day
+                </li>
+              ) : null}
+              <li>{plan.sleeping}</li>
             </ul>
             {plan.monthlyPriceCents === 0 ? (
               <Link to="/register" className={buttonClass('primary', 'mt-6')}>
@@ -71,10 +73,10 @@ export default function Pricing() {
           Questions
         </h2>
         <div>
-          <h3 className="font-semibold">What will “sleeps” mean?</h3>
+          <h3 className="font-semibold">What does “sleeps” mean?</h3>
           <p className="mt-1 text-slate-600">
-            Coming soon: when nobody is online, the server will save and stop so it costs nothing, and the next player who joins will wake
-            it up in a few seconds. Until then a server runs until you stop it.
+            When nobody is online, the server saves and stops so it costs nothing, and the next player who joins it by its name wakes it up
+            in a few seconds, on the same connection. A sleeping server keeps its world, files and backups.
           </p>
         </div>
         <div>
