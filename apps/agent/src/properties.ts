@@ -1,6 +1,7 @@
 /**
- * server.properties: `key=value` lines, `#` comments. Reading keeps unknown keys; writing keeps comments,
- * order and unknown keys, changing only the values given.
+ * server.properties: `key=value` lines, `#` comments, values in Java's escaping (`\u00A7` for `§`, `\n`
+ * for a line break, `\\` for a backslash). Reading keeps unknown keys and undoes the escapes; writing
+ * keeps comments, order and unknown keys, changing only the values given (escaped with `propertyValue`).
  */
 export type Properties = Map<string, string>;
 
@@ -11,7 +12,7 @@ export function parseProperties(text: string): Properties {
     if (!line || line.startsWith('#') || line.startsWith('!')) continue;
     const eq = line.indexOf('=');
     if (eq === -1) continue;
-    map.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+    map.set(line.slice(0, eq).trim(), unescapeValue(line.slice(eq + 1).trim()));
   }
   return map;
 }
@@ -34,9 +35,34 @@ export function updateProperties(text: string, values: Record<string, string>): 
   return `${lines.join('\n')}\n`;
 }
 
-/** Escapes a value so it stays on one line. */
+/**
+ * Escapes a value as Java's `Properties.store` does, so Java servers read back exactly this text and it
+ * stays on one line: a backslash, tab, line break and form feed get their backslash escapes, and every
+ * character outside printable ASCII (the `§` of formatting codes among them) becomes `\uXXXX`.
+ */
 export function propertyValue(value: string): string {
-  return value.replace(/[\r\n]/g, ' ');
+  let out = '';
+  for (const ch of value) {
+    const code = ch.charCodeAt(0);
+    if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\f') out += '\\f';
+    else if (code >= 0x20 && code <= 0x7e) out += ch;
+    // UTF-16 code units, as Java's chars (a character beyond the BMP becomes its surrogate pair).
+    else for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  // A leading space would be dropped by the reader.
+  return out.startsWith(' ') ? `\\${out}` : out;
+}
+
+/** Java's `Properties.load` escapes: `\uXXXX`, `\t \n \r \f`, and a backslash before anything else stands for that character. */
+export function unescapeValue(value: string): string {
+  return value.replace(/\\(u[0-9a-fA-F]{4}|[\s\S])/g, (_m, esc: string) => {
+    if (esc.length === 5) return String.fromCharCode(parseInt(esc.slice(1), 16));
+    return ({ t: '\t', n: '\n', r: '\r', f: '\f' } as Record<string, string>)[esc] ?? esc;
+  });
 }
 
 export function defaultProperties(values: { motd: string; maxPlayers: number }): string {

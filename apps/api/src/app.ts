@@ -26,6 +26,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { twoFactorRoutes } from './routes/two-factor.ts';
 import { router } from './http/route.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { appearanceRoutes } from './routes/appearance.ts';
 import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { playerRoutes } from './routes/players.ts';
@@ -173,6 +174,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   sessionRoutes(route, ctx);
   operatorRoutes(route, ctx);
   fileRoutes(route, ctx);
+  appearanceRoutes(route, ctx);
   backupRoutes(route, ctx);
   playerRoutes(route, ctx);
   publicSiteRoutes(route, ctx);

@@ -75,6 +75,7 @@ import {
   serverInvitation,
   serverMembersResult,
 } from './members.ts';
+import { appearanceIconRequest, appearanceResult, appearanceUpdateRequest } from './motd.ts';
 import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
@@ -410,6 +411,48 @@ export const endpoints = {
     permission: 'appearance.update',
     body: serverAppearanceRequest,
     result: serverDetails,
+  },
+  appearance: {
+    method: 'GET',
+    path: '/v1/server/:serverId/appearance',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'The message of the day (as saved, with § codes) and the server icon',
+    access: 'session',
+    permission: 'console.read',
+    result: appearanceResult,
+  },
+  appearanceUpdate: {
+    method: 'PUT',
+    path: '/v1/server/:serverId/appearance',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Save the message of the day (two lines, & or § codes; applies at the next start)',
+    access: 'session',
+    permission: 'appearance.update',
+    body: appearanceUpdateRequest,
+    result: appearanceResult,
+  },
+  appearanceIcon: {
+    method: 'PUT',
+    path: '/v1/server/:serverId/appearance/icon',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Upload the server icon: a 64×64 PNG of at most 64 KiB, as base64 (applies at the next start)',
+    access: 'session',
+    permission: 'appearance.update',
+    body: appearanceIconRequest,
+    result: appearanceResult,
+  },
+  appearanceIconDelete: {
+    method: 'DELETE',
+    path: '/v1/server/:serverId/appearance/icon',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Remove the server icon (the default one shows again)',
+    access: 'session',
+    permission: 'appearance.update',
+    result: appearanceResult,
   },
   serverDelete: {
     method: 'DELETE',

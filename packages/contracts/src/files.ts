@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { motdSchema } from './motd.ts';
 import { isMissing, validationMessages } from './validation.ts';
 
 /** Files, server.properties and backups (ARCHITECTURE §6). */
@@ -64,7 +65,8 @@ export const EDITABLE_MAX_BYTES = 2 * 1024 * 1024;
  * players are verified by Mojang's session servers, which the nodes cannot reach yet.
  */
 export const serverProperties = z.object({
-  motd: z.string().max(59, 'The message of the day may not be greater than 59 characters'),
+  /** Two lines of 59 visible characters with `&`/`§` codes (the Appearance page edits the same value). */
+  motd: motdSchema,
   'max-players': z.number().int().min(1, 'At least one player').max(10, 'Your plan allows at most 10 players'),
   gamemode: z.enum(['survival', 'creative', 'adventure', 'spectator']),
   difficulty: z.enum(['peaceful', 'easy', 'normal', 'hard']),

@@ -22,3 +22,4 @@ export * from './download-links.ts';
 export * from './players.ts';
 export * from './server-players.ts';
 export * from './proxy.ts';
+export * from './motd.ts';

@@ -87,6 +87,16 @@ function undoLeet(name: string): string {
     .replace(/-/g, '');
 }
 
+/**
+ * CONTENT_RESTRICTED for one word of free text (a MOTD): the offensive words of the list, matched as
+ * whole words after undoing digit swaps. The names we keep for ourselves and words like "admin" or
+ * "support" are fine in a message; only a join address could pass itself off with them.
+ */
+export function isRestrictedWord(word: string): boolean {
+  const offensive = restrictedWords.slice(restrictedWords.indexOf('nazi'));
+  return offensive.includes(word) || offensive.includes(undoLeet(word));
+}
+
 /** CONTENT_RESTRICTED: true when a name may not be used as a public join address. */
 export function isRestrictedName(name: string): boolean {
   if (reservedNames.has(name)) return true;

@@ -10,6 +10,7 @@
  * pvp). It does not depend on the agent: an agent restart leaves it running.
  */
 import { createRequire } from 'node:module';
+import { motdComponent } from '@spawnpoint/contracts';
 import { installPlayerRules } from './flying-squid-players.ts';
 import { launcherSettingsSchema } from './launcher-settings.ts';
 
@@ -50,6 +51,7 @@ const { createMCServer } = require('flying-squid') as { createMCServer(options: 
 // Refuses to run on settings the agent did not make (the process then exits with the reason in the console).
 const settings = launcherSettingsSchema.parse(JSON.parse(process.env.SPAWNPOINT_SETTINGS ?? '{}') as unknown);
 const maxPlayers = settings.maxPlayers;
+const motd = motdComponent(settings.motd);
 
 const options = {
   port: settings.port,
@@ -70,14 +72,15 @@ const options = {
   plugins: {},
   modpe: false,
   'view-distance': settings.viewDistance,
-  'player-list-text': { header: { text: settings.motd }, footer: { text: 'Hosted on Spawnpoint' } },
+  'player-list-text': { header: motd, footer: { text: 'Hosted on Spawnpoint' } },
   'everybody-op': false,
   'max-entities': 100,
-  beforePing: (response: { players?: { sample?: { name: string; id: string }[] } }) => {
-    if (response.players)
-      response.players.sample = serv.players
-        .slice(0, 12)
-        .map((p) => ({ name: p.username, id: p.uuid }));
+  // The server list's entry: the MOTD as a chat component (colours, formats and hex colours the client
+  // draws itself) and server-icon.png, which the agent read and checked.
+  beforePing: (response: { players?: { sample?: { name: string; id: string }[] }; description?: unknown; favicon?: string }) => {
+    response.description = motd;
+    if (settings.favicon !== null) response.favicon = settings.favicon;
+    if (response.players) response.players.sample = serv.players.slice(0, 12).map((p) => ({ name: p.username, id: p.uuid }));
     return response;
   },
   // Called by minecraft-protocol once the player's name and UUID are known, before the login succeeds:

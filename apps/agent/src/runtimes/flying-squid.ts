@@ -29,7 +29,7 @@ export const flyingSquidRuntime: Runtime = {
     const settingsJson = JSON.stringify(
       launcherSettings(
         settings.properties,
-        { port: spec.port, host: bindHost, version: spec.version, worldFolder: settings.levelName },
+        { port: spec.port, host: bindHost, version: spec.version, worldFolder: settings.levelName, favicon: settings.favicon },
         effectiveMaxPlayers(settings.properties, spec.maxPlayers),
       ),
     );

@@ -1,3 +1,4 @@
+import { faviconOf, SERVER_ICON_FILE, SERVER_ICON_MAX_BYTES, serverIconProblem } from '@spawnpoint/contracts';
 import { parseProperties, type Properties } from '../properties.ts';
 import { pathParts, SandboxError, type Sandbox } from '../sandbox.ts';
 
@@ -6,6 +7,8 @@ export interface GameSettings {
   properties: Properties;
   /** The world folder, relative to the server folder, checked to stay inside it. */
   levelName: string;
+  /** server-icon.png as a status answer's favicon, when there is one that passes `serverIconProblem`. */
+  favicon: string | null;
 }
 
 /**
@@ -47,7 +50,38 @@ export async function readGameSettings(sandbox: Sandbox): Promise<GameSettings> 
     );
   }
   await refuseLinks(sandbox, parts, `level-name=${raw}`);
-  return { properties, levelName: parts.join('/') };
+  const icon = await readServerIcon(sandbox).catch(() => null);
+  return { properties, levelName: parts.join('/'), favicon: icon && serverIconProblem(icon) === null ? faviconOf(icon) : null };
+}
+
+/**
+ * server-icon.png through the sandbox (never through a link), or null when there is none. A tenant can put
+ * any bytes there with the file manager: at most the icon cap is read, and callers check the header.
+ */
+export async function readServerIcon(sandbox: Sandbox): Promise<Buffer | null> {
+  let opened: Awaited<ReturnType<Sandbox['readStream']>>;
+  try {
+    opened = await sandbox.readStream(SERVER_ICON_FILE);
+  } catch (err) {
+    if (err instanceof SandboxError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  }
+  const { stream, size } = opened;
+  if (size > SERVER_ICON_MAX_BYTES) {
+    stream.destroy();
+    throw new SandboxError('INVALID_INPUT', `${SERVER_ICON_FILE} is larger than ${SERVER_ICON_MAX_BYTES / 1024} KiB.`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += (chunk as Buffer).length;
+    if (total > SERVER_ICON_MAX_BYTES) {
+      stream.destroy();
+      throw new SandboxError('INVALID_INPUT', `${SERVER_ICON_FILE} is larger than ${SERVER_ICON_MAX_BYTES / 1024} KiB.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
 }
 
 /**

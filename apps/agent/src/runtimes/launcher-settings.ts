@@ -1,3 +1,4 @@
+import { faviconSchema } from '@spawnpoint/contracts';
 import { z } from 'zod';
 
 /**
@@ -27,6 +28,8 @@ export const launcherSettingsSchema = z.object({
   whiteList: z.boolean(),
   /** `pvp`: whether players can hurt each other. */
   pvp: z.boolean(),
+  /** server-icon.png as a data URL, read and checked by the agent; null: the client's default icon. */
+  favicon: faviconSchema.nullable(),
 });
 export type LauncherSettings = z.infer<typeof launcherSettingsSchema>;
 
@@ -36,7 +39,7 @@ const difficulties: Record<string, number> = { peaceful: 0, easy: 1, normal: 2, 
 /** Maps server.properties onto flying-squid's options (it has no properties file of its own). */
 export function launcherSettings(
   props: Map<string, string>,
-  base: { port: number; host: string; version: string; worldFolder: string },
+  base: { port: number; host: string; version: string; worldFolder: string; favicon: string | null },
   maxPlayers: number,
 ): LauncherSettings {
   const num = (key: string, fallback: number) => {

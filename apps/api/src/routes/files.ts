@@ -5,6 +5,7 @@ import {
   endpoints,
   findSoftware,
   javaOnlyProperties,
+  toSectionCodes,
   type ServerProperties,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
@@ -144,7 +145,10 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
           Object.fromEntries(ignored.map((key) => [key, `The built-in runtime does not honour ${key}; only Java servers do.`])),
         );
     }
-    const asText = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]));
+    // Codes typed with & are saved as the game reads them (§, written \u00A7 by the agent).
+    const asText = Object.fromEntries(
+      Object.entries(body).map(([k, v]) => [k, k === 'motd' ? toSectionCodes(String(v)) : String(v)]),
+    );
     const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
       params: { serverId: server.id },
       body: { values: asText },

@@ -105,7 +105,7 @@ export function uploadFile(
 }
 
 export const getProperties = (serverId: string) => call(endpoints.properties, { params: { serverId } });
-export const putProperties = (serverId: string, values: ServerProperties) =>
+export const putProperties = (serverId: string, values: Partial<ServerProperties>) =>
   call(endpoints.propertiesUpdate, { params: { serverId }, body: values });
 
 /** `background` for the polls while a job runs: a passing failure must not toast every second. */

@@ -1,4 +1,4 @@
-import type { ServerProperties } from '@spawnpoint/contracts';
+import { MOTD_RAW_MAX, type ServerProperties } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -22,6 +22,8 @@ export default function ServerPropertiesPage() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { sending: saving, send } = useSending();
   const [saved, setSaved] = useState(false);
+  // A two-line MOTD (from the Appearance page) cannot live in a one-line field: sent only when edited here.
+  const [motdTouched, setMotdTouched] = useState(false);
 
   useEffect(() => {
     if (load.status === 'ready') getProperties(id).then(setValues, () => undefined);
@@ -38,7 +40,8 @@ export default function ServerPropertiesPage() {
     void send(async () => {
       setErrors({});
       try {
-        setValues(await putProperties(id, values));
+        const { motd: _kept, ...rest } = values;
+        setValues(await putProperties(id, motdTouched ? values : rest));
         setSaved(true);
         notify('success', 'Settings saved', 'They apply the next time the server starts.');
       } catch (err) {
@@ -58,8 +61,23 @@ export default function ServerPropertiesPage() {
             <label htmlFor="p-motd" className="block text-sm font-medium text-slate-700">
               Message of the day
             </label>
-            <input id="p-motd" className={input} value={values.motd} maxLength={59} onChange={(e) => set('motd', e.target.value)} />
-            <p className="mt-1 text-xs text-slate-500">Shown in the players’ server list.</p>
+            <input
+              id="p-motd"
+              className={input}
+              value={values.motd}
+              maxLength={MOTD_RAW_MAX}
+              onChange={(e) => {
+                setMotdTouched(true);
+                set('motd', e.target.value);
+              }}
+            />
+            <p className="mt-1 text-xs text-slate-500">
+              Shown in the players’ server list. Colours and a second line:{' '}
+              <Link to={`/servers/${id}/appearance`} className="underline">
+                Appearance
+              </Link>
+              .
+            </p>
             {errors.motd ? <p className="text-sm text-red-600">{errors.motd}</p> : null}
           </div>
           <div className="grid gap-5 sm:grid-cols-2">

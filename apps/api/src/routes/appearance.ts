@@ -1,0 +1,91 @@
+import {
+  agentEndpoints,
+  endpoints,
+  faviconOf,
+  SERVER_ICON_FILE,
+  SERVER_ICON_MAX_BYTES,
+  serverIconProblem,
+  toSectionCodes,
+  type AppearanceResult,
+} from '@spawnpoint/contracts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Route } from '../http/route.ts';
+
+/**
+ * The Appearance page: the MOTD (server.properties `motd`, saved with `§` codes that the agent writes in
+ * Java's `\u00A7` escaping) and the icon (`server-icon.png` at the top of the server folder). Both are
+ * written through the node's sandbox and apply at the next start; the built-in runtime's launcher sends
+ * them in its status answer, Java servers read them natively.
+ */
+export function appearanceRoutes(route: Route, ctx: AppContext): void {
+  const { nodes } = ctx.game;
+  type Server = { id: string; nodeId: string };
+
+  /** The icon as a data URL, or null when there is none or what is there is no valid icon (a tenant's file). */
+  const readIcon = async (server: Server): Promise<string | null> => {
+    let download;
+    try {
+      download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, {
+        params: { serverId: server.id },
+        query: { path: `/${SERVER_ICON_FILE}` },
+      });
+    } catch (err) {
+      if (err instanceof ApiError && (err.code === 'NOT_FOUND' || err.code === 'INVALID_INPUT')) return null;
+      throw err;
+    }
+    const length = Number(download.headers['content-length'] ?? 'NaN');
+    if (!(length <= SERVER_ICON_MAX_BYTES)) {
+      download.body.destroy();
+      return null;
+    }
+    const bytes = await nodes.collect(server.nodeId, download.body);
+    return serverIconProblem(bytes) === null ? faviconOf(bytes) : null;
+  };
+
+  const current = async (server: Server): Promise<AppearanceResult> => {
+    const [properties, icon] = await Promise.all([
+      nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } }),
+      readIcon(server),
+    ]);
+    return { motd: properties.motd ?? '', icon };
+  };
+
+  route(endpoints.appearance, async ({ server }) => current(server));
+
+  route(endpoints.appearanceUpdate, async ({ server, body }) => {
+    // Codes typed with & are saved as the game reads them; the schema already refused unknown codes,
+    // more than two lines or 59 visible characters on one, and restricted words.
+    await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
+      params: { serverId: server.id },
+      body: { values: { motd: toSectionCodes(body.motd) } },
+    });
+    return current(server);
+  });
+
+  route(
+    endpoints.appearanceIcon,
+    async ({ server, body }) => {
+      const bytes = Buffer.from(body.png, 'base64');
+      const problem = serverIconProblem(bytes);
+      if (problem) throw new ApiError('INVALID_INPUT', { png: problem }, problem);
+      await nodes.send(
+        server.nodeId,
+        agentEndpoints.fileWrite,
+        { params: { serverId: server.id }, query: { path: `/${SERVER_ICON_FILE}`, overwrite: 'true', size: bytes.length } },
+        bytes,
+      );
+      return current(server);
+    },
+    { bodyLimit: 128 * 1024 },
+  );
+
+  route(endpoints.appearanceIconDelete, async ({ server }) => {
+    await nodes
+      .call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body: { paths: [`/${SERVER_ICON_FILE}`] } })
+      .catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
+      });
+    return current(server);
+  });
+}
