@@ -58,6 +58,8 @@ const readyMarks: Record<string, (page: Page) => Locator> = {
   'servers-id-properties': (page) => page.getByLabel('Message of the day'),
   'servers-id-players': (page) => page.getByRole('switch', { name: /Whitelist/ }),
   'servers-id-subusers': (page) => page.getByRole('heading', { name: 'Pending invitations' }),
+  // By then the log has the start, the backup and the upload, newest first.
+  'servers-id-activity': (page) => page.getByTestId('server-activity').getByText('Uploaded a file'),
   editor: (page) => page.getByTestId('code-editor').locator('.cm-content'),
   // Tabs not built yet keep the server's header and tabs (theirs marked current) and say what they will do.
   ...Object.fromEntries(

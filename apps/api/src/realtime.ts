@@ -18,6 +18,7 @@ import { Server } from 'socket.io';
 import { MemorySpentTokenIds, redeemSocketToken, type SpentTokenIds } from './auth/socket-tokens.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './http/errors.ts';
+import { recordActivity } from './servers/activity.ts';
 
 interface SocketData {
   userId?: string;
@@ -50,6 +51,19 @@ class LiveCounts {
     if (left > 0) this.counts.set(key, left);
     else this.counts.delete(key);
   }
+}
+
+/**
+ * The browser's address, as Fastify's `request.ip` finds it: behind a trusted proxy (TRUST_PROXY) the first
+ * address of X-Forwarded-For, otherwise the connection's.
+ */
+export function clientAddress(
+  handshake: { address: string; headers: Record<string, string | string[] | undefined> },
+  trustProxy: boolean,
+): string {
+  const forwarded = handshake.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return trustProxy && first ? first : handshake.address;
 }
 
 /** The Socket.IO server on the API's port: browsers on the default namespace, agents on `/agent`. */
@@ -176,6 +190,14 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
         if (state !== 'online' && state !== 'starting')
           throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
         await nodes.command(row.nodeId, row.id, parsed.data.command);
+        // Logged as the HTTP command is, once the node took it.
+        await recordActivity(ctx.database.db, {
+          serverId: row.id,
+          actorId: socket.data.userId,
+          ip: clientAddress(socket.handshake, ctx.config.TRUST_PROXY),
+          action: 'console.command',
+          target: parsed.data.command,
+        }).catch((err: unknown) => ctx.log.error({ err, serverId: row.id }, 'could not write the activity log entry'));
       } catch (error) {
         refuse(parsed.data.serverId, error);
       }

@@ -28,6 +28,7 @@ const modules: Record<RouteName, string> = {
   'servers-id-subusers': 'routes/server-subusers.tsx',
   'servers-id-appearance': 'routes/coming-soon.tsx',
   'servers-id-properties': 'routes/server-properties.tsx',
+  'servers-id-activity': 'routes/server-activity.tsx',
   'cookie-policy': 'routes/legal.tsx',
   'privacy-policy': 'routes/legal.tsx',
   'terms-of-service': 'routes/legal.tsx',

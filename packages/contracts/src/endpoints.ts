@@ -79,6 +79,7 @@ import { appearanceIconRequest, appearanceResult, appearanceUpdateRequest } from
 import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
+import { serverActivityPage, serverActivityQuery } from './server-activity.ts';
 import {
   commandRequest,
   powerResult,
@@ -548,6 +549,17 @@ export const endpoints = {
     access: 'session',
     permission: 'members.manage',
     result: empty,
+  },
+  serverActivity: {
+    method: 'GET',
+    path: '/v1/server/:serverId/activity',
+    params: serverIdParams,
+    tag: 'Members',
+    summary: 'Who did what on the server, newest first (paged with ?before=<next>&limit=)',
+    access: 'session',
+    permission: 'activity.read',
+    query: serverActivityQuery,
+    result: serverActivityPage,
   },
   invitationAccept: {
     method: 'POST',

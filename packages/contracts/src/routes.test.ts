@@ -3,9 +3,9 @@ import { isSupportPath, matchRoute, prerenderPaths, routeTable } from './routes.
 
 describe('route table', () => {
   it('has every route of spec §2 with a unique name and path', () => {
-    expect(routeTable).toHaveLength(30);
-    expect(new Set(routeTable.map((r) => r.name)).size).toBe(30);
-    expect(new Set(routeTable.map((r) => r.path)).size).toBe(30);
+    expect(routeTable).toHaveLength(31);
+    expect(new Set(routeTable.map((r) => r.name)).size).toBe(31);
+    expect(new Set(routeTable.map((r) => r.path)).size).toBe(31);
   });
 
   it('matches static segments before parameters', () => {
@@ -29,6 +29,7 @@ describe('route table', () => {
     expect(matchRoute('/login')?.access).toBe('unauthenticated');
     expect(matchRoute('/account/security')?.access).toBe('authenticated');
     expect(matchRoute('/servers/x/properties')?.access).toBe('authenticated');
+    expect(matchRoute('/servers/x/activity')?.name).toBe('servers-id-activity');
     expect(matchRoute('/tools/nether-portal-calculator')?.access).toBe('public');
   });
 

@@ -122,6 +122,14 @@ export const routeTable = [
     title: 'Appearance',
   },
   {
+    name: 'servers-id-activity',
+    path: '/servers/:id/activity',
+    access: 'authenticated',
+    layout: 'default',
+    prerender: false,
+    title: 'Activity',
+  },
+  {
     name: 'servers-id-properties',
     path: '/servers/:id/properties',
     access: 'authenticated',

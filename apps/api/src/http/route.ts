@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { SessionInfo } from '../auth/sessions.ts';
 import { requireSession, type AppContext } from '../context.ts';
+import { recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 import { ApiError, ok, parse } from './errors.ts';
 import type { LimitName } from './rate-limits.ts';
@@ -23,6 +24,12 @@ export interface RouteCall<E extends Endpoint> {
   server: E extends { permission: PermissionKey } ? ServerRow : undefined;
   /** The caller's role on that server and the keys it holds. */
   access: E extends { permission: PermissionKey } ? ServerAccess : undefined;
+  /**
+   * Writes the route's `activity` entry now, in the handler's transaction (a change made in the database),
+   * or `note` where only the handler knows the target (an invitation's address); otherwise the router
+   * writes the entry once the handler returned (a change the node answered SUCCESS to).
+   */
+  recordActivity: (tx: DbOrTx, note?: ActivityNote) => Promise<void>;
 }
 
 /** A handler returns the entry's `result` (sent in the SUCCESS envelope) or, for `raw` entries, the reply it wrote. */
@@ -32,17 +39,25 @@ export type RouteResult<E extends Endpoint> = E extends { raw: true }
     ? z.infer<R>
     : null;
 
-export interface RouteOptions {
+export interface RouteOptions<E extends Endpoint = Endpoint> {
   /** A rate limit counted before anything else, so malformed requests count too. */
   limit?: LimitName;
   /** Fastify's body limit for this route, where the default is too small (the editor's save). */
   bodyLimit?: number;
+  /**
+   * What a successful call did, for the server's activity log (server endpoints only): the action and its
+   * target, never file contents or secrets. `result` is the handler's answer, absent when the handler
+   * recorded the entry itself in its transaction (`recordActivity`); null records nothing.
+   */
+  activity?: E extends { permission: PermissionKey }
+    ? (call: RouteCall<E>, result: RouteResult<E> | undefined) => ActivityNote | null
+    : never;
 }
 
 export type Route = <E extends Endpoint>(
   endpoint: E,
   handler: (call: RouteCall<E>) => Promise<RouteResult<E>>,
-  options?: RouteOptions,
+  options?: RouteOptions<E>,
 ) => void;
 
 /**
@@ -61,6 +76,8 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
   return (endpoint, handler, options = {}) => {
     const permission = endpoint.permission;
     if (permission && !endpoint.path.includes(':serverId')) throw new Error(`${endpoint.path}: a permission needs a :serverId`);
+    // The option's type allows it on server endpoints only; the cast drops the entry's generic for the calls below.
+    const describe = options.activity as ((call: RouteCall<Endpoint>, result: unknown) => ActivityNote | null) | undefined;
 
     app.route({
       method: endpoint.method,
@@ -81,8 +98,34 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         const body: unknown = endpoint.body ? parse(endpoint.body, request.body) : undefined;
         // The casts tie the values parsed above to the entry's types, which TypeScript cannot follow
         // through the generic entry; each one came out of that entry's own schema.
-        const call = { request, reply, params, query, body, session, server, access } as RouteCall<typeof endpoint>;
+        let recorded = false;
+        const note = (result: unknown): ActivityNote | null => (describe ? describe(call as RouteCall<Endpoint>, result) : null);
+        const recordNote = async (db: DbOrTx, entry: ActivityNote | null) => {
+          recorded = true;
+          if (entry && server && session)
+            await recordActivity(db, { ...entry, serverId: server.id, actorId: session.user.id, ip: request.ip });
+        };
+        const call = {
+          request,
+          reply,
+          params,
+          query,
+          body,
+          session,
+          server,
+          access,
+          recordActivity: (tx: DbOrTx, given?: ActivityNote) => {
+            if (!given && !describe) throw new Error(`${endpoint.path}: recordActivity without a note or an activity description`);
+            return recordNote(tx, given ?? note(undefined));
+          },
+        } as RouteCall<typeof endpoint>;
         const result: unknown = await handler(call);
+        // The change is made (the node answered SUCCESS): the entry follows it. Should the write fail, the
+        // answer still says what happened to the server, and the failure is logged for the operator.
+        if (describe && !recorded)
+          await recordNote(ctx.database.db, note(result)).catch((err: unknown) =>
+            request.log.error({ err, path: endpoint.path }, 'could not write the activity log entry'),
+          );
         if (endpoint.raw) return result;
         if (!ctx.config.production && endpoint.result) {
           const checked = endpoint.result.safeParse(result);

@@ -123,44 +123,49 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     };
   });
 
-  route(endpoints.backupCreate, async ({ request, server }) => {
-    if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
-    const state = hub.stateOf(server.id);
-    // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
-    if (state !== 'offline' && state !== 'online' && state !== 'sleeping')
-      throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
-    await ctx.limit('backupsPerServer', request, server.id);
-    // Its node shows the backup and then "offline"; the server goes back to sleep, not to offline.
-    const asleep = state === 'sleeping';
-    if (asleep) hub.sleepWhenStopped(server.id, true);
-    const backupId = newId();
-    jobs.set(server.id, backupId);
-    try {
-      // backupCreator: check and record in one transaction. Nothing is rotated here: only once the new
-      // backup is complete (completeAndRotate), so a failed one costs nothing.
-      await db.transaction(async (tx) => {
-        await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
-        const complete = await tx
-          .select()
-          .from(backups)
-          .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
-        if (complete.length >= FREE_BACKUP_LIMIT && complete.every((b) => b.locked))
-          throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
-        await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
-      });
-      await nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
-      return { backupId };
-    } catch (err) {
-      if (asleep) hub.sleepWhenStopped(server.id, false);
-      // The node never took the job: its pending row would stand for nothing.
-      await db
-        .delete(backups)
-        .where(and(eq(backups.id, backupId), eq(backups.status, 'pending')))
-        .catch(() => undefined);
-      jobs.delete(server.id);
-      throw err;
-    }
-  });
+  route(
+    endpoints.backupCreate,
+    async ({ request, server }) => {
+      if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
+      const state = hub.stateOf(server.id);
+      // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
+      if (state !== 'offline' && state !== 'online' && state !== 'sleeping')
+        throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
+      await ctx.limit('backupsPerServer', request, server.id);
+      // Its node shows the backup and then "offline"; the server goes back to sleep, not to offline.
+      const asleep = state === 'sleeping';
+      if (asleep) hub.sleepWhenStopped(server.id, true);
+      const backupId = newId();
+      jobs.set(server.id, backupId);
+      try {
+        // backupCreator: check and record in one transaction. Nothing is rotated here: only once the new
+        // backup is complete (completeAndRotate), so a failed one costs nothing.
+        await db.transaction(async (tx) => {
+          await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+          const complete = await tx
+            .select()
+            .from(backups)
+            .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
+          if (complete.length >= FREE_BACKUP_LIMIT && complete.every((b) => b.locked))
+            throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
+          await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
+        });
+        await nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
+        return { backupId };
+      } catch (err) {
+        if (asleep) hub.sleepWhenStopped(server.id, false);
+        // The node never took the job: its pending row would stand for nothing.
+        await db
+          .delete(backups)
+          .where(and(eq(backups.id, backupId), eq(backups.status, 'pending')))
+          .catch(() => undefined);
+        jobs.delete(server.id);
+        throw err;
+      }
+      // Logged once the node took the job (whether it completes shows on the Backups page).
+    },
+    { activity: (_call, result) => ({ action: 'backup.create', target: result?.backupId ?? '' }) },
+  );
 
   // Straight from the node: a redirect to a link that works for 60 s and for this backup only.
   route(endpoints.backupDownload, async ({ reply, server, params: { backupId } }) => {
@@ -170,53 +175,71 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(link, 302);
   });
 
-  route(endpoints.backupLock, async ({ server, params: { backupId }, body }) => {
-    const row = await backupOf(server, backupId);
-    await db.update(backups).set({ locked: body.locked }).where(eq(backups.id, row.id));
-    return present({ ...row, locked: body.locked });
-  });
+  route(
+    endpoints.backupLock,
+    async ({ server, params: { backupId }, body, recordActivity }) => {
+      const row = await backupOf(server, backupId);
+      await db.transaction(async (tx) => {
+        await tx.update(backups).set({ locked: body.locked }).where(eq(backups.id, row.id));
+        await recordActivity(tx);
+      });
+      return present({ ...row, locked: body.locked });
+    },
+    { activity: ({ params, body }) => ({ action: body.locked ? 'backup.lock' : 'backup.unlock', target: params.backupId }) },
+  );
 
-  route(endpoints.backupDelete, async ({ server, params: { backupId } }) => {
-    const row = await backupOf(server, backupId);
-    await nodes.call(server.nodeId, agentEndpoints.backupDelete, { params: { serverId: server.id, backupId: row.id } });
-    await db.delete(backups).where(eq(backups.id, row.id));
-    return null;
-  });
+  route(
+    endpoints.backupDelete,
+    async ({ server, params: { backupId }, recordActivity }) => {
+      const row = await backupOf(server, backupId);
+      await nodes.call(server.nodeId, agentEndpoints.backupDelete, { params: { serverId: server.id, backupId: row.id } });
+      await db.transaction(async (tx) => {
+        await tx.delete(backups).where(eq(backups.id, row.id));
+        await recordActivity(tx);
+      });
+      return null;
+    },
+    { activity: ({ params }) => ({ action: 'backup.delete', target: params.backupId }) },
+  );
 
   // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running —
   // all while holding the server's power line, so no start or stop slips in between the steps.
-  route(endpoints.backupRestore, async ({ server, params: { backupId } }) => {
-    const row = await backupOf(server, backupId);
-    if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
-    jobs.set(server.id, RESTORE);
-    try {
-      const result = await power.exclusive(server, async (act) => {
-        // A start or stop that went just before is let finish: the restore then goes on from where it ended.
-        const settled = (s: string) => s === 'online' || s === 'offline' || s === 'sleeping';
-        if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
-        const state = hub.stateOf(server.id);
-        const wasRunning = state === 'online';
-        // A sleeping server is restored as a stopped one and goes back to sleep after.
-        if (state === 'sleeping') hub.sleepWhenStopped(server.id, true);
-        if (state !== 'offline' && state !== 'sleeping' && !wasRunning)
-          throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${state.replace('_', ' ')}.`);
-        if (wasRunning) {
-          await act('stop');
-          if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
-            throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
-        }
-        await nodes.call(server.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId: row.id } });
-        if (!wasRunning) return { restored: row.id, started: false };
-        // Says whether the server really came back, not merely that it was asked to.
-        const started = await act('start').then(
-          () => hub.waitForState(server.id, (s) => s === 'online', START_WAIT_MS),
-          () => false,
-        );
-        return { restored: row.id, started };
-      });
-      return result;
-    } finally {
-      if (jobs.get(server.id) === RESTORE) jobs.delete(server.id);
-    }
-  });
+  route(
+    endpoints.backupRestore,
+    async ({ server, params: { backupId } }) => {
+      const row = await backupOf(server, backupId);
+      if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
+      jobs.set(server.id, RESTORE);
+      try {
+        const result = await power.exclusive(server, async (act) => {
+          // A start or stop that went just before is let finish: the restore then goes on from where it ended.
+          const settled = (s: string) => s === 'online' || s === 'offline' || s === 'sleeping';
+          if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
+          const state = hub.stateOf(server.id);
+          const wasRunning = state === 'online';
+          // A sleeping server is restored as a stopped one and goes back to sleep after.
+          if (state === 'sleeping') hub.sleepWhenStopped(server.id, true);
+          if (state !== 'offline' && state !== 'sleeping' && !wasRunning)
+            throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${state.replace('_', ' ')}.`);
+          if (wasRunning) {
+            await act('stop');
+            if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
+              throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
+          }
+          await nodes.call(server.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId: row.id } });
+          if (!wasRunning) return { restored: row.id, started: false };
+          // Says whether the server really came back, not merely that it was asked to.
+          const started = await act('start').then(
+            () => hub.waitForState(server.id, (s) => s === 'online', START_WAIT_MS),
+            () => false,
+          );
+          return { restored: row.id, started };
+        });
+        return result;
+      } finally {
+        if (jobs.get(server.id) === RESTORE) jobs.delete(server.id);
+      }
+    },
+    { activity: ({ params }) => ({ action: 'backup.restore', target: params.backupId }) },
+  );
 }

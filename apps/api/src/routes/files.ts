@@ -86,47 +86,65 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
       await writeFile(server, body.path, bytes, body.overwrite);
       return null;
     },
-    { bodyLimit: EDITABLE_MAX_BYTES * 2 + 64 * 1024 },
+    // The path only: the content is never logged.
+    { bodyLimit: EDITABLE_MAX_BYTES * 2 + 64 * 1024, activity: ({ body }) => ({ action: 'file.save', target: body.path }) },
   );
 
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
-  route(endpoints.fileUpload, async ({ request, reply, server, query: { path, size, overwrite } }) => {
-    const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } }).catch((err: unknown) => {
-      // The multipart parser fails only on what the client sent (cut off, malformed); its own 4xx say what.
-      const status = (err as { statusCode?: unknown }).statusCode;
-      if (typeof status === 'number' && status >= 400 && status < 500) throw err;
-      throw new ApiError('INVALID_INPUT', undefined, UPLOAD_INCOMPLETE);
-    });
-    if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
-    try {
-      await writeFile(server, path, file.file, overwrite === 'true', size);
-    } catch (err) {
-      // Refused before the whole form was read (DISK_LIMIT midway): the rest is not wanted, and this
-      // connection cannot carry another request, so the client stops sending and reads the answer.
-      if (!file.file.readableEnded) reply.header('connection', 'close');
-      throw err;
-    }
-    return null;
-  });
+  route(
+    endpoints.fileUpload,
+    async ({ request, reply, server, query: { path, size, overwrite } }) => {
+      const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } }).catch((err: unknown) => {
+        // The multipart parser fails only on what the client sent (cut off, malformed); its own 4xx say what.
+        const status = (err as { statusCode?: unknown }).statusCode;
+        if (typeof status === 'number' && status >= 400 && status < 500) throw err;
+        throw new ApiError('INVALID_INPUT', undefined, UPLOAD_INCOMPLETE);
+      });
+      if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
+      try {
+        await writeFile(server, path, file.file, overwrite === 'true', size);
+      } catch (err) {
+        // Refused before the whole form was read (DISK_LIMIT midway): the rest is not wanted, and this
+        // connection cannot carry another request, so the client stops sending and reads the answer.
+        if (!file.file.readableEnded) reply.header('connection', 'close');
+        throw err;
+      }
+      return null;
+    },
+    { activity: ({ query }) => ({ action: 'file.upload', target: query.path }) },
+  );
 
   // The agent checks each path and answers in the same shape; these pass the request on as it came.
-  route(endpoints.fileMkdir, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.fileMkdir, { params: { serverId: server.id }, body }),
+  // Each is logged with its paths once the node answered SUCCESS (a mkdir -p that made nothing is not).
+  route(
+    endpoints.fileMkdir,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileMkdir, { params: { serverId: server.id }, body }),
+    { activity: ({ body }, result) => (result?.created === 0 ? null : { action: 'file.mkdir', target: body.path }) },
   );
-  route(endpoints.fileRename, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.fileRename, { params: { serverId: server.id }, body }),
+  route(
+    endpoints.fileRename,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileRename, { params: { serverId: server.id }, body }),
+    { activity: ({ body }) => ({ action: 'file.rename', target: `${body.from} → ${body.to}` }) },
   );
-  route(endpoints.fileDelete, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body }),
+  route(
+    endpoints.fileDelete,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body }),
+    { activity: ({ body }) => ({ action: 'file.delete', target: body.paths.join(', ') }) },
   );
-  route(endpoints.fileArchive, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.fileArchive, { params: { serverId: server.id }, body }),
+  route(
+    endpoints.fileArchive,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileArchive, { params: { serverId: server.id }, body }),
+    { activity: ({ body }) => ({ action: 'file.archive', target: `${body.paths.join(', ')} → ${body.destination}` }) },
   );
-  route(endpoints.fileExtract, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
+  route(
+    endpoints.fileExtract,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
+    { activity: ({ body }) => ({ action: 'file.extract', target: `${body.path} → ${body.destination}` }) },
   );
-  route(endpoints.fileChmod, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
+  route(
+    endpoints.fileChmod,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
+    { activity: ({ body }) => ({ action: 'file.chmod', target: `${body.path} (${body.mode.toString(8).padStart(3, '0')})` }) },
   );
 
   // server.properties through the typed form; values the form does not offer are kept as they are.
@@ -135,29 +153,31 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     return typedProperties(raw, server.software);
   });
 
-  route(endpoints.propertiesUpdate, async ({ server, body }) => {
-    // A field the server's runtime would not honour is refused rather than saved to do nothing.
-    if (findSoftware(server.software)?.runtime === 'flying-squid') {
-      const ignored = javaOnlyProperties.filter((key) => body[key] !== undefined);
-      if (ignored.length)
-        throw new ApiError(
-          'INVALID_INPUT',
-          Object.fromEntries(ignored.map((key) => [key, `The built-in runtime does not honour ${key}; only Java servers do.`])),
-        );
-    }
-    // Codes typed with & are saved as the game reads them (§, written \u00A7 by the agent).
-    const asText = Object.fromEntries(
-      Object.entries(body).map(([k, v]) => [k, k === 'motd' ? toSectionCodes(String(v)) : String(v)]),
-    );
-    const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
-      params: { serverId: server.id },
-      body: { values: asText },
-    });
-    const typed = typedProperties(raw, server.software);
-    // A server that is not running will run with these slots; a running one keeps its own until restarted.
-    if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
-    return typed;
-  });
+  route(
+    endpoints.propertiesUpdate,
+    async ({ server, body }) => {
+      // A field the server's runtime would not honour is refused rather than saved to do nothing.
+      if (findSoftware(server.software)?.runtime === 'flying-squid') {
+        const ignored = javaOnlyProperties.filter((key) => body[key] !== undefined);
+        if (ignored.length)
+          throw new ApiError(
+            'INVALID_INPUT',
+            Object.fromEntries(ignored.map((key) => [key, `The built-in runtime does not honour ${key}; only Java servers do.`])),
+          );
+      }
+      // Codes typed with & are saved as the game reads them (§, written \u00A7 by the agent).
+      const asText = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, k === 'motd' ? toSectionCodes(String(v)) : String(v)]));
+      const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
+        params: { serverId: server.id },
+        body: { values: asText },
+      });
+      const typed = typedProperties(raw, server.software);
+      // A server that is not running will run with these slots; a running one keeps its own until restarted.
+      if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
+      return typed;
+    },
+    { activity: ({ body }) => ({ action: 'properties.update', target: Object.keys(body).join(', ') }) },
+  );
 }
 
 function typedProperties(raw: Record<string, string>, software: string): ServerProperties {

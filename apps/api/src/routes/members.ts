@@ -15,6 +15,7 @@ import { serverInvitations, serverMembers, servers, users } from '../db/schema.t
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { invitationMail } from '../mail/templates.ts';
+import { listActivity, recordActivity } from '../servers/activity.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 
 type InvitationRow = typeof serverInvitations.$inferSelect;
@@ -51,8 +52,9 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     if (userId === server.ownerId) throw new ApiError('INVALID_INPUT', undefined, memberMessages.ownerRole);
     if (userId === actor.userId) throw new ApiError('INVALID_INPUT', undefined, memberMessages.ownRole);
     const [member] = await db
-      .select()
+      .select({ role: serverMembers.role, emailAddress: users.emailAddress })
       .from(serverMembers)
+      .innerJoin(users, eq(users.id, serverMembers.userId))
       .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, userId)))
       .limit(1);
     if (!member) throw new ApiError('NOT_FOUND');
@@ -71,7 +73,9 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     const invitations = await db
       .select()
       .from(serverInvitations)
-      .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt), gt(serverInvitations.expiresAt, new Date())))
+      .where(
+        and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt), gt(serverInvitations.expiresAt, new Date())),
+      )
       .orderBy(asc(serverInvitations.sentAt));
     return {
       members: [
@@ -82,7 +86,10 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     };
   });
 
-  route(endpoints.invitationCreate, async ({ request, session, server, access, body }) => {
+  route(endpoints.serverActivity, async ({ server, query }) => listActivity(db, server.id, query));
+
+  // Every change below is logged in the transaction that makes it, with the address it concerns.
+  route(endpoints.invitationCreate, async ({ request, session, server, access, body, recordActivity: record }) => {
     if (!canGrant(access.role, body.role)) throw new ApiError('NO_PERMISSION', undefined, memberMessages.grant);
     if (body.emailAddress === session.user.emailAddress) throw new ApiError('INVALID_INPUT', undefined, memberMessages.inviteSelf);
     const [account] = await db.select({ id: users.id }).from(users).where(eq(users.emailAddress, body.emailAddress)).limit(1);
@@ -112,75 +119,100 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     // Counted once the request is known to send a mail: refusals above do not use the server's budget.
     await ctx.limit('invitationsPerServer', request, server.id);
     const token = randomToken();
-    const [row] = await db
-      .insert(serverInvitations)
-      .values({
-        id: newId(),
-        serverId: server.id,
-        emailAddress: body.emailAddress,
-        role: body.role,
-        tokenHash: sha256(token),
-        invitedBy: session.user.id,
-        sentAt: now,
-        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
-      })
-      .returning();
-    if (!row) throw new ApiError('INTERNAL_ERROR');
+    const row = await db.transaction(async (tx) => {
+      const [made] = await tx
+        .insert(serverInvitations)
+        .values({
+          id: newId(),
+          serverId: server.id,
+          emailAddress: body.emailAddress,
+          role: body.role,
+          tokenHash: sha256(token),
+          invitedBy: session.user.id,
+          sentAt: now,
+          expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+        })
+        .returning();
+      if (!made) throw new ApiError('INTERNAL_ERROR');
+      await record(tx, { action: 'invitation.create', target: `${made.emailAddress} as ${made.role}` });
+      return made;
+    });
     await sendInvitation(server, session.user.emailAddress, row, token);
     return presentInvitation(row);
   });
 
-  route(endpoints.invitationResend, async ({ request, session, server, params }) => {
+  route(endpoints.invitationResend, async ({ request, session, server, params, recordActivity: record }) => {
     await ctx.limit('invitationsPerServer', request, server.id);
     const token = randomToken();
     const now = new Date();
     // A new token replaces the old one, so only the newest mail's link works.
-    const [row] = await db
-      .update(serverInvitations)
-      .set({ tokenHash: sha256(token), sentAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) })
-      .where(
-        and(eq(serverInvitations.id, params.invitationId), eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)),
-      )
-      .returning();
-    if (!row) throw new ApiError('NOT_FOUND');
+    const row = await db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(serverInvitations)
+        .set({ tokenHash: sha256(token), sentAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) })
+        .where(
+          and(
+            eq(serverInvitations.id, params.invitationId),
+            eq(serverInvitations.serverId, server.id),
+            isNull(serverInvitations.acceptedAt),
+          ),
+        )
+        .returning();
+      if (!updated) throw new ApiError('NOT_FOUND');
+      await record(tx, { action: 'invitation.resend', target: updated.emailAddress });
+      return updated;
+    });
     await sendInvitation(server, session.user.emailAddress, row, token);
     return presentInvitation(row);
   });
 
-  route(endpoints.invitationRevoke, async ({ server, params }) => {
-    const deleted = await db
-      .delete(serverInvitations)
-      .where(
-        and(eq(serverInvitations.id, params.invitationId), eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)),
-      )
-      .returning({ id: serverInvitations.id });
-    if (deleted.length === 0) throw new ApiError('NOT_FOUND');
+  route(endpoints.invitationRevoke, async ({ server, params, recordActivity: record }) => {
+    await db.transaction(async (tx) => {
+      const [deleted] = await tx
+        .delete(serverInvitations)
+        .where(
+          and(
+            eq(serverInvitations.id, params.invitationId),
+            eq(serverInvitations.serverId, server.id),
+            isNull(serverInvitations.acceptedAt),
+          ),
+        )
+        .returning({ emailAddress: serverInvitations.emailAddress });
+      if (!deleted) throw new ApiError('NOT_FOUND');
+      await record(tx, { action: 'invitation.revoke', target: deleted.emailAddress });
+    });
     return null;
   });
 
-  route(endpoints.memberRole, async ({ session, server, access, params, body }) => {
+  route(endpoints.memberRole, async ({ session, server, access, params, body, recordActivity: record }) => {
     const member = await changeableMember(server, { userId: session.user.id, role: access.role }, params.userId);
     if (!canGrant(access.role, body.role)) throw new ApiError('NO_PERMISSION', undefined, memberMessages.grant);
     if (member.role !== body.role) {
-      await db
-        .update(serverMembers)
-        .set({ role: body.role })
-        .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
+      await db.transaction(async (tx) => {
+        await tx
+          .update(serverMembers)
+          .set({ role: body.role })
+          .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
+        await record(tx, { action: 'member.role', target: `${member.emailAddress}: ${member.role} → ${body.role}` });
+      });
       directory.accessChanged({ serverId: server.id, userId: params.userId, role: body.role });
     }
     return null;
   });
 
-  route(endpoints.memberRemove, async ({ session, server, access, params }) => {
-    await changeableMember(server, { userId: session.user.id, role: access.role }, params.userId);
-    await db.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
+  route(endpoints.memberRemove, async ({ session, server, access, params, recordActivity: record }) => {
+    const member = await changeableMember(server, { userId: session.user.id, role: access.role }, params.userId);
+    await db.transaction(async (tx) => {
+      await tx.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
+      await record(tx, { action: 'member.remove', target: `${member.emailAddress} (${member.role})` });
+    });
     directory.accessChanged({ serverId: server.id, userId: params.userId, role: null });
     return null;
   });
 
   route(
     endpoints.invitationAccept,
-    async ({ session, body }) => {
+    async ({ request, session, body }) => {
       const user = session.user;
       const tokenHash = sha256(body.token);
       const now = new Date();
@@ -206,6 +238,13 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
             .insert(serverMembers)
             .values({ serverId: row.serverId, userId: user.id, role: row.role })
             .onConflictDoUpdate({ target: [serverMembers.serverId, serverMembers.userId], set: { role: row.role } });
+        await recordActivity(tx, {
+          serverId: row.serverId,
+          actorId: user.id,
+          ip: request.ip,
+          action: 'invitation.accept',
+          target: row.role,
+        });
         // Following the mailed link proved the mailbox, as a password reset does.
         if (!user.emailVerifiedAt) await tx.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, user.id));
         return row;

@@ -14,7 +14,15 @@ export function playerRoutes(route: Route, ctx: AppContext): void {
     nodes.call(server.nodeId, agentEndpoints.players, { params: { serverId: server.id } }),
   );
 
-  route(endpoints.serverPlayersUpdate, async ({ server, body }) =>
-    nodes.call(server.nodeId, agentEndpoints.playersUpdate, { params: { serverId: server.id }, body }),
+  route(
+    endpoints.serverPlayersUpdate,
+    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.playersUpdate, { params: { serverId: server.id }, body }),
+    {
+      // The action and the player (a ban's reason is the moderator's words, so it is left out).
+      activity: ({ body }) => ({
+        action: 'players.update',
+        target: body.action === 'whitelist' ? `whitelist ${body.enabled ? 'on' : 'off'}` : `${body.action} ${body.name}`,
+      }),
+    },
   );
 }

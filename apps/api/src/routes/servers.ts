@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { verificationMail } from '../mail/templates.ts';
 import { issueEmailToken } from '../auth/email-tokens.ts';
-import { serverCreator } from '../servers/server-creator.ts';
+import { serverCreator, type ServerRow } from '../servers/server-creator.ts';
 import { specOf } from '../servers/power.ts';
 
 export function serverRoutes(route: Route, ctx: AppContext): void {
@@ -71,18 +71,25 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
       await power.run(server, action);
       return { serverId: server.id, state: hub.stateOf(server.id) };
     };
-  route(endpoints.serverStart, powerAction('start'));
-  route(endpoints.serverStop, powerAction('stop'));
-  route(endpoints.serverRestart, powerAction('restart'));
-  route(endpoints.serverKill, powerAction('kill'));
-
-  route(endpoints.serverCommand, async ({ server, body }) => {
-    if (hub.stateOf(server.id) !== 'online' && hub.stateOf(server.id) !== 'starting') {
-      throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
-    }
-    await nodes.command(server.nodeId, server.id, body.command);
-    return null;
+  const logged = (action: 'server.start' | 'server.stop' | 'server.restart' | 'server.kill') => ({
+    activity: ({ server }: { server: ServerRow }) => ({ action, target: server.name }),
   });
+  route(endpoints.serverStart, powerAction('start'), logged('server.start'));
+  route(endpoints.serverStop, powerAction('stop'), logged('server.stop'));
+  route(endpoints.serverRestart, powerAction('restart'), logged('server.restart'));
+  route(endpoints.serverKill, powerAction('kill'), logged('server.kill'));
+
+  route(
+    endpoints.serverCommand,
+    async ({ server, body }) => {
+      if (hub.stateOf(server.id) !== 'online' && hub.stateOf(server.id) !== 'starting') {
+        throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
+      }
+      await nodes.command(server.nodeId, server.id, body.command);
+      return null;
+    },
+    { activity: ({ body }) => ({ action: 'console.command', target: body.command }) },
+  );
 
   route(endpoints.serverDelete, async ({ server, session }) => {
     // Files go first: a server whose files cannot be removed stays listed rather than leaking them.

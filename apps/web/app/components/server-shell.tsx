@@ -14,6 +14,7 @@ const tabs: { to: string; label: string; needs: PermissionKey; end?: boolean }[]
   { to: 'players', label: 'Players', needs: 'console.read' },
   { to: 'properties', label: 'Properties', needs: 'properties.update' },
   { to: 'plugins', label: 'Plugins', needs: 'plugins.manage' },
+  { to: 'activity', label: 'Activity', needs: 'activity.read' },
   { to: 'subusers', label: 'Subusers', needs: 'members.manage' },
   { to: 'appearance', label: 'Appearance', needs: 'appearance.update' },
   { to: 'upgrade', label: 'Upgrade', needs: 'billing.manage' },

@@ -1,0 +1,156 @@
+import type { AddressInfo } from 'node:net';
+import { errorMessage, rolePermissions, type ServerActivityEntry, type ServerActivityPage } from '@spawnpoint/contracts';
+import { eq } from 'drizzle-orm';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../../test-support/until.ts';
+import { serverMembers, users } from '../db/schema.ts';
+import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
+import { buildTestApp, cookieFrom, ownerWithServer, requester, uniqueEmail, type Send } from '../test/build-test-app.ts';
+
+/**
+ * The activity log of a server (issue 14 #4) against a real agent: what a sequence of changes writes,
+ * who may read it, paging, and that file contents never reach it.
+ */
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let agent: AgentProcess;
+let base: string;
+let send: Send;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  agent = await prepareAgent();
+  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]) });
+  send = requester(t.app);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  await until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.disconnect();
+  await t.cleanup();
+  await agent.stop();
+});
+
+async function account(): Promise<{ userId: string; emailAddress: string; cookie: string }> {
+  const emailAddress = uniqueEmail('activity');
+  const res = await send('POST', '/v1/auth/register', undefined, { emailAddress, password: 'long enough password' });
+  const userId = res.json().result.userId as string;
+  await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+  t.ctx.sessions.forgetUser(userId);
+  return { userId, emailAddress, cookie: cookieFrom(res.headers['set-cookie']) };
+}
+
+const activity = (id: string, cookie: string, query = '') => send('GET', `/v1/server/${id}/activity${query}`, cookie);
+const page = async (id: string, cookie: string, query = ''): Promise<ServerActivityPage> => {
+  const res = await activity(id, cookie, query);
+  expect(res.json().status).toBe('SUCCESS');
+  return res.json().result as ServerActivityPage;
+};
+const actions = (entries: ServerActivityEntry[]) => entries.map((e) => [e.action, e.target]);
+
+async function socketCommand(cookie: string, serverId: string, command: string): Promise<void> {
+  const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
+  const socket = connect(base, { transports: ['websocket'], reconnection: false });
+  sockets.push(socket);
+  const authed = new Promise<void>((resolve) => socket.once('auth:success', () => resolve()));
+  socket.emit('auth', { token });
+  await authed;
+  socket.emit('server:command', { serverId, command });
+}
+
+describe('the activity log of a server', () => {
+  let owner: { cookie: string; id: string; emailAddress: string; userId: string };
+  const SECRET_CONTENT = 'rcon.password=do-not-log-this-3141';
+
+  beforeAll(async () => {
+    const made = await ownerWithServer(t, 'activity');
+    const me = (await send('GET', '/v1/user/me', made.cookie)).json().result as { userId: string; emailAddress: string };
+    owner = { ...made, ...me };
+  });
+
+  it('lists start, commands (HTTP and socket), a file save, a backup and a member change, newest first, with actor, target and address', async () => {
+    const { id, cookie } = owner;
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await send('GET', `/v1/server/${id}`, cookie)).json().result.state,
+      (s) => s === 'online',
+      60_000,
+    );
+    expect((await send('POST', `/v1/server/${id}/command`, cookie, { command: 'say hello' })).json().status).toBe('SUCCESS');
+    await socketCommand(cookie, id, 'say from the socket');
+    await until(
+      async () => (await page(id, cookie)).entries.length,
+      (n) => n === 3,
+    );
+    const save = await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/notes.txt', content: SECRET_CONTENT });
+    expect(save.json().status).toBe('SUCCESS');
+    const backup = await send('POST', `/v1/server/${id}/backups`, cookie, {});
+    expect(backup.json().status).toBe('SUCCESS');
+    const backupId = backup.json().result.backupId as string;
+    const friend = await account();
+    await t.ctx.database.db.insert(serverMembers).values({ serverId: id, userId: friend.userId, role: 'viewer' });
+    expect((await send('PUT', `/v1/server/${id}/members/${friend.userId}`, cookie, { role: 'moderator' })).json().status).toBe('SUCCESS');
+
+    const { entries, next } = await page(id, cookie);
+    expect(next).toBeNull();
+    expect(actions(entries)).toEqual([
+      ['member.role', `${friend.emailAddress}: viewer → moderator`],
+      ['backup.create', backupId],
+      ['file.save', '/notes.txt'],
+      ['console.command', 'say from the socket'],
+      ['console.command', 'say hello'],
+      ['server.start', expect.any(String)],
+    ]);
+    for (const entry of entries) {
+      expect(entry.actor).toEqual({ userId: owner.userId, emailAddress: owner.emailAddress });
+      expect(entry.ip).toMatch(/\d/);
+      expect(Number.isNaN(Date.parse(entry.createdAt))).toBe(false);
+    }
+    // File contents never reach the log, neither the answer nor the table.
+    expect(JSON.stringify(entries)).not.toContain('do-not-log-this');
+    const rows = await t.ctx.database.db.execute('select * from server_activity');
+    expect(JSON.stringify(rows)).not.toContain('do-not-log-this');
+  });
+
+  it('pages with ?before=<next>&limit= without gaps or repeats', async () => {
+    const { id, cookie } = owner;
+    const all = (await page(id, cookie)).entries;
+    expect(all.length).toBeGreaterThanOrEqual(6);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `?limit=2${cursor ? `&before=${cursor}` : ''}`;
+      const result = await page(id, cookie, query);
+      expect(result.entries.length).toBeLessThanOrEqual(2);
+      seen.push(...result.entries.map((e) => e.id));
+      cursor = result.next;
+    } while (cursor);
+    expect(seen).toEqual(all.map((e) => e.id));
+    expect((await activity(id, cookie, '?before=not-a-cursor')).json().status).toBe('INVALID_INPUT');
+    expect((await activity(id, cookie, '?limit=1000')).json().status).toBe('INVALID_INPUT');
+  });
+
+  it('is NOT_FOUND on a server the caller has nothing to do with, and NO_PERMISSION for a role without activity.read', async () => {
+    const stranger = await account();
+    const res = await activity(owner.id, stranger.cookie);
+    expect([res.statusCode, res.json().status]).toEqual([404, 'NOT_FOUND']);
+
+    const viewer = await account();
+    await t.ctx.database.db.insert(serverMembers).values({ serverId: owner.id, userId: viewer.userId, role: 'viewer' });
+    expect((await activity(owner.id, viewer.cookie)).json().status).toBe('SUCCESS');
+    // A role without the key (none of today's roles lacks it): the one permission check refuses it.
+    const viewerKeys = rolePermissions.viewer;
+    rolePermissions.viewer = viewerKeys.filter((key) => key !== 'activity.read');
+    try {
+      const refused = await activity(owner.id, viewer.cookie);
+      expect([refused.statusCode, refused.json()]).toEqual([403, { status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') }]);
+    } finally {
+      rolePermissions.viewer = viewerKeys;
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import { ACTIVITY_TARGET_MAX, type ServerActivityAction, type ServerActivityPage } from '@spawnpoint/contracts';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import type { Db } from '../db/index.ts';
+import { serverActivity, users } from '../db/schema.ts';
+
+/** A database or a transaction of it: an entry is written in the change's own transaction where there is one. */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** What happened, as a route describes it: the action and what it acted on (never file contents or secrets). */
+export interface ActivityNote {
+  action: ServerActivityAction;
+  target: string;
+}
+
+export interface ActivityEntryInput extends ActivityNote {
+  serverId: string;
+  actorId: string;
+  ip: string | null;
+}
+
+/**
+ * Writes one entry of a server's activity log. The actor's address is read in the same statement, so it
+ * is the one the account has at this moment (kept when the account later changes it or goes).
+ */
+export async function recordActivity(db: DbOrTx, entry: ActivityEntryInput): Promise<void> {
+  const target = entry.target.length > ACTIVITY_TARGET_MAX ? `${entry.target.slice(0, ACTIVITY_TARGET_MAX - 1)}…` : entry.target;
+  await db.insert(serverActivity).values({
+    serverId: entry.serverId,
+    actorId: entry.actorId,
+    actorEmail: sql`coalesce((select ${users.emailAddress} from ${users} where ${users.id} = ${entry.actorId}), '')`,
+    action: entry.action,
+    target,
+    ip: entry.ip,
+  });
+}
+
+/** A page of a server's log, newest first; `next` is the cursor of the page after it. */
+export async function listActivity(
+  db: Db,
+  serverId: string,
+  page: { before?: string | undefined; limit: number },
+): Promise<ServerActivityPage> {
+  const rows = await db
+    .select()
+    .from(serverActivity)
+    .where(and(eq(serverActivity.serverId, serverId), page.before ? lt(serverActivity.seq, Number(page.before)) : undefined))
+    .orderBy(desc(serverActivity.seq))
+    .limit(page.limit + 1);
+  const shown = rows.slice(0, page.limit);
+  const last = shown.at(-1);
+  return {
+    entries: shown.map((row) => ({
+      id: String(row.seq),
+      actor: { userId: row.actorId, emailAddress: row.actorEmail },
+      action: row.action,
+      target: row.target,
+      ip: row.ip,
+      createdAt: row.createdAt.toISOString(),
+    })),
+    next: rows.length > page.limit && last ? String(last.seq) : null,
+  };
+}
