@@ -26,7 +26,7 @@ const modules: Record<RouteName, string> = {
   'servers-id-plugins': 'routes/coming-soon.tsx',
   'servers-id-upgrade': 'routes/coming-soon.tsx',
   'servers-id-subusers': 'routes/server-subusers.tsx',
-  'servers-id-appearance': 'routes/coming-soon.tsx',
+  'servers-id-appearance': 'routes/server-appearance.tsx',
   'servers-id-properties': 'routes/server-properties.tsx',
   'servers-id-activity': 'routes/server-activity.tsx',
   'cookie-policy': 'routes/legal.tsx',

@@ -1,0 +1,303 @@
+import {
+  endpoints,
+  motdColours,
+  MOTD_LINE_MAX,
+  MOTD_RAW_MAX,
+  parseMotd,
+  SERVER_ICON_MAX_BYTES,
+  serverIconProblem,
+  type AppearanceResult,
+} from '@spawnpoint/contracts';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useParams } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { MotdLine } from '../components/motd-text.tsx';
+import { ServerIcon } from '../components/pixel-art.tsx';
+import { ServerShell } from '../components/server-shell.tsx';
+import { ApiFailure, call } from '../lib/api.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { powerServer } from '../lib/servers.ts';
+import { notify } from '../lib/toasts.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () => pageMeta('servers-id-appearance', "Your Minecraft server's message of the day and icon.");
+
+const formatButtons = [
+  { code: 'l', label: 'Bold', sample: 'B', style: { fontWeight: 700 } },
+  { code: 'o', label: 'Italic', sample: 'I', style: { fontStyle: 'italic' } },
+  { code: 'n', label: 'Underlined', sample: 'U', style: { textDecoration: 'underline' } },
+  { code: 'm', label: 'Strikethrough', sample: 'S', style: { textDecoration: 'line-through' } },
+  { code: 'k', label: 'Obfuscated', sample: '?', style: {} },
+  { code: 'r', label: 'Reset', sample: 'R', style: {} },
+] as const;
+
+/** The Appearance page: MOTD with codes and a live server-list preview, and the server icon. */
+export default function ServerAppearancePage() {
+  const { id = '' } = useParams();
+  const load = useServer(id);
+  const [saved, setSaved] = useState<AppearanceResult | null>(null);
+  const [motd, setMotd] = useState('');
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const [iconError, setIconError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const editor = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const hintId = useId();
+
+  useEffect(() => {
+    if (load.status !== 'ready') return;
+    call(endpoints.appearance, { params: { serverId: id } }).then(
+      (result) => {
+        setSaved(result);
+        setMotd(result.motd);
+      },
+      () => undefined,
+    );
+  }, [id, load.status]);
+
+  const parsed = parseMotd(motd);
+  const canEdit = load.status === 'ready' && load.server.permissions.includes('appearance.update');
+  const running = load.status === 'ready' && load.state === 'online';
+
+  /** Puts a code at the cursor (or before the selection) and keeps the focus in the editor. */
+  function insert(code: string) {
+    const area = editor.current;
+    const start = area?.selectionStart ?? motd.length;
+    const end = area?.selectionEnd ?? motd.length;
+    const next = `${motd.slice(0, start)}&${code}${motd.slice(start, end)}${motd.slice(end)}`;
+    if (next.length > MOTD_RAW_MAX) return;
+    setMotd(next);
+    requestAnimationFrame(() => {
+      area?.focus();
+      area?.setSelectionRange(start + 2, end + 2);
+    });
+  }
+
+  async function saveMotd() {
+    setFieldError(null);
+    try {
+      const result = await call(endpoints.appearanceUpdate, { params: { serverId: id }, body: { motd } });
+      setSaved(result);
+      setMotd(result.motd);
+      setPending(true);
+      notify('success', 'Message of the day saved', 'It shows in the server list after the next start.');
+    } catch (err) {
+      if (err instanceof ApiFailure) setFieldError(err.fields.motd ?? err.message);
+    }
+  }
+
+  async function uploadIcon(file: File) {
+    setIconError(null);
+    if (file.size > SERVER_ICON_MAX_BYTES) return setIconError(`The icon may be at most ${SERVER_ICON_MAX_BYTES / 1024} KiB.`);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const problem = serverIconProblem(bytes);
+    if (problem) return setIconError(problem);
+    let binary = '';
+    for (const b of bytes) binary += String.fromCharCode(b);
+    try {
+      setSaved(await call(endpoints.appearanceIcon, { params: { serverId: id }, body: { png: btoa(binary) } }));
+      setPending(true);
+      notify('success', 'Icon saved', 'It shows in the server list after the next start.');
+    } catch (err) {
+      if (err instanceof ApiFailure) setIconError(err.fields.png ?? err.message);
+    } finally {
+      if (fileInput.current) fileInput.current.value = '';
+    }
+  }
+
+  async function removeIcon() {
+    setIconError(null);
+    setSaved(await call(endpoints.appearanceIconDelete, { params: { serverId: id } }));
+    setPending(true);
+  }
+
+  const name = load.status === 'ready' ? load.server.name : '';
+  const players = load.status === 'ready' ? load.server.players : { online: 0, max: 0 };
+  return (
+    <ServerShell serverId={id} load={load}>
+      {!saved ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <div className="grid max-w-3xl gap-6">
+          <section aria-labelledby="preview-heading" className="min-w-0">
+            <h2 id="preview-heading" className="text-lg font-semibold">
+              Preview
+            </h2>
+            <p className="text-sm text-slate-600">How Minecraft’s server list shows it, updated as you type.</p>
+            <div
+              data-testid="motd-preview"
+              className="mt-3 flex min-w-0 items-start gap-3 overflow-hidden rounded-md bg-[#1b1b1b] p-2 text-[15px] leading-[1.35] ring-1 ring-black/40"
+              style={{ fontFamily: 'var(--font-pixel)' }}
+            >
+              {saved.icon ? (
+                <img
+                  src={saved.icon}
+                  alt=""
+                  width={64}
+                  height={64}
+                  className="shrink-0"
+                  style={{ imageRendering: 'pixelated' }}
+                  data-testid="preview-icon"
+                />
+              ) : (
+                <ServerIcon serverId={id} size={64} className="rounded-none ring-0" />
+              )}
+              <div className="min-w-0 flex-1">
+                <div className="flex items-baseline justify-between gap-2">
+                  <span className="truncate text-white" style={{ textShadow: '0.125em 0.125em 0 #3f3f3f' }}>
+                    {name}
+                  </span>
+                  <span className="flex shrink-0 items-end gap-2">
+                    <span className="text-[#AAAAAA]" style={{ textShadow: '0.125em 0.125em 0 #2a2a2a' }}>
+                      {players.online}
+                      <span className="text-[#555555]">/</span>
+                      {players.max}
+                    </span>
+                    <span className="flex items-end gap-px" role="img" aria-label="Good connection">
+                      {[3, 5, 7, 9, 11].map((h) => (
+                        <span key={h} className="w-[3px] bg-[#55FF55]" style={{ height: h, boxShadow: '1px 1px 0 #155415' }} />
+                      ))}
+                    </span>
+                  </span>
+                </div>
+                {[0, 1].map((line) => (
+                  <div key={line} className="whitespace-pre" data-testid={`preview-line-${line + 1}`}>
+                    <MotdLine spans={parsed.lines[line] ?? []} />
+                  </div>
+                ))}
+              </div>
+            </div>
+          </section>
+
+          <section aria-labelledby="motd-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
+            <h2 id="motd-heading" className="text-lg font-semibold">
+              Message of the day
+            </h2>
+            <div className="mt-3 flex flex-wrap gap-1" role="toolbar" aria-label="Colour and format codes">
+              {Object.entries(motdColours).map(([code, colour]) => (
+                <button
+                  key={code}
+                  type="button"
+                  disabled={!canEdit}
+                  onClick={() => insert(code)}
+                  title={`&${code} ${colour.name.replace('_', ' ')}`}
+                  aria-label={`Insert &${code}, ${colour.name.replace('_', ' ')}`}
+                  className="h-8 w-8 rounded border border-slate-300 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600 disabled:opacity-50"
+                  style={{ backgroundColor: colour.hex }}
+                />
+              ))}
+              {formatButtons.map((f) => (
+                <button
+                  key={f.code}
+                  type="button"
+                  disabled={!canEdit}
+                  onClick={() => insert(f.code)}
+                  title={`&${f.code} ${f.label}`}
+                  aria-label={`Insert &${f.code}, ${f.label.toLowerCase()}`}
+                  className="h-8 w-8 rounded border border-slate-300 bg-white text-sm text-slate-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-600 disabled:opacity-50"
+                  style={f.style}
+                >
+                  {f.sample}
+                </button>
+              ))}
+            </div>
+            <label htmlFor="motd" className="mt-3 block text-sm font-medium text-slate-700">
+              Two lines, {MOTD_LINE_MAX} characters each
+            </label>
+            <textarea
+              id="motd"
+              ref={editor}
+              rows={2}
+              value={motd}
+              readOnly={!canEdit}
+              maxLength={MOTD_RAW_MAX}
+              spellCheck={false}
+              aria-describedby={hintId}
+              aria-invalid={parsed.problems.length > 0 || fieldError !== null}
+              onChange={(e) => {
+                setMotd(e.target.value);
+                setFieldError(null);
+              }}
+              className="mt-1 block w-full resize-y rounded-md border border-slate-300 px-3 py-2 font-mono text-sm"
+            />
+            <p id={hintId} className="mt-1 text-xs text-slate-500">
+              Codes start with &amp; or §: &amp;0–&amp;9 and &amp;a–&amp;f are colours, &amp;l bold, &amp;o italic, &amp;n underlined,
+              &amp;m strikethrough, &amp;k obfuscated, &amp;r reset, &amp;#rrggbb any colour (Minecraft 1.16 and newer).
+            </p>
+            <div role="alert" aria-live="polite">
+              {[...parsed.problems, ...(fieldError && !parsed.problems.includes(fieldError) ? [fieldError] : [])].map((p) => (
+                <p key={p} className="mt-1 text-sm text-red-600">
+                  {p}
+                </p>
+              ))}
+            </div>
+            <Button className="mt-3" disabled={!canEdit || parsed.problems.length > 0 || motd === saved.motd} onClick={saveMotd}>
+              Save message
+            </Button>
+          </section>
+
+          <section aria-labelledby="icon-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
+            <h2 id="icon-heading" className="text-lg font-semibold">
+              Server icon
+            </h2>
+            <p className="text-sm text-slate-600">
+              A PNG image of exactly 64×64 pixels, at most {SERVER_ICON_MAX_BYTES / 1024} KiB. Without one the list shows the default icon.
+            </p>
+            <div className="mt-3 flex flex-wrap items-center gap-3">
+              {saved.icon ? (
+                <img src={saved.icon} alt="The current icon" width={64} height={64} style={{ imageRendering: 'pixelated' }} />
+              ) : (
+                <ServerIcon serverId={id} size={64} />
+              )}
+              <label htmlFor="icon-file" className="sr-only">
+                Upload an icon (64×64 PNG)
+              </label>
+              <input
+                id="icon-file"
+                ref={fileInput}
+                type="file"
+                accept="image/png"
+                disabled={!canEdit}
+                onChange={(e) => {
+                  const file = e.target.files?.[0];
+                  if (file) void uploadIcon(file);
+                }}
+                className="block max-w-full text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-800 file:px-3 file:py-2 file:text-white"
+              />
+              {saved.icon ? (
+                <Button variant="secondary" disabled={!canEdit} onClick={removeIcon}>
+                  Use the default icon
+                </Button>
+              ) : null}
+            </div>
+            {iconError ? (
+              <p role="alert" className="mt-2 text-sm text-red-600">
+                {iconError}
+              </p>
+            ) : null}
+          </section>
+
+          <section className="rounded-xl border border-sky-200 bg-sky-50 p-4 text-sm text-sky-900" aria-live="polite">
+            <p>
+              The message and the icon apply at the next start of the server: Java servers read <code>server.properties</code> and{' '}
+              <code>server-icon.png</code>, and the built-in runtime sends both, with their colours, in its server-list answer.
+              {pending && running ? ' Restart the server to show them now.' : ''}
+            </p>
+            {running && load.status === 'ready' && load.server.permissions.includes('power.stop') ? (
+              <Button
+                variant="secondary"
+                className="mt-3"
+                onClick={async () => {
+                  await powerServer(id, 'restart');
+                  setPending(false);
+                }}
+              >
+                Restart now
+              </Button>
+            ) : null}
+          </section>
+        </div>
+      )}
+    </ServerShell>
+  );
+}
