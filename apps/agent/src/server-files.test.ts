@@ -153,10 +153,11 @@ describe('files through the agent API', () => {
   it('edits server.properties keeping comments and unknown keys', async () => {
     const root = await install('props1');
     writeFileSync(path.join(root, 'server.properties'), '# my notes\nmotd=Old\ncustom-key=keep me\n');
-    const res = await call('PUT', '/v1/servers/props1/properties', { values: { motd: 'New\nline', 'max-players': '7' } });
-    expect(res.body?.result).toMatchObject({ motd: 'New line', 'max-players': '7', 'custom-key': 'keep me' });
+    const res = await call('PUT', '/v1/servers/props1/properties', { values: { motd: '§aNew\nline \\o/', 'max-players': '7' } });
+    expect(res.body?.result).toMatchObject({ motd: '§aNew\nline \\o/', 'max-players': '7', 'custom-key': 'keep me' });
+    // Java's escaping keeps the value on one line: § as \u00A7, the line break as \n, a backslash doubled.
     expect(readFileSync(path.join(root, 'server.properties'), 'utf8')).toBe(
-      '# my notes\nmotd=New line\ncustom-key=keep me\nmax-players=7\n',
+      '# my notes\nmotd=\\u00A7aNew\\nline \\\\o/\ncustom-key=keep me\nmax-players=7\n',
     );
   });
 });
