@@ -245,8 +245,8 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const { managed } = await server({ serverId });
     const found = await deps.storage.get(backupKey(serverId, backupId));
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
-    await managed
-      .backups.restore(async (staging) => {
+    await managed.backups
+      .restore(async (staging) => {
         // Our own backup: names restored as they are, whatever the game created.
         await extractTar(staging, found.stream, {
           gzip: true,

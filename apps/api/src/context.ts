@@ -22,7 +22,14 @@ export interface AppContext {
   mailer: Mailer;
   limit: Limiter;
   log: Logger;
-  game: { nodes: NodeRegistry; hub: ServerHub; directory: ServerDirectory; power: PowerDispatcher; proxies: ProxyGateway; freeTier: FreeTier };
+  game: {
+    nodes: NodeRegistry;
+    hub: ServerHub;
+    directory: ServerDirectory;
+    power: PowerDispatcher;
+    proxies: ProxyGateway;
+    freeTier: FreeTier;
+  };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

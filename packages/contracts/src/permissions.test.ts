@@ -9,7 +9,12 @@ describe('roles', () => {
     const rows = readme
       .split('\n')
       .filter((line) => /^\| `[a-z]+\.[a-z]+` /.test(line))
-      .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
     const table = Object.fromEntries(rows.map(([key, ...marks]) => [key?.replaceAll('`', ''), marks.map((m) => m === '✓')]));
     expect(table).toEqual(Object.fromEntries(permissionKeys.map((k) => [k, serverRoles.map((r) => rolePermissions[r].includes(k))])));
   });

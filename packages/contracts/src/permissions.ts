@@ -35,14 +35,7 @@ export type ServerRole = (typeof serverRoles)[number];
 export const serverRole = z.enum(serverRoles);
 
 const viewer: readonly PermissionKey[] = ['console.read', 'files.read', 'activity.read'];
-const moderator: readonly PermissionKey[] = [
-  ...viewer,
-  'console.command',
-  'power.start',
-  'power.stop',
-  'players.manage',
-  'backups.create',
-];
+const moderator: readonly PermissionKey[] = [...viewer, 'console.command', 'power.start', 'power.stop', 'players.manage', 'backups.create'];
 const ownerOnly: readonly PermissionKey[] = ['billing.manage', 'server.delete'];
 
 /**

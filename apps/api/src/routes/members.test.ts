@@ -65,7 +65,10 @@ async function serverOf(owner: Account): Promise<string> {
   await t.ctx.database.db.insert(servers).values({
     id,
     ownerId: owner.userId,
-    name: `mtest${serverCount}${id.slice(0, 4).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`,
+    name: `mtest${serverCount}${id
+      .slice(0, 4)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}`,
     software: 'flying-squid',
     version: '1.21.4',
     nodeId: 'ghost-node',
@@ -131,7 +134,10 @@ describe('the permission matrix, generated from the endpoint table', () => {
           const body = res.json() as { status: string; message?: string };
           const key = endpoint.permission as NonNullable<Endpoint['permission']>;
           // The one check ran, with the entry's key.
-          expect(authorize.mock.calls.map((c) => c[2]), name).toEqual([key]);
+          expect(
+            authorize.mock.calls.map((c) => c[2]),
+            name,
+          ).toEqual([key]);
           if (role === 'outsider') {
             expect([res.statusCode, body.status], name).toEqual([404, 'NOT_FOUND']);
           } else if (rolePermissions[role].includes(key)) {
@@ -155,9 +161,14 @@ describe('the permission matrix, generated from the endpoint table', () => {
         if (event === 'server:subscribe') socket.emit('server:subscribe', { serverId });
         else socket.emit('server:command', { serverId, command: 'say hi' });
         if (role === 'outsider') expect((await answer).status, `${role} ${event}`).toBe('NOT_FOUND');
-        else if (!rolePermissions[role].includes(key)) expect(await answer, `${role} ${event}`).toEqual({ serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
+        else if (!rolePermissions[role].includes(key))
+          expect(await answer, `${role} ${event}`).toEqual({ serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
         else if (event === 'server:command') expect((await answer).status, `${role} ${event}`).toBe('INVALID_STATE');
-        else await until(() => t.ctx.game.hub.subscriberCount(serverId), (n) => n > 0);
+        else
+          await until(
+            () => t.ctx.game.hub.subscriberCount(serverId),
+            (n) => n > 0,
+          );
       }
       socket.disconnect();
     }
@@ -250,7 +261,10 @@ describe('invitations', () => {
     const wrong = await accept(stranger, token);
     expect([wrong.statusCode, wrong.json().message]).toEqual([403, memberMessages.otherAddress]);
 
-    await t.ctx.database.db.update(serverInvitations).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(serverInvitations.serverId, serverId));
+    await t.ctx.database.db
+      .update(serverInvitations)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(serverInvitations.serverId, serverId));
     const expired = await accept(friend, token);
     expect([expired.statusCode, expired.json().message]).toEqual([409, memberMessages.expiredToken]);
     // An expired invitation is no longer pending, so the same address can be invited again.
@@ -388,9 +402,15 @@ describe('live revocation', () => {
     const memberLines = lines(memberSocket);
     ownerSocket.emit('server:subscribe', { serverId });
     memberSocket.emit('server:subscribe', { serverId });
-    await until(() => t.ctx.game.hub.subscriberCount(serverId), (n) => n === 2);
+    await until(
+      () => t.ctx.game.hub.subscriberCount(serverId),
+      (n) => n === 2,
+    );
     t.ctx.game.hub.lines('ghost-node', serverId, ['first line']);
-    await until(() => memberLines.join('\n'), (text) => text.includes('first line'));
+    await until(
+      () => memberLines.join('\n'),
+      (text) => text.includes('first line'),
+    );
 
     // Lowered to viewer: the console keeps streaming, commands are refused at once.
     expect((await send('PUT', `/v1/server/${serverId}/members/${member.userId}`, owner.cookie, { role: 'viewer' })).json().status).toBe(
@@ -406,7 +426,10 @@ describe('live revocation', () => {
     expect(await told).toEqual({ serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
     expect(t.ctx.game.hub.subscriberCount(serverId)).toBe(1);
     t.ctx.game.hub.lines('ghost-node', serverId, ['second line']);
-    await until(() => ownerLines.join('\n'), (text) => text.includes('second line'));
+    await until(
+      () => ownerLines.join('\n'),
+      (text) => text.includes('second line'),
+    );
     expect(memberLines.join('\n')).not.toContain('second line');
     const again = nextError(memberSocket, serverId);
     memberSocket.emit('server:subscribe', { serverId });

@@ -117,7 +117,14 @@ export class PlayTime {
         .from(playTime)
         .where(and(eq(playTime.userId, ownerId), eq(playTime.day, day)));
       const seconds = row?.usedSeconds ?? 0;
-      const account: Account = { day, usedMs: seconds * 1000, savedSeconds: seconds, savedAt: this.now(), counting: false, stopping: false };
+      const account: Account = {
+        day,
+        usedMs: seconds * 1000,
+        savedSeconds: seconds,
+        savedAt: this.now(),
+        counting: false,
+        stopping: false,
+      };
       // A tick of the old day may have counted meanwhile; the newest day wins.
       const current = this.accounts.get(ownerId);
       if (current && current.day === day) return current;
@@ -197,9 +204,14 @@ export class PlayTime {
     const rows = (await this.rowsOf(ownerId)).filter((row) => serverIds.includes(row.id));
     await Promise.all(
       rows.map(async (row) => {
-        this.hub.notice(row.id, "Today's play time is used up, so the server stops now. It can start again after midnight UTC, or upgrade the plan.");
+        this.hub.notice(
+          row.id,
+          "Today's play time is used up, so the server stops now. It can start again after midnight UTC, or upgrade the plan.",
+        );
         await this.hub.say(row.id, "Today's play time is used up; the server stops now.").catch(() => undefined);
-        await this.power.run(row, 'stop').catch((err: unknown) => this.log.warn({ err, serverId: row.id }, 'stopping a server out of play time failed'));
+        await this.power
+          .run(row, 'stop')
+          .catch((err: unknown) => this.log.warn({ err, serverId: row.id }, 'stopping a server out of play time failed'));
       }),
     );
   }

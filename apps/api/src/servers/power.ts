@@ -1,4 +1,11 @@
-import { FREE_DISK_MB, powerPreconditions, type AgentServerSpec, type PowerAction, type ServerState, type SoftwareId } from '@spawnpoint/contracts';
+import {
+  FREE_DISK_MB,
+  powerPreconditions,
+  type AgentServerSpec,
+  type PowerAction,
+  type ServerState,
+  type SoftwareId,
+} from '@spawnpoint/contracts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
@@ -89,7 +96,8 @@ export class PowerDispatcher {
           await this.nodes.power(entry.server.nodeId, entry.server.id, 'start');
         }).catch((err: unknown) => {
           const state = this.hub.stateOf(entry.server.id);
-          if (state === 'queued' || state === 'waking') this.hub.setState(entry.server.id, entry.from === 'sleeping' ? 'offline' : entry.from);
+          if (state === 'queued' || state === 'waking')
+            this.hub.setState(entry.server.id, entry.from === 'sleeping' ? 'offline' : entry.from);
           this.hub.notice(entry.server.id, `The queued start did not happen: ${err instanceof Error ? err.message : String(err)}`);
           this.drain(nodeId);
         });
