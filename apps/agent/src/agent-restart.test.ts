@@ -7,6 +7,7 @@ import { ping } from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
+import { statusText } from '../../../test-support/status-text.ts';
 
 // ARCHITECTURE §12: an agent restart leaves running servers running. The agent runs as a real process
 // (`main.ts`), is stopped the way a service manager restarts it (SIGTERM), and a new one takes over.
@@ -89,7 +90,7 @@ describe('agent restart', () => {
     await stopAgent('SIGTERM');
     // No agent at all: players can still reach the server.
     const status = (await ping({ host: '127.0.0.1', port: gamePort })) as { description: { text: string } };
-    expect(status.description.text).toBe('Still here');
+    expect(statusText(status.description)).toBe('Still here');
 
     startAgent();
     await until(

@@ -8,6 +8,7 @@ import type { Agent } from './agent.ts';
 import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
+import { statusText } from '../../../test-support/status-text.ts';
 
 let t: TestAgent;
 let agent: Agent;
@@ -62,7 +63,7 @@ describe('built-in runtime (real flying-squid servers)', () => {
       (s) => s === 'online',
     );
     const status = (await ping({ host: '127.0.0.1', port })) as { description: { text: string }; players: { max: number } };
-    expect(status.description.text).toBe('Agent test life1');
+    expect(statusText(status.description)).toBe('Agent test life1');
     expect(status.players.max).toBe(5);
 
     // A real client joins so there is player data to save.

@@ -131,10 +131,20 @@ describe('path-valued settings stay inside the folder', () => {
   it('refuses a level-name that leaves the folder, relative or absolute, and writes nothing there', async () => {
     await install('lvl1');
     const victim = await install('lvl2');
-    for (const levelName of ['../lvl2/x', `${outside}/abs-world`, '..', 'world/../../lvl2/y', 'C:\\world']) {
-      expect((await put('lvl1', 'server.properties', `motd=hi\nlevel-name=${levelName}\n`)).body.status).toBe('SUCCESS');
+    // [as written in server.properties, as the game reads it]: a backslash is an escape there, as in Java,
+    // so a Windows path is written with it doubled.
+    const cases: [string, string][] = [
+      ['../lvl2/x', '../lvl2/x'],
+      [`${outside}/abs-world`, `${outside}/abs-world`],
+      ['..', '..'],
+      ['world/../../lvl2/y', 'world/../../lvl2/y'],
+      ['C:\\\\world', 'C:\\world'],
+      ['C:\\world', 'C:world'],
+    ];
+    for (const [written, read] of cases) {
+      expect((await put('lvl1', 'server.properties', `motd=hi\nlevel-name=${written}\n`)).body.status).toBe('SUCCESS');
       expect(await startAndSettle('lvl1')).toBe('offline');
-      expect(consoleOf('lvl1')).toContain(`level-name=${levelName} in server.properties must name a folder inside the server folder`);
+      expect(consoleOf('lvl1')).toContain(`level-name=${read} in server.properties must name a folder inside the server folder`);
     }
     expect(existsSync(path.join(victim, 'x'))).toBe(false);
     expect(existsSync(path.join(victim, 'y'))).toBe(false);

@@ -53,6 +53,12 @@ async function watchStates(cookie: string, serverId: string) {
     socket.emit('auth', { token });
   });
   socket.emit('server:subscribe', { serverId });
+  // The subscription first repeats the current state; the test watches what happens after it.
+  await until(
+    () => seen.length,
+    (n) => n > 0,
+  );
+  seen.splice(0);
   const at = (state: string) => seen.find((s) => s.state === state)?.at;
   const reached = (state: string) =>
     until(

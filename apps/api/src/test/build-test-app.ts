@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isRestrictedName } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -151,8 +152,13 @@ let serverCounter = 0;
 export async function ownerWithServer(t: TestApp, prefix: string): Promise<{ cookie: string; id: string }> {
   const send = requester(t.app);
   const cookie = await verifiedOwner(t, prefix);
-  const name = `${prefix.slice(0, 4)}${Date.now().toString(36).slice(-6)}${++serverCounter}`.slice(0, 16);
-  const id = (await send('POST', '/v1/server/create', cookie, { serverName: name })).json().result.serverId as string;
+  // A random tail can spell a word names may not contain (after undoing digit swaps: "5ex"): draw again.
+  let name = '';
+  do name = `${prefix.slice(0, 4)}${Date.now().toString(36).slice(-6)}${++serverCounter}`.slice(0, 16);
+  while (isRestrictedName(name));
+  const created = (await send('POST', '/v1/server/create', cookie, { serverName: name })).json();
+  if (created.status !== 'SUCCESS') throw new Error(`creating ${name} answered ${JSON.stringify(created)}`);
+  const id = created.result.serverId as string;
   // The node installs the folder right after creation.
   await until(
     async () => (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status,
