@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import minecraftProtocol from 'minecraft-protocol';
 import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { statusText, type ChatComponent } from '../test-support/status-text.ts';
 
 async function createServer(page: Page, prefix: string): Promise<string> {
   await verifiedAccount(page, prefix);
@@ -72,15 +73,18 @@ test('a properties change applies after a restart (seen in the ping MOTD)', asyn
   await page.getByLabel('Difficulty').selectOption('hard');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('They apply the next time the server starts.')).toBeVisible();
-  const before = (await minecraftProtocol.ping({ host: '127.0.0.1', port })) as { description: { text: string } };
-  expect(before.description.text).not.toBe('Welcome to the e2e world');
+  const before = (await minecraftProtocol.ping({ host: '127.0.0.1', port })) as { description: ChatComponent };
+  expect(statusText(before.description)).not.toBe('Welcome to the e2e world');
 
   await page.getByRole('button', { name: 'Restart now to apply' }).click();
   await expect
     .poll(
-      async () =>
-        ((await minecraftProtocol.ping({ host: '127.0.0.1', port }).catch(() => null)) as { description?: { text?: string } } | null)
-          ?.description?.text,
+      async () => {
+        const status = (await minecraftProtocol.ping({ host: '127.0.0.1', port }).catch(() => null)) as {
+          description?: ChatComponent;
+        } | null;
+        return status?.description ? statusText(status.description) : undefined;
+      },
       {
         timeout: 30_000,
       },
