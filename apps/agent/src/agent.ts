@@ -12,7 +12,7 @@ import {
   type AgentToApiEvents,
   type ServerState,
 } from '@spawnpoint/contracts';
-import { loggerOptions } from '@spawnpoint/logging';
+import { loggerOptions, requestLogController } from '@spawnpoint/logging';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
@@ -147,6 +147,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
 
   const http = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: `agent ${config.AGENT_NODE_ID}` }),
+    logController: requestLogController(config.LOG_LEVEL),
     bodyLimit: 64 * 1024,
   });
   // Said at every start, loudly when the node cannot cage its games.

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { loggerOptions } from '@spawnpoint/logging';
+import { loggerOptions, requestLogController } from '@spawnpoint/logging';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -31,7 +31,6 @@ import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
-import fastifyMultipart from '@fastify/multipart';
 import { specOf } from './servers/power.ts';
 import { servers as serverTable } from './db/schema.ts';
 import { eq } from 'drizzle-orm';
@@ -75,6 +74,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     }));
   const app = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
+    logController: requestLogController(config.LOG_LEVEL),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -92,7 +92,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   installErrorHandling(app, { production: config.production });
   await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, { global: false });
-  await app.register(fastifyMultipart, { limits: { files: 1, fields: 5, fileSize: 1024 ** 4 } });
 
   const allowedOrigins = [new URL(config.publicUrl).origin];
   installCsrfCheck(app, allowedOrigins);

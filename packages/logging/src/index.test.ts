@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { loggerOptions, prettyStream, resolveLogFormat } from './index.ts';
+import { loggerOptions, prettyStream, requestLogController, resolveLogFormat } from './index.ts';
 
 function collect() {
   const lines: string[] = [];
@@ -25,10 +25,55 @@ describe('loggerOptions', () => {
   });
 });
 
+/** A Fastify app logging JSON lines at `level` through the request log controller, with a `/ok` route. */
+function jsonLogged(level: 'info' | 'debug') {
+  const lines: string[] = [];
+  const app = Fastify({
+    logger: { level, stream: { write: (line: string) => lines.push(line) } },
+    logController: requestLogController(level),
+  });
+  app.get('/ok', async () => 'fine');
+  return { app, lines };
+}
+
+describe('request lines', () => {
+  // Every signed-in tab polls the server list every 5 s: at the default level that must not write a line.
+  it('writes nothing for a request that succeeded at info, and one JSON line naming a failed one', async () => {
+    const { app, lines } = jsonLogged('info');
+    app.get('/broken', async () => {
+      throw new Error('boom');
+    });
+    await app.inject('/ok');
+    expect(lines).toEqual([]);
+    await app.inject('/nope');
+    await app.inject('/broken');
+    await app.close();
+    const requests = lines.map((line) => JSON.parse(line) as { msg: string; req?: { url: string }; res?: { statusCode: number } });
+    const finished = requests.filter((line) => line.msg === 'request completed');
+    expect(finished.map((line) => [line.req?.url, line.res?.statusCode])).toEqual([
+      ['/nope', 404],
+      ['/broken', 500],
+    ]);
+    expect(requests.some((line) => line.msg === 'incoming request')).toBe(false);
+  });
+
+  it('writes one line for every request at debug', async () => {
+    const { app, lines } = jsonLogged('debug');
+    await app.inject('/ok');
+    await app.close();
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg).filter((msg) => msg.includes('request'))).toEqual([
+      'request completed',
+    ]);
+  });
+});
+
 describe('pretty lines', () => {
   it('turns a Fastify log into readable lines: failed requests in one line, links on their own', async () => {
     const out = collect();
-    const app = Fastify({ logger: loggerOptions({ level: 'info', format: 'pretty', name: 'api', colorize: false, sink: out.sink }) });
+    const app = Fastify({
+      logger: loggerOptions({ level: 'info', format: 'pretty', name: 'api', colorize: false, sink: out.sink }),
+      logController: requestLogController('info'),
+    });
     app.get('/ok', async () => 'fine');
     app.get('/mail', async (request) => {
       request.log.info({ to: 'a@example.com', link: 'http://localhost:3000/?verify_token=abc' }, 'mail written');
@@ -54,8 +99,16 @@ describe('pretty lines', () => {
     const out = collect();
     const stream = prettyStream({ level: 'debug', name: 'agent local', colorize: true, sink: out.sink });
     const base = { level: 30, time: Date.now(), pid: 1, hostname: 'h' };
-    stream.write(JSON.stringify({ ...base, reqId: 'req-1', req: { method: 'GET', url: '/v1/servers' }, msg: 'incoming request' }) + '\n');
-    stream.write(JSON.stringify({ ...base, reqId: 'req-1', res: { statusCode: 200 }, responseTime: 2.4, msg: 'request completed' }) + '\n');
+    stream.write(
+      JSON.stringify({
+        ...base,
+        reqId: 'req-1',
+        req: { method: 'GET', url: '/v1/servers' },
+        res: { statusCode: 200 },
+        responseTime: 2.4,
+        msg: 'request completed',
+      }) + '\n',
+    );
     stream.write(JSON.stringify({ ...base, link: 'http://x.test/a', msg: 'mail written' }) + '\n');
     stream.write(JSON.stringify({ ...base, msg: 'name \u001b[2Jcleared' }) + '\n');
     stream.write(JSON.stringify({ ...base, link: 'http://x.test/', msg: 'up on http://x.test/ now' }) + '\n');

@@ -4,9 +4,13 @@
  * - `json`: pino's own output, one JSON object a line — for production (log collectors) and whenever asked.
  * - `pretty`: for people at a terminal (`npm start`): time, level, which part spoke (`api`, `agent`) and the
  *   message on one line; a line's `link` (the address a person should open: the site at start, a mailed link)
- *   stands out; Fastify's two lines per request become one, shown for failed requests (every request at
- *   LOG_LEVEL debug or trace).
+ *   stands out.
+ *
+ * In both, a request writes one line when it is done, and only when it failed (status ≥ 400 or an error)
+ * unless LOG_LEVEL is debug or trace (`requestLogController`): Fastify's default is two lines for every
+ * request, which at `info` is two log lines every 5 s for each open dashboard tab.
  */
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { prettyFactory } from 'pino-pretty';
 
 export const LOG_FORMATS = ['pretty', 'json'] as const;
@@ -41,13 +45,33 @@ export function loggerOptions(settings: LoggerSettings): { level: LogLevel; stre
   return { level: settings.level, stream: prettyStream(settings) };
 }
 
+/** Fastify's `logController`: one line per finished request, for failed ones only at `info` and above. */
+class RequestLog extends LogController {
+  constructor(private readonly everyRequest: boolean) {
+    super();
+  }
+
+  override incomingRequest(): void {
+    // The finished request's line names the method and path; a line at its start only doubles the volume.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && reply.statusCode < 400 && !this.everyRequest) return;
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+}
+
+export function requestLogController(level: LogLevel): LogController {
+  return new RequestLog(level === 'debug' || level === 'trace');
+}
+
 // Characters that could move the cursor or recolour the terminal; tabs and newlines stay.
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 const clean = (value: unknown) => String(value).replace(UNSAFE_CONTROL, '');
 
-/** Keeps the method and path of requests not completed yet (Fastify logs them apart); bounded. */
-const MAX_OPEN_REQUESTS = 10_000;
 /** Marks a line the formatter shows dimmed: request lines and Fastify's listening lines. */
 const DIM = Symbol('dim');
 
@@ -65,14 +89,12 @@ interface LogLine {
 /** A pino destination that turns each JSON line into a readable one, written at once (a last line before exit is kept). */
 export function prettyStream(settings: Omit<LoggerSettings, 'format'>): { write(line: string): void } {
   const sink = settings.sink ?? process.stdout;
-  const everyRequest = settings.level === 'debug' || settings.level === 'trace';
-  const openRequests = new Map<unknown, string>();
 
   const prettify = prettyFactory({
     ...(settings.colorize === undefined ? {} : { colorize: settings.colorize }),
     translateTime: 'SYS:HH:MM:ss',
     // pid and hostname say nothing at one terminal; request ids only tied Fastify's two request lines together.
-    ignore: 'pid,hostname,reqId,res,responseTime,link',
+    ignore: 'pid,hostname,reqId,req,res,responseTime,link',
     messageFormat: (log, messageKey, _levelLabel, { colors }) => {
       const line = log as LogLine;
       const message = clean(line[messageKey] ?? '');
@@ -103,19 +125,13 @@ export function prettyStream(settings: Omit<LoggerSettings, 'format'>): { write(
         return;
       }
       const line: LogLine = { ...parsed };
-      // Fastify's "incoming request" and "request completed" become one line: "GET /path → 404 in 3 ms".
-      if (line.msg === 'incoming request' && line.req) {
-        if (openRequests.size >= MAX_OPEN_REQUESTS) openRequests.delete(openRequests.keys().next().value);
-        openRequests.set(line.reqId, `${clean(line.req.method)} ${clean(line.req.url)}`);
-        return;
-      }
-      if (line.msg === 'request completed') {
-        const request = openRequests.get(line.reqId) ?? 'a request';
-        openRequests.delete(line.reqId);
+      // A finished request reads "GET /path → 404 in 3 ms" (its req and res are not repeated below it;
+      // an error that ended it is).
+      if (line.msg === 'request completed' || line.msg === 'request errored') {
+        const request = line.req ? `${clean(line.req.method)} ${clean(line.req.url)}` : 'a request';
         const status = Number(line.res?.statusCode);
-        if (!everyRequest && status < 400) return;
         const ms = typeof line.responseTime === 'number' ? ` in ${Math.round(line.responseTime)} ms` : '';
-        print({ ...line, msg: `${request} → ${status}${ms}`, [DIM]: true });
+        print({ ...line, msg: `${request} → ${status}${ms}`, [DIM]: line.msg === 'request completed' });
         return;
       }
       if (typeof line.msg === 'string' && line.msg.startsWith('Server listening at ')) line[DIM] = true;

@@ -96,6 +96,19 @@ describe('CSRF rule', () => {
     }
   });
 
+  // The multipart parser is registered for the upload route only (it costs every request where it is global).
+  it('refuses a multipart body on a route that takes JSON', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      headers: { 'content-type': 'multipart/form-data; boundary=x', origin: 'http://localhost:3000' },
+      payload: '--x\r\nContent-Disposition: form-data; name="emailAddress"\r\n\r\na@b.c\r\n--x--\r\n',
+      remoteAddress: uniqueIp(),
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ status: 'INVALID_INPUT', fields: { _: 'The request body must be JSON.' } });
+  });
+
   it('accepts our own origin', async () => {
     const res = await t.app.inject({
       method: 'POST',

@@ -111,7 +111,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
       }
       return null;
     },
-    { activity: ({ query }) => ({ action: 'file.upload', target: query.path }) },
+    { multipart: true, activity: ({ query }) => ({ action: 'file.upload', target: query.path }) },
   );
 
   // The agent checks each path and answers in the same shape; these pass the request on as it came.
