@@ -62,6 +62,7 @@ if (role === 'game') {
     state,
     maxPlayers: 10,
     version: '1.21.4',
+    icon: null,
   });
   table.replace({
     playDomain: DOMAIN,

@@ -46,8 +46,11 @@ async function backend(): Promise<Backend> {
   };
 }
 
-function route(name: string, state: ProxyRoute['state'], port: number): ProxyRoute {
-  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4' };
+/** A 1×1 PNG as a data URL: the proxy passes on whatever icon the API sent, it does not read images. */
+const ICON = `data:image/png;base64,${Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4d20000000049454e44ae426082', 'hex').toString('base64')}`;
+
+function route(name: string, state: ProxyRoute['state'], port: number, icon: string | null = null): ProxyRoute {
+  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4', icon };
 }
 
 /** Opens a raw connection; `all` resolves with every byte the proxy sent once it closed. */
@@ -80,7 +83,12 @@ const loginStart = (username: string) => {
 function pingThrough(proxyPort: number, host: string, version = '1.21.4') {
   return mc.ping({ host, port: proxyPort, version, stream: connect(proxyPort, '127.0.0.1') } as Parameters<typeof mc.ping>[0] & {
     stream: Socket;
-  }) as Promise<{ version: { name: string; protocol: number }; players: { online: number; max: number }; description: { text: string } }>;
+  }) as Promise<{
+    version: { name: string; protocol: number };
+    players: { online: number; max: number };
+    description: { text: string };
+    favicon?: string;
+  }>;
 }
 
 describe('the join proxy', () => {
@@ -153,9 +161,13 @@ describe('the join proxy', () => {
       expect(status.version.protocol).toBe(minecraftData(version).version.version);
       expect(status.players).toMatchObject({ online: 0, max: 10 });
       expect(status.description.text).toBe('Offline — join to start it');
+      expect(status.favicon).toBeUndefined(); // no icon: the client shows its default one
     }
-    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port) });
-    expect((await pingThrough(proxy.port, `sleepy.${DOMAIN}`)).description.text).toBe('Sleeping — join to wake it');
+    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port, ICON) });
+    const sleeping = await pingThrough(proxy.port, `sleepy.${DOMAIN}`);
+    expect(sleeping.description.text).toBe('Sleeping — join to wake it');
+    // The server's own picture stays beside its entry in the player's list while it sleeps.
+    expect(sleeping.favicon).toBe(ICON);
     expect(wakes).toEqual([]);
     expect(game.sockets).toHaveLength(0);
   });

@@ -239,7 +239,14 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
     const name = handshake ? serverNameOf(normaliseAddress(handshake.address), domain) : null;
     const route = name ? table.get(name) : undefined;
     if (!route) return { versionName: 'Spawnpoint', protocolVersion, online: 0, max: 0, motd: proxyMessages.unknown };
-    return { versionName: route.version, protocolVersion, online: 0, max: route.maxPlayers, motd: motdOf(route.state) };
+    return {
+      versionName: route.version,
+      protocolVersion,
+      online: 0,
+      max: route.maxPlayers,
+      motd: motdOf(route.state),
+      favicon: route.icon,
+    };
   }
 
   function statusStep(): void {

@@ -182,6 +182,8 @@ export interface StatusInfo {
   online: number;
   max: number;
   motd: string;
+  /** A PNG data URL shown beside the entry in the server list (modern pings only). */
+  favicon?: string | null;
 }
 
 /** The answer to a legacy ping: 0xFF, the length in UTF-16 units, the text in UTF-16BE. */
@@ -203,6 +205,7 @@ export function statusResponse(info: StatusInfo): Buffer {
     version: { name: info.versionName, protocol: info.protocolVersion },
     players: { max: info.max, online: info.online, sample: [] },
     description: { text: info.motd },
+    ...(info.favicon ? { favicon: info.favicon } : {}),
     enforcesSecureChat: false,
   });
   return packet(0x00, writeString(json));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
+import { faviconSchema } from './motd.ts';
 
 /**
  * The join proxy's channel to the API (issue 12 #1). A proxy connects to the API's `/proxy` Socket.IO
@@ -24,6 +25,11 @@ export const proxyRoute = z.object({
   maxPlayers: z.number().int().min(0).max(100_000),
   /** The Minecraft version the server runs, shown in the proxy's own status answer. */
   version: z.string().max(32),
+  /**
+   * The server's icon (`server-icon.png` as a PNG data URL) for the proxy's own status answer, so a sleeping
+   * server keeps its picture in the player's server list; null when it has none (or none valid).
+   */
+  icon: faviconSchema.nullable(),
 });
 export type ProxyRoute = z.infer<typeof proxyRoute>;
 

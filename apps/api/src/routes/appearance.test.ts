@@ -1,8 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { faviconOf } from '@spawnpoint/contracts';
+import os from 'node:os';
+import path from 'node:path';
+import { agentEndpoints, faviconOf, SERVER_ICON_FILE } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakePng } from '../../../../test-support/png.ts';
 import { until } from '../../../../test-support/until.ts';
+import { connectToApi } from '../../../proxy/src/api-link.ts';
+import { RouteTable } from '../../../proxy/src/route-table.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 
@@ -68,5 +74,77 @@ describe('appearance', () => {
 
     expect((await send('DELETE', icon, cookie)).json().result.icon).toBeNull();
     expect((await send('DELETE', icon, cookie)).json().status).toBe('SUCCESS');
+  });
+
+  // A sleeping server is answered by the join proxy: its icon must stay beside its entry in the list.
+  it("gives the join proxies the server's icon, and reads it again from the folder when the server stops", async () => {
+    const table = new RouteTable();
+    const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+    const apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const link = connectToApi({ apiUrl, token: t.config.proxyToken, table, log: quiet });
+    try {
+      const { cookie, id } = await ownerWithServer(t, 'proxyicon');
+      const name = (await send('GET', `/v1/server/${id}`, cookie)).json().result.name as string;
+      await until(
+        () => table.get(name),
+        (route) => route?.state === 'offline',
+      );
+      expect(table.get(name)?.icon).toBeNull();
+
+      const png = fakePng(64, 64);
+      await send('PUT', `/v1/server/${id}/appearance/icon`, cookie, { png: png.toString('base64') });
+      await until(
+        () => table.get(name)?.icon,
+        (icon) => icon === faviconOf(png),
+      );
+
+      // Replaced in the folder while the server ran (the file manager, a plugin): shown once it stopped.
+      expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+      await until(
+        () => table.get(name)?.state,
+        (state) => state === 'online',
+      );
+      const other = Buffer.from(png);
+      other[25] = 2; // another colour type: other bytes, still a 64×64 PNG
+      await t.ctx.game.nodes.send(
+        'test-node',
+        agentEndpoints.fileWrite,
+        { params: { serverId: id }, query: { path: `/${SERVER_ICON_FILE}`, overwrite: 'true', size: other.length } },
+        other,
+      );
+      expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
+      await until(
+        () => table.get(name),
+        (route) => route?.state === 'offline' && route.icon === faviconOf(other),
+      );
+    } finally {
+      link.close();
+    }
+  });
+
+  // server-icon.png is the tenant's file, read by the API on its own at every stop: whatever is put there
+  // must give "no icon", at once, never a hang, a file from outside the folder, or a huge read.
+  it('shows no icon for a hostile server-icon.png (link out, pipe, folder, oversized) and answers at once', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'iconattack');
+    const folder = path.join(agent.dataDir, 'servers', id);
+    const icon = path.join(folder, SERVER_ICON_FILE);
+    const outside = path.join(os.tmpdir(), `spawnpoint-outside-icon-${id}.png`);
+    await writeFile(outside, fakePng(64, 64));
+    const plants: [string, () => Promise<unknown>][] = [
+      ['a link to a valid icon outside the folder', () => symlink(outside, icon)],
+      ['a named pipe nobody writes to', async () => execFileSync('mkfifo', [icon])],
+      ['a folder', () => mkdir(path.join(icon, 'inner'), { recursive: true })],
+      ['a PNG head with 8 MiB behind it', () => writeFile(icon, Buffer.concat([fakePng(64, 64), Buffer.alloc(8 * 1024 * 1024)]))],
+    ];
+    try {
+      for (const [what, plant] of plants) {
+        await rm(icon, { recursive: true, force: true });
+        await plant();
+        const res = (await send('GET', `/v1/server/${id}/appearance`, cookie)).json();
+        expect({ what, status: res.status, icon: res.result?.icon }).toEqual({ what, status: 'SUCCESS', icon: null });
+      }
+    } finally {
+      await rm(outside, { force: true });
+    }
   });
 });

@@ -1,9 +1,7 @@
 import {
   agentEndpoints,
   endpoints,
-  faviconOf,
   SERVER_ICON_FILE,
-  SERVER_ICON_MAX_BYTES,
   serverIconProblem,
   toSectionCodes,
   type AppearanceResult,
@@ -11,6 +9,7 @@ import {
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import { readServerIcon } from '../servers/server-icon.ts';
 
 /**
  * The Appearance page: the MOTD (server.properties `motd`, saved with `§` codes that the agent writes in
@@ -19,35 +18,16 @@ import type { Route } from '../http/route.ts';
  * them in its status answer, Java servers read them natively.
  */
 export function appearanceRoutes(route: Route, ctx: AppContext): void {
-  const { nodes } = ctx.game;
+  const { nodes, proxies } = ctx.game;
   type Server = { id: string; nodeId: string };
-
-  /** The icon as a data URL, or null when there is none or what is there is no valid icon (a tenant's file). */
-  const readIcon = async (server: Server): Promise<string | null> => {
-    let download;
-    try {
-      download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, {
-        params: { serverId: server.id },
-        query: { path: `/${SERVER_ICON_FILE}` },
-      });
-    } catch (err) {
-      if (err instanceof ApiError && (err.code === 'NOT_FOUND' || err.code === 'INVALID_INPUT')) return null;
-      throw err;
-    }
-    const length = Number(download.headers['content-length'] ?? 'NaN');
-    if (!(length <= SERVER_ICON_MAX_BYTES)) {
-      download.body.destroy();
-      return null;
-    }
-    const bytes = await nodes.collect(server.nodeId, download.body);
-    return serverIconProblem(bytes) === null ? faviconOf(bytes) : null;
-  };
 
   const current = async (server: Server): Promise<AppearanceResult> => {
     const [properties, icon] = await Promise.all([
       nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } }),
-      readIcon(server),
+      readServerIcon(nodes, server),
     ]);
+    // The join proxies show the icon while the server sleeps: they get it as soon as it is known.
+    proxies.setIcon(server.id, icon);
     return { motd: properties.motd ?? '', icon };
   };
 
