@@ -53,6 +53,19 @@ test('an invited friend registers from the mailed link, lands on the server and 
   await expect(page.getByPlaceholder('Your role on this server cannot send commands')).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Start', exact: true })).toHaveCount(0);
 
+  // A viewer reads files: nothing that would change them is offered, and the editor is read-only.
+  await page.goto(`${serverPath}/files`);
+  await expect(page.getByRole('note').getByText('can read and download files but not change them')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'server.properties' })).toBeVisible();
+  for (const action of ['Upload files', 'Upload a folder', 'New folder', 'New file'])
+    await expect(page.getByRole('button', { name: action })).toHaveCount(0);
+  await expect(page.getByLabel('Select server.properties')).toHaveCount(0);
+  await expect(page.getByText('drop files or folders anywhere here')).toHaveCount(0);
+  await page.getByRole('button', { name: 'server.properties' }).click();
+  await expect(page.getByText('Read-only for your role')).toBeVisible();
+  await expect(page.locator('.cm-content')).toHaveAttribute('contenteditable', 'false');
+  await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
+
   await ownerContext.close();
   await friendContext.close();
 });

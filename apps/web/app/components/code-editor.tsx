@@ -4,11 +4,13 @@ import { useEffect, useRef } from 'react';
 export function CodeEditor({
   value,
   fileName,
+  readOnly = false,
   onChange,
   onSave,
 }: {
   value: string;
   fileName: string;
+  readOnly?: boolean;
   onChange: (v: string) => void;
   onSave: () => void;
 }) {
@@ -46,6 +48,8 @@ export function CodeEditor({
         extensions: [
           basicSetup,
           ...language,
+          // Read-only for a role that may not change files: selectable and searchable, not editable.
+          EditorView.editable.of(!readOnly),
           keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (latest.current.onSave(), true) }]),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) latest.current.onChange(update.state.doc.toString());
@@ -59,7 +63,7 @@ export function CodeEditor({
       view?.destroy();
     };
     // The document is set once per opened file; edits flow out through onChange.
-  }, [fileName]);
+  }, [fileName, readOnly]);
 
   return <div ref={host} className="overflow-hidden rounded-md border border-slate-300" data-testid="code-editor" />;
 }

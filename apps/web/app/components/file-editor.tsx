@@ -13,11 +13,14 @@ export function FileEditor({
   serverId,
   load,
   path,
+  readOnly,
   onClose,
 }: {
   serverId: string;
   load: ReturnType<typeof useServer>;
   path: string;
+  /** The caller may read files but not change them: no Save, and the text cannot be edited. */
+  readOnly: boolean;
   onClose: () => void;
 }) {
   const [content, setContent] = useState<string | null>(null);
@@ -88,9 +91,13 @@ export function FileEditor({
             <Button variant="secondary" onClick={onClose}>
               Close
             </Button>
-            <Button onClick={() => void save()} busy={saving} disabled={content === null}>
-              Save
-            </Button>
+            {readOnly ? (
+              <span className="self-center text-sm text-slate-600">Read-only for your role</span>
+            ) : (
+              <Button onClick={() => void save()} busy={saving} disabled={content === null}>
+                Save
+              </Button>
+            )}
           </div>
         </div>
         {error ? (
@@ -106,6 +113,7 @@ export function FileEditor({
           <CodeEditor
             value={content}
             fileName={path}
+            readOnly={readOnly}
             onChange={(v) => {
               current.current = v;
               setDirty(v !== saved.current);

@@ -24,6 +24,7 @@ export function FileRow({
   dir,
   entry,
   selected,
+  mayWrite,
   onSelect,
   onOpenFolder,
   onEdit,
@@ -33,6 +34,8 @@ export function FileRow({
   dir: string;
   entry: FileEntry;
   selected: boolean;
+  /** The caller may change files: otherwise only opening (read-only) and Download are offered. */
+  mayWrite: boolean;
   onSelect: (checked: boolean) => void;
   onOpenFolder: (path: string) => void;
   onEdit: (path: string) => void;
@@ -75,7 +78,9 @@ export function FileRow({
   return (
     <tr key={entry.name} data-testid="file-row">
       <td className="p-3 max-lg:pr-1">
-        <input type="checkbox" aria-label={`Select ${entry.name}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
+        {mayWrite ? (
+          <input type="checkbox" aria-label={`Select ${entry.name}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
+        ) : null}
       </td>
       <td className="p-3 font-mono max-lg:px-2">
         {entry.type === 'directory' ? (
@@ -100,7 +105,7 @@ export function FileRow({
       </td>
       <td className="p-3 max-lg:pl-1">
         <div className="flex items-center justify-end gap-1">
-          {entry.type === 'file' && isArchive(entry.name) ? (
+          {mayWrite && entry.type === 'file' && isArchive(entry.name) ? (
             // Narrower beside the menu (below lg), so the name keeps more of a phone's width.
             <Button
               variant="ghost"
@@ -129,10 +134,12 @@ export function FileRow({
                 Download
               </a>
             ) : null}
-            <Button variant="ghost" onClick={rename}>
-              Rename
-            </Button>
-            {openable ? (
+            {mayWrite ? (
+              <Button variant="ghost" onClick={rename}>
+                Rename
+              </Button>
+            ) : null}
+            {openable && mayWrite ? (
               <Button variant="ghost" aria-label={`Permissions of ${entry.name}: ${formatMode(entry.mode)}`} onClick={permissions}>
                 Permissions
               </Button>
@@ -145,8 +152,8 @@ export function FileRow({
             label={`Actions for ${entry.name}`}
             actions={[
               ...(openable ? [{ key: 'download', label: 'Download', href: downloadUrl(serverId, full), download: true }] : []),
-              { key: 'rename', label: 'Rename', onSelect: rename },
-              ...(openable
+              ...(mayWrite ? [{ key: 'rename', label: 'Rename', onSelect: rename }] : []),
+              ...(openable && mayWrite
                 ? [
                     {
                       key: 'permissions',

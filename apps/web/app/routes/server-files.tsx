@@ -45,8 +45,14 @@ export default function ServerFiles() {
   const go = (path: string) => setParams({ path });
 
   const { upload, uploadAll, cancel: cancelUpload } = useUploads(id, dir, refresh);
+  // A viewer reads files but may not change them: no upload, new, rename, archive or delete is offered
+  // (the API refuses them anyway), and the editor opens read-only.
+  const mayWrite = load.status === 'ready' && load.server.permissions.includes('files.write');
 
-  if (editing) return <FileEditor serverId={id} load={load} path={editing} onClose={() => setParams({ path: parentOf(editing) })} />;
+  if (editing)
+    return (
+      <FileEditor serverId={id} load={load} path={editing} readOnly={!mayWrite} onClose={() => setParams({ path: parentOf(editing) })} />
+    );
 
   const crumbs = dir.split('/').filter(Boolean);
   const paths = [...selected];
@@ -55,11 +61,13 @@ export default function ServerFiles() {
       <div
         className={`space-y-4 rounded-xl ${dragging ? 'outline-2 outline-dashed outline-brand-600' : ''}`}
         onDragOver={(e) => {
+          if (!mayWrite) return;
           e.preventDefault();
           setDragging(true);
         }}
         onDragLeave={() => setDragging(false)}
         onDrop={async (e) => {
+          if (!mayWrite) return;
           e.preventDefault();
           setDragging(false);
           await uploadAll(await filesFromDrop(e.dataTransfer.items));
@@ -90,7 +98,13 @@ export default function ServerFiles() {
           ) : null}
         </div>
 
-        <div className="flex flex-wrap gap-2">
+        {load.status === 'ready' && !mayWrite ? (
+          <p className="rounded-lg bg-slate-100 p-3 text-sm text-slate-700" role="note">
+            Your role on this server can read and download files but not change them. Ask the owner for the administrator role to upload,
+            edit or delete.
+          </p>
+        ) : null}
+        <div className={mayWrite ? 'flex flex-wrap gap-2' : 'hidden'}>
           <Button variant="secondary" busy={upload !== null} onClick={() => fileInput.current?.click()}>
             Upload files
           </Button>
@@ -156,7 +170,7 @@ export default function ServerFiles() {
           >
             New file
           </Button>
-          {paths.length ? (
+          {paths.length && mayWrite ? (
             <>
               <Button
                 variant="secondary"
@@ -233,9 +247,9 @@ export default function ServerFiles() {
 
         {upload ? (
           <UploadPanel upload={upload} onCancel={cancelUpload} />
-        ) : (
+        ) : mayWrite ? (
           <p className="text-xs text-slate-500">Tip: drop files or folders anywhere here to upload them into this folder.</p>
-        )}
+        ) : null}
 
         {results ? (
           <ul className="divide-y divide-slate-100 rounded-xl border border-slate-200 bg-white" aria-label="Search results">
@@ -295,7 +309,7 @@ export default function ServerFiles() {
                 ) : entries.length === 0 ? (
                   <tr>
                     <td colSpan={5} className="p-6 text-center text-slate-600">
-                      This folder is empty. Upload files or drop them here.
+                      {mayWrite ? 'This folder is empty. Upload files or drop them here.' : 'This folder is empty.'}
                     </td>
                   </tr>
                 ) : (
@@ -308,6 +322,7 @@ export default function ServerFiles() {
                         dir={dir}
                         entry={entry}
                         selected={selected.has(full)}
+                        mayWrite={mayWrite}
                         onSelect={(checked) =>
                           setSelected((s) => {
                             const next = new Set(s);
