@@ -7,7 +7,7 @@
  */
 import { execFile, execFileSync, spawn, type StdioOptions } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { closeSync, constants, existsSync, openSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { open, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -255,7 +255,9 @@ class DetachedProcess implements RuntimeProcess {
     if (message) for (const l of this.outputListeners) l(Buffer.from(`${message}\n`));
     this.done = true;
     this.detach();
-    void forgetProcess(this.runDir);
+    // Gone before anyone hears of the exit: an agent that restarts right after must not find a record
+    // of a process that has ended (one small unlink, once per run).
+    rmSync(files(this.runDir).record, { force: true });
     for (const l of this.exitListeners) l(code, signal, outOfMemory);
   }
 

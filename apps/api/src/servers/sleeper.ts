@@ -103,6 +103,10 @@ export class Sleeper {
       this.log.info({ serverId }, 'an idle server went to sleep');
     } catch (err) {
       this.log.warn({ err, serverId }, 'putting an idle server to sleep failed');
+      // Still online and still idle: watched again, so it is tried again after another idle time instead
+      // of running forever because one attempt failed.
+      if (this.hub.stateOf(serverId) === 'online' && !this.watched.has(serverId))
+        this.watched.set(serverId, { onlineAt: this.now(), lastPlayerAt: this.now(), inGame: 0 });
     }
   }
 }

@@ -138,11 +138,10 @@ describe('sleeping', { timeout: 120_000 }, () => {
       (page: { running: boolean; backups: unknown[] }) => !page.running && page.backups.length === 1,
     );
     expect(listed.backups).toHaveLength(1);
-    await until(
-      async () => (await details(cookie, id)).state,
-      (state) => state === 'sleeping',
-    );
+    // Awaited on the socket: an HTTP answer can say `sleeping` before the pushed state has arrived.
+    await states.reached('sleeping');
     expect(states.order()).toEqual(['backing_up', 'sleeping']);
+    expect((await details(cookie, id)).state).toBe('sleeping');
   });
 
   it('keeps a server awake while a player is in the game, and counts the idle time from when the last one left', async () => {
