@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { offlineUuid, serverPlayersResult, type ServerPlayers } from '@spawnpoint/contracts';
+import { createClient } from 'minecraft-protocol';
 import mineflayer, { type Bot } from 'mineflayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.ts';
@@ -112,6 +113,21 @@ describe('players on the built-in runtime (real flying-squid, real clients)', ()
     await consoleShows('wl1', 'Whitelist is now turned off');
     await join(port, 'Outsider');
     await power('wl1', 'stop', 'offline');
+  });
+
+  it('a player who leaves while still joining is not counted as in the game (the server can still sleep)', async () => {
+    const port = await install('ghost1');
+    await power('ghost1', 'start', 'online');
+    // The first player of a new world leaves while the world is still being made for them; the game
+    // finishes that login afterwards, and says so ("spawning player") when it does.
+    const ghost = createClient({ host: '127.0.0.1', port, username: 'Ghost', auth: 'offline', version: '1.21.4' });
+    ghost.once('login', () => ghost.end('gone'));
+    await consoleShows('ghost1', 'Ghost disconnected');
+    await consoleShows('ghost1', 'Position written, spawning player...');
+    const lines = consoleOf('ghost1').split('\n');
+    const count = (what: string) => lines.filter((line) => line.endsWith(`Ghost ${what} the game`)).length;
+    expect(count('joined')).toBe(count('left'));
+    await power('ghost1', 'stop', 'offline');
   });
 
   it('kicks a player with the reason, and keeps operators and bans made live across a restart', async () => {

@@ -149,13 +149,18 @@ serv.commands.add({
 
 // Who is in the game, in Java's words: the agent counts players from these lines (player-count.ts), and an
 // idle server goes to sleep by that count.
+// flying-squid finishes a login even when the client left half-way (its 'connected' can come after
+// 'disconnected'): such a player never joined, or the count would keep a ghost and the server never sleep.
 serv.on('newPlayer' as string, (player: SquidPlayer) => {
   let joined = false;
+  let left = false;
   player.on('connected', () => {
+    if (left) return;
     joined = true;
     serv.info(`${player._client.username} joined the game`);
   });
   player.on('disconnected', () => {
+    left = true;
     if (joined) serv.info(`${player._client.username} left the game`);
   });
 });
