@@ -21,7 +21,9 @@ export async function linkFromMail(address: string, pattern: RegExp, subject: st
     .poll(() => {
       let files: string[] = [];
       try {
-        files = readdirSync(dir).sort();
+        files = readdirSync(dir)
+          .filter((file) => file.endsWith('.eml'))
+          .sort();
       } catch {
         return undefined;
       }

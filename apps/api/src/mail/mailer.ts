@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger as Logger } from 'fastify';
@@ -25,8 +25,10 @@ export function fileMailer(dir: string, from: string, log: Logger): Mailer {
     async send(message) {
       await mkdir(dir, { recursive: true });
       const info = await transport.sendMail({ from, ...message });
-      const file = path.join(dir, `${Date.now()}-${process.pid}-${++counter}.eml`);
-      await writeFile(file, info.message as Buffer);
+      // Names sort in the order mails were written; a reader never sees half a mail (written, then renamed).
+      const file = path.join(dir, `${Date.now()}-${process.pid}-${String(++counter).padStart(6, '0')}.eml`);
+      await writeFile(`${file}.part`, info.message as Buffer);
+      await rename(`${file}.part`, file);
       log.info({ to: message.to, subject: message.subject, file, link: message.link }, 'mail written');
     },
     close: () => transport.close(),

@@ -32,10 +32,12 @@ afterAll(async () => {
   await agent.stop();
 });
 
+// An agent process starting again compiles its TypeScript first: slow on a machine busy with other suites.
 const nodeConnected = () =>
   until(
     async () => (await send('GET', '/healthz')).json().result.agents,
     (a: string[]) => a.includes('test-node'),
+    90_000,
   );
 
 const send: Send = (...args) => requester(t.app)(...args);

@@ -92,7 +92,9 @@ export function mailsTo(dataDir: string, address: string): string[] {
   const dir = path.join(dataDir, 'mail');
   let files: string[] = [];
   try {
-    files = readdirSync(dir).sort();
+    files = readdirSync(dir)
+      .filter((file) => file.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }
