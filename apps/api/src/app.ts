@@ -29,6 +29,9 @@ import { operatorRoutes } from './routes/operator.ts';
 import { appearanceRoutes } from './routes/appearance.ts';
 import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
+import { BackupJobs } from './servers/backup-jobs.ts';
+import { ScheduleRunner } from './servers/schedule-runner.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
 import { specOf } from './servers/power.ts';
@@ -56,6 +59,8 @@ export interface App {
   routes: readonly { method: string; url: string }[];
   /** Waits for work started after answering (mails). */
   drain(): Promise<void>;
+  /** Runs due schedules (tests call its `tick` with a chosen time). */
+  schedules: ScheduleRunner;
   close(): Promise<void>;
 }
 
@@ -136,6 +141,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   };
 
   const pending = new Set<Promise<unknown>>();
+  const background = (task: () => Promise<unknown>) => {
+    const run = task().catch((err: unknown) => log.error({ err }, 'background task failed'));
+    pending.add(run);
+    void run.finally(() => pending.delete(run));
+  };
+  const backupJobs = new BackupJobs(database.db, hub, nodes, log, background);
   const ctx: AppContext = {
     config,
     database,
@@ -143,12 +154,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mailer,
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
-    game: { nodes, hub, directory, power, proxies, freeTier },
-    background(task) {
-      const run = task().catch((err: unknown) => log.error({ err }, 'background task failed'));
-      pending.add(run);
-      void run.finally(() => pending.delete(run));
-    },
+    game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs },
+    background,
   };
 
   const addressBudget = createAddressBudget(config.RATE_LIMIT_FACTOR);
@@ -175,6 +182,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   fileRoutes(route, ctx);
   appearanceRoutes(route, ctx);
   backupRoutes(route, ctx);
+  scheduleRoutes(route, ctx);
   playerRoutes(route, ctx);
   publicSiteRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
@@ -187,6 +195,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     SESSION_SWEEP_MS,
   );
   sweeper.unref();
+  // Every API process looks for due schedules; a compare-and-set claim runs each due time once.
+  const schedules = new ScheduleRunner(database.db, hub, nodes, power, backupJobs, log);
+  schedules.start();
 
   async function drain() {
     while (pending.size) await Promise.all([...pending]);
@@ -198,8 +209,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     ctx,
     routes,
     drain,
+    schedules,
     async close() {
       clearInterval(sweeper);
+      await schedules.stop();
       await freeTier.close();
       await io.close();
       await app.close();

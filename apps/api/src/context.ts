@@ -13,6 +13,7 @@ import type { ServerDirectory } from './servers/directory.ts';
 import type { PowerDispatcher } from './servers/power.ts';
 import type { ProxyGateway } from './proxy-gateway.ts';
 import type { FreeTier } from './servers/free-tier.ts';
+import type { BackupJobs } from './servers/backup-jobs.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -29,6 +30,7 @@ export interface AppContext {
     power: PowerDispatcher;
     proxies: ProxyGateway;
     freeTier: FreeTier;
+    backups: BackupJobs;
   };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;

@@ -80,6 +80,7 @@ import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
 import { serverActivityPage, serverActivityQuery } from './server-activity.ts';
+import { scheduleInput, scheduleParams, serverSchedule, serverSchedulesResult } from './schedules.ts';
 import {
   commandRequest,
   powerResult,
@@ -99,7 +100,7 @@ export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify style: `/v1/server/:serverId`. */
   path: string;
-  tag: 'Accounts' | 'Account security' | 'Servers' | 'Members' | 'Files' | 'Backups' | 'Public' | 'Operator';
+  tag: 'Accounts' | 'Account security' | 'Servers' | 'Members' | 'Schedules' | 'Files' | 'Backups' | 'Public' | 'Operator';
   summary: string;
   access: EndpointAccess;
   /** The permission key checked on the server named in the path (ARCHITECTURE §7) before the handler runs. */
@@ -560,6 +561,49 @@ export const endpoints = {
     permission: 'activity.read',
     query: serverActivityQuery,
     result: serverActivityPage,
+  },
+  // Schedules
+  schedules: {
+    method: 'GET',
+    path: '/v1/server/:serverId/schedules',
+    params: serverIdParams,
+    tag: 'Schedules',
+    summary: "The server's schedules with their next run times and how the last run went",
+    access: 'session',
+    permission: 'schedules.manage',
+    result: serverSchedulesResult,
+  },
+  scheduleCreate: {
+    method: 'POST',
+    path: '/v1/server/:serverId/schedules',
+    params: serverIdParams,
+    tag: 'Schedules',
+    summary: 'Add a schedule: a five-field cron expression in a time zone, and a backup, restart, command, start or stop',
+    access: 'session',
+    permission: 'schedules.manage',
+    body: scheduleInput,
+    result: serverSchedule,
+  },
+  scheduleUpdate: {
+    method: 'PUT',
+    path: '/v1/server/:serverId/schedules/:scheduleId',
+    params: scheduleParams,
+    tag: 'Schedules',
+    summary: 'Change a schedule (its next runs are counted again from now)',
+    access: 'session',
+    permission: 'schedules.manage',
+    body: scheduleInput,
+    result: serverSchedule,
+  },
+  scheduleDelete: {
+    method: 'DELETE',
+    path: '/v1/server/:serverId/schedules/:scheduleId',
+    params: scheduleParams,
+    tag: 'Schedules',
+    summary: 'Delete a schedule',
+    access: 'session',
+    permission: 'schedules.manage',
+    result: empty,
   },
   invitationAccept: {
     method: 'POST',

@@ -10,6 +10,7 @@ export * from './agent.ts';
 export * from './permissions.ts';
 export * from './members.ts';
 export * from './server-activity.ts';
+export * from './schedules.ts';
 export * from './account.ts';
 export * from './files.ts';
 export * from './plans.ts';

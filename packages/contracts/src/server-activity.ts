@@ -31,6 +31,11 @@ export const serverActivityActions = [
   'invitation.resend',
   'invitation.revoke',
   'invitation.accept',
+  'schedule.create',
+  'schedule.update',
+  'schedule.delete',
+  'schedule.run',
+  'schedule.failed',
 ] as const;
 export type ServerActivityAction = (typeof serverActivityActions)[number];
 export const serverActivityAction = z.enum(serverActivityActions);
@@ -63,6 +68,11 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
   'invitation.resend': 'Resent an invitation',
   'invitation.revoke': 'Revoked an invitation',
   'invitation.accept': 'Accepted an invitation',
+  'schedule.create': 'Added a schedule',
+  'schedule.update': 'Changed a schedule',
+  'schedule.delete': 'Deleted a schedule',
+  'schedule.run': 'A schedule ran',
+  'schedule.failed': 'A schedule failed',
 };
 
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */

@@ -1,5 +1,5 @@
-import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { AccountEventType, ServerActivityAction } from '@spawnpoint/contracts';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { AccountEventType, ScheduleAction, ServerActivityAction } from '@spawnpoint/contracts';
 
 export const users = pgTable(
   'users',
@@ -152,6 +152,8 @@ export const backups = pgTable(
     sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull().default(0),
     sha256: text('sha256').notNull().default(''),
     locked: boolean('locked').notNull().default(false),
+    // The schedule that made it (its own retention applies to it); null for backups made by hand.
+    scheduleId: text('schedule_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('backups_server_id_idx').on(t.serverId, t.createdAt)],
@@ -262,4 +264,33 @@ export const serverActivity = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('server_activity_server_id_idx').on(t.serverId, t.seq)],
+);
+
+/**
+ * Schedules of a server (issue 14 #5). `next_run_at` is the next time the cron expression names; a run is
+ * claimed by moving it forward with a compare-and-set (schedule-runner.ts), so one process runs each due
+ * time once. Null while disabled.
+ */
+export const serverSchedules = pgTable(
+  'server_schedules',
+  {
+    id: text('id').primaryKey(),
+    serverId: text('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    cron: text('cron').notNull(),
+    timeZone: text('time_zone').notNull(),
+    // Written only from a parsed ScheduleAction and read back through its schema.
+    action: jsonb('action').$type<ScheduleAction>().notNull(),
+    onlyWhenOnline: boolean('only_when_online').notNull().default(false),
+    enabled: boolean('enabled').notNull().default(true),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true }),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    lastResult: text('last_result', { enum: ['ok', 'failed', 'skipped'] }),
+    lastMessage: text('last_message').notNull().default(''),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('server_schedules_server_id_idx').on(t.serverId), index('server_schedules_next_run_idx').on(t.nextRunAt)],
 );

@@ -1,17 +1,14 @@
-import { FREE_BACKUP_LIMIT, agentEndpoints, endpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
-import { and, asc, desc, eq } from 'drizzle-orm';
-import { newId } from '../auth/tokens.ts';
+import { FREE_BACKUP_LIMIT, agentEndpoints, endpoints } from '@spawnpoint/contracts';
+import { and, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { backups, servers } from '../db/schema.ts';
+import { backups } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
-import { backupPercent } from '../server-hub.ts';
+import { RESTORE_JOB } from '../servers/backup-jobs.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 
 type BackupRow = typeof backups.$inferSelect;
 
-// Marks a restore in the jobs map (no backup row stands for it).
-const RESTORE = 'restore';
 const STOP_WAIT_MS = 60_000;
 const START_WAIT_MS = 60_000;
 
@@ -26,78 +23,8 @@ const present = (row: BackupRow) => ({
 /** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
 export function backupRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { nodes, hub, power } = ctx.game;
-  // The backup being made of each server (one at a time), by server id.
-  const jobs = new Map<string, string>();
-  // Last progress of each backup being made, by backup id, so a page opened midway can show it.
-  const percents = new Map<string, number>();
-
-  // A crash can leave a pending row; it was never listed and its partial file is gone with the agent's.
-  void db
-    .delete(backups)
-    .where(eq(backups.status, 'pending'))
-    .catch((err: unknown) => ctx.log.error({ err }, 'pending backup cleanup failed'));
-
-  hub.onBackup = (event: AgentBackupEvent) => {
-    if (event.phase === 'running') {
-      percents.set(event.backupId, backupPercent(event));
-      return;
-    }
-    const row = and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId));
-    const recorded =
-      event.phase === 'complete'
-        ? completeAndRotate(event)
-        : db
-            .delete(backups)
-            .where(row)
-            .then(() => undefined);
-    // The job ends once the list says how it ended: a page that sees `running` false must find the backup
-    // listed (or gone), never "not running" with the backup still pending.
-    void recorded
-      .catch((err: unknown) => ctx.log.error({ err }, `backup ${event.phase === 'complete' ? 'completion' : 'cleanup'} failed`))
-      .finally(() => {
-        if (jobs.get(event.serverId) === event.backupId) jobs.delete(event.serverId);
-        percents.delete(event.backupId);
-      });
-  };
-
-  /**
-   * Rotation happens only once the new backup is complete: a backup that fails never costs the user an
-   * older one. The oldest unlocked backups beyond the plan's count go, locked ones never.
-   */
-  const completeAndRotate = async (event: AgentBackupEvent) => {
-    const rotated = await db.transaction(async (tx) => {
-      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, event.serverId)).for('update');
-      await tx
-        .update(backups)
-        .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
-        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)));
-      const complete = await tx
-        .select()
-        .from(backups)
-        .where(and(eq(backups.serverId, event.serverId), eq(backups.status, 'complete')))
-        .orderBy(asc(backups.createdAt));
-      const out = complete.filter((b) => !b.locked && b.id !== event.backupId).slice(0, Math.max(0, complete.length - FREE_BACKUP_LIMIT));
-      for (const old of out) await tx.delete(backups).where(eq(backups.id, old.id));
-      return out;
-    });
-    const nodeId = hub.nodeOf(event.serverId);
-    for (const old of rotated)
-      if (nodeId)
-        ctx.background(() => nodes.call(nodeId, agentEndpoints.backupDelete, { params: { serverId: event.serverId, backupId: old.id } }));
-  };
-
-  // A node that (re)connects lists the backups it is making; a job of ours it does not list ended while
-  // we could not hear it (the agent restarted midway): it failed, and the server may back up again.
-  hub.onBackupJobs = (nodeId, running) => {
-    const still = new Set(running.map((b) => `${b.serverId}/${b.backupId}`));
-    for (const serverId of hub.serversOn(nodeId)) {
-      const backupId = jobs.get(serverId);
-      if (!backupId || still.has(`${serverId}/${backupId}`)) continue;
-      if (backupId === RESTORE) continue;
-      hub.backup(nodeId, { serverId, backupId, phase: 'failed', bytes: 0, totalBytes: 0, error: 'The node restarted during the backup.' });
-    }
-  };
+  const { nodes, hub, power, backups: backupJobs } = ctx.game;
+  const { jobs, percents } = backupJobs;
 
   /** The backup named in the path, only if it belongs to the server in the path. */
   const backupOf = async (server: ServerRow, backupId: string) => {
@@ -115,10 +42,12 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     // The newest pending row is the job's; a row no job stands for is a leftover and shows nothing.
     const job = jobs.get(server.id);
     const pending = job ? rows.find((row) => row.id === job && row.status === 'pending') : undefined;
+    // A job whose backup is already recorded complete is over for the page (the job is cleared a moment later).
+    const recorded = job ? rows.some((row) => row.id === job && row.status === 'complete') : false;
     return {
       backups: rows.filter((row) => row.status === 'complete').map(present),
       limit: FREE_BACKUP_LIMIT,
-      running: jobs.has(server.id),
+      running: jobs.has(server.id) && !recorded,
       pending: pending ? { backupId: pending.id, percent: percents.get(pending.id) ?? 0 } : null,
     };
   });
@@ -126,44 +55,13 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.backupCreate,
     async ({ request, server }) => {
-      if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
-      const state = hub.stateOf(server.id);
-      // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
-      if (state !== 'offline' && state !== 'online' && state !== 'sleeping')
-        throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
+      // A refusal (a job running, a state that cannot back up) does not use the server's budget.
+      backupJobs.check(server);
       await ctx.limit('backupsPerServer', request, server.id);
-      // Its node shows the backup and then "offline"; the server goes back to sleep, not to offline.
-      const asleep = state === 'sleeping';
-      if (asleep) hub.sleepWhenStopped(server.id, true);
-      const backupId = newId();
-      jobs.set(server.id, backupId);
-      try {
-        // backupCreator: check and record in one transaction. Nothing is rotated here: only once the new
-        // backup is complete (completeAndRotate), so a failed one costs nothing.
-        await db.transaction(async (tx) => {
-          await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
-          const complete = await tx
-            .select()
-            .from(backups)
-            .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
-          if (complete.length >= FREE_BACKUP_LIMIT && complete.every((b) => b.locked))
-            throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
-          await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending' });
-        });
-        await nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
-        return { backupId };
-      } catch (err) {
-        if (asleep) hub.sleepWhenStopped(server.id, false);
-        // The node never took the job: its pending row would stand for nothing.
-        await db
-          .delete(backups)
-          .where(and(eq(backups.id, backupId), eq(backups.status, 'pending')))
-          .catch(() => undefined);
-        jobs.delete(server.id);
-        throw err;
-      }
-      // Logged once the node took the job (whether it completes shows on the Backups page).
+      const { backupId } = await backupJobs.create(server);
+      return { backupId };
     },
+    // Logged once the node took the job (whether it completes shows on the Backups page).
     { activity: (_call, result) => ({ action: 'backup.create', target: result?.backupId ?? '' }) },
   );
 
@@ -209,7 +107,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     async ({ server, params: { backupId } }) => {
       const row = await backupOf(server, backupId);
       if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
-      jobs.set(server.id, RESTORE);
+      jobs.set(server.id, RESTORE_JOB);
       try {
         const result = await power.exclusive(server, async (act) => {
           // A start or stop that went just before is let finish: the restore then goes on from where it ended.
@@ -237,7 +135,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
         });
         return result;
       } finally {
-        if (jobs.get(server.id) === RESTORE) jobs.delete(server.id);
+        if (jobs.get(server.id) === RESTORE_JOB) jobs.delete(server.id);
       }
     },
     { activity: ({ params }) => ({ action: 'backup.restore', target: params.backupId }) },

@@ -14,7 +14,8 @@ export interface ActivityNote {
 
 export interface ActivityEntryInput extends ActivityNote {
   serverId: string;
-  actorId: string;
+  /** Null for what the service did by itself (a schedule's run). */
+  actorId: string | null;
   ip: string | null;
 }
 
@@ -27,7 +28,8 @@ export async function recordActivity(db: DbOrTx, entry: ActivityEntryInput): Pro
   await db.insert(serverActivity).values({
     serverId: entry.serverId,
     actorId: entry.actorId,
-    actorEmail: sql`coalesce((select ${users.emailAddress} from ${users} where ${users.id} = ${entry.actorId}), '')`,
+    actorEmail:
+      entry.actorId === null ? '' : sql`coalesce((select ${users.emailAddress} from ${users} where ${users.id} = ${entry.actorId}), '')`,
     action: entry.action,
     target,
     ip: entry.ip,

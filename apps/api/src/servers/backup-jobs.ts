@@ -1,0 +1,179 @@
+import { FREE_BACKUP_LIMIT, agentEndpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { and, asc, eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { newId } from '../auth/tokens.ts';
+import type { Db } from '../db/index.ts';
+import { backups, serverSchedules, servers } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import type { NodeRegistry } from '../nodes.ts';
+import { backupPercent, type ServerHub } from '../server-hub.ts';
+import type { ServerRow } from './server-creator.ts';
+
+// Marks a restore in the jobs map (no backup row stands for it).
+export const RESTORE_JOB = 'restore';
+
+/**
+ * backupCreator: the one way a backup is made, by hand (the Backups page) or by a schedule. One job per
+ * server at a time (a restore counts), the row recorded in a transaction, rotation only once the new
+ * backup is complete so a failed backup never costs an older one.
+ */
+export class BackupJobs {
+  /** The backup being made of each server (or RESTORE_JOB), by server id. */
+  readonly jobs = new Map<string, string>();
+  /** Last progress of each backup being made, by backup id, so a page opened midway can show it. */
+  readonly percents = new Map<string, number>();
+  private ended = new Map<string, (outcome: { ok: boolean; error?: string | undefined }) => void>();
+
+  constructor(
+    private db: Db,
+    private hub: ServerHub,
+    private nodes: NodeRegistry,
+    private log: FastifyBaseLogger,
+    private background: (task: () => Promise<unknown>) => void,
+  ) {
+    // A crash can leave a pending row; it was never listed and its partial file is gone with the agent's.
+    void db
+      .delete(backups)
+      .where(eq(backups.status, 'pending'))
+      .catch((err: unknown) => log.error({ err }, 'pending backup cleanup failed'));
+    hub.onBackup = (event) => this.event(event);
+    // A node that (re)connects lists the backups it is making; a job of ours it does not list ended while
+    // we could not hear it (the agent restarted midway): it failed, and the server may back up again.
+    hub.onBackupJobs = (nodeId, running) => {
+      const still = new Set(running.map((b) => `${b.serverId}/${b.backupId}`));
+      for (const serverId of hub.serversOn(nodeId)) {
+        const backupId = this.jobs.get(serverId);
+        if (!backupId || backupId === RESTORE_JOB || still.has(`${serverId}/${backupId}`)) continue;
+        hub.backup(nodeId, {
+          serverId,
+          backupId,
+          phase: 'failed',
+          bytes: 0,
+          totalBytes: 0,
+          error: 'The node restarted during the backup.',
+        });
+      }
+    };
+  }
+
+  /** INVALID_STATE when the server cannot be backed up now (a job running, or starting, stopping, …). */
+  check(server: ServerRow): void {
+    if (this.jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
+    const state = this.hub.stateOf(server.id);
+    // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
+    if (state !== 'offline' && state !== 'online' && state !== 'sleeping')
+      throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
+  }
+
+  /** Starts a backup; resolves once the node took the job. `finished` resolves when it completes or fails. */
+  async create(
+    server: ServerRow,
+    scheduleId: string | null = null,
+  ): Promise<{ backupId: string; finished: Promise<{ ok: boolean; error?: string | undefined }> }> {
+    this.check(server);
+    const state = this.hub.stateOf(server.id);
+    // Its node shows the backup and then "offline"; the server goes back to sleep, not to offline.
+    const asleep = state === 'sleeping';
+    if (asleep) this.hub.sleepWhenStopped(server.id, true);
+    const backupId = newId();
+    this.jobs.set(server.id, backupId);
+    const finished = new Promise<{ ok: boolean; error?: string | undefined }>((resolve) => this.ended.set(backupId, resolve));
+    try {
+      await this.db.transaction(async (tx) => {
+        await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+        const complete = await tx
+          .select()
+          .from(backups)
+          .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
+        if (complete.length >= FREE_BACKUP_LIMIT && complete.every((b) => b.locked))
+          throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
+        await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending', scheduleId });
+      });
+      await this.nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
+      return { backupId, finished };
+    } catch (err) {
+      if (asleep) this.hub.sleepWhenStopped(server.id, false);
+      // The node never took the job: its pending row would stand for nothing.
+      await this.db
+        .delete(backups)
+        .where(and(eq(backups.id, backupId), eq(backups.status, 'pending')))
+        .catch(() => undefined);
+      this.jobs.delete(server.id);
+      this.ended.delete(backupId);
+      throw err;
+    }
+  }
+
+  private event(event: AgentBackupEvent): void {
+    if (event.phase === 'running') {
+      this.percents.set(event.backupId, backupPercent(event));
+      return;
+    }
+    const row = and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId));
+    const recorded =
+      event.phase === 'complete'
+        ? this.completeAndRotate(event)
+        : this.db
+            .delete(backups)
+            .where(row)
+            .then(() => undefined);
+    // The job ends once the list says how it ended: a page that sees `running` false must find the backup
+    // listed (or gone), never "not running" with the backup still pending.
+    void recorded
+      .then(
+        () => true,
+        (err: unknown) => {
+          this.log.error({ err }, `backup ${event.phase === 'complete' ? 'completion' : 'cleanup'} failed`);
+          return false;
+        },
+      )
+      .then((saved) => {
+        if (this.jobs.get(event.serverId) === event.backupId) this.jobs.delete(event.serverId);
+        this.percents.delete(event.backupId);
+        const ok = event.phase === 'complete' && saved;
+        this.ended.get(event.backupId)?.({ ok, error: ok ? undefined : (event.error ?? 'The backup could not be recorded.') });
+        this.ended.delete(event.backupId);
+      });
+  }
+
+  /**
+   * Rotation happens only once the new backup is complete. A schedule's backup first makes its own older
+   * ones beyond the schedule's `keep` go; then the oldest unlocked backups beyond the plan's count go, locked ones never.
+   */
+  private async completeAndRotate(event: AgentBackupEvent): Promise<void> {
+    const rotated = await this.db.transaction(async (tx) => {
+      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, event.serverId)).for('update');
+      await tx
+        .update(backups)
+        .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
+        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)));
+      const complete = await tx
+        .select()
+        .from(backups)
+        .where(and(eq(backups.serverId, event.serverId), eq(backups.status, 'complete')))
+        .orderBy(asc(backups.createdAt));
+      const fresh = complete.find((b) => b.id === event.backupId);
+      const out = new Set<(typeof complete)[number]>();
+      // The schedule's retention as it is now (a schedule deleted meanwhile keeps nothing of its own).
+      const [schedule] = fresh?.scheduleId
+        ? await tx.select({ action: serverSchedules.action }).from(serverSchedules).where(eq(serverSchedules.id, fresh.scheduleId)).limit(1)
+        : [];
+      const keep = schedule?.action.kind === 'backup' ? schedule.action.keep : undefined;
+      if (keep !== undefined && fresh?.scheduleId) {
+        const own = complete.filter((b) => b.scheduleId === fresh.scheduleId && !b.locked && b.id !== event.backupId);
+        for (const old of own.slice(0, Math.max(0, own.length + 1 - keep))) out.add(old);
+      }
+      const left = complete.filter((b) => !out.has(b));
+      const unlocked = left.filter((b) => !b.locked && b.id !== event.backupId);
+      for (const old of unlocked.slice(0, Math.max(0, left.length - FREE_BACKUP_LIMIT))) out.add(old);
+      for (const old of out) await tx.delete(backups).where(eq(backups.id, old.id));
+      return [...out];
+    });
+    const nodeId = this.hub.nodeOf(event.serverId);
+    for (const old of rotated)
+      if (nodeId)
+        this.background(() =>
+          this.nodes.call(nodeId, agentEndpoints.backupDelete, { params: { serverId: event.serverId, backupId: old.id } }),
+        );
+  }
+}
