@@ -58,6 +58,7 @@ const readyMarks: Record<string, (page: Page) => Locator> = {
   'servers-id-players': (page) => page.getByRole('switch', { name: /Whitelist/ }),
   'servers-id-subusers': (page) => page.getByRole('heading', { name: 'Pending invitations' }),
   'servers-id-appearance': (page) => page.getByTestId('motd-preview'),
+  'servers-id-schedules': (page) => page.getByTestId('schedule-preview').getByRole('listitem'),
   // By then the log has the start, the backup and the upload, newest first.
   'servers-id-activity': (page) => page.getByTestId('server-activity').getByText('Uploaded a file'),
   editor: (page) => page.getByTestId('code-editor').locator('.cm-content'),

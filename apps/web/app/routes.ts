@@ -29,6 +29,7 @@ const modules: Record<RouteName, string> = {
   'servers-id-appearance': 'routes/server-appearance.tsx',
   'servers-id-properties': 'routes/server-properties.tsx',
   'servers-id-activity': 'routes/server-activity.tsx',
+  'servers-id-schedules': 'routes/server-schedules.tsx',
   'cookie-policy': 'routes/legal.tsx',
   'privacy-policy': 'routes/legal.tsx',
   'terms-of-service': 'routes/legal.tsx',

@@ -130,6 +130,14 @@ export const routeTable = [
     title: 'Activity',
   },
   {
+    name: 'servers-id-schedules',
+    path: '/servers/:id/schedules',
+    access: 'authenticated',
+    layout: 'default',
+    prerender: false,
+    title: 'Schedules',
+  },
+  {
     name: 'servers-id-properties',
     path: '/servers/:id/properties',
     access: 'authenticated',

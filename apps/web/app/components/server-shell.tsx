@@ -15,6 +15,7 @@ const tabs: { to: string; label: string; needs: PermissionKey; end?: boolean }[]
   { to: 'properties', label: 'Properties', needs: 'properties.update' },
   { to: 'plugins', label: 'Plugins', needs: 'plugins.manage' },
   { to: 'activity', label: 'Activity', needs: 'activity.read' },
+  { to: 'schedules', label: 'Schedules', needs: 'schedules.manage' },
   { to: 'subusers', label: 'Subusers', needs: 'members.manage' },
   { to: 'appearance', label: 'Appearance', needs: 'appearance.update' },
   { to: 'upgrade', label: 'Upgrade', needs: 'billing.manage' },

@@ -102,7 +102,9 @@ function ActivityRow({ entry }: { entry: ServerActivityEntry }) {
       </div>
       {entry.target ? <code className="rounded bg-slate-50 px-1.5 py-0.5 text-xs break-all text-slate-700">{entry.target}</code> : null}
       <span className="text-xs break-all text-slate-500">
-        by {entry.actor.emailAddress || 'a deleted account'}
+        by{' '}
+        {entry.actor.emailAddress ||
+          (entry.action === 'schedule.run' || entry.action === 'schedule.failed' ? 'a schedule' : 'a deleted account')}
         {entry.ip ? ` · ${entry.ip}` : ''}
       </span>
     </li>
