@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isSupportPath, matchRoute, prerenderPaths, routeTable } from './routes.ts';
 
 describe('route table', () => {
-  it('has every route of spec §2 with a unique name and path', () => {
-    expect(routeTable).toHaveLength(31);
-    expect(new Set(routeTable.map((r) => r.name)).size).toBe(31);
-    expect(new Set(routeTable.map((r) => r.path)).size).toBe(31);
+  it('has every route of spec §2, and the schedules and activity tabs, with a unique name and path', () => {
+    expect(routeTable).toHaveLength(32);
+    expect(new Set(routeTable.map((r) => r.name)).size).toBe(32);
+    expect(new Set(routeTable.map((r) => r.path)).size).toBe(32);
+    expect(matchRoute('/servers/x/schedules')?.name).toBe('servers-id-schedules');
   });
 
   it('matches static segments before parameters', () => {
