@@ -191,22 +191,6 @@ describe('a game port held by another program', () => {
 });
 
 describe('java-jar runtime (a jar the test compiles)', () => {
-  it('refuses software missing from the node cache with a clear message', async () => {
-    const port = await freePort();
-    const res = await call('PUT', '/v1/servers/nojar', {
-      serverId: 'nojar',
-      software: 'vanilla',
-      version: '1.20.4',
-      port,
-      memoryMb: 256,
-      diskMb: 1024,
-      maxPlayers: 5,
-      motd: 'x',
-    });
-    expect(res.status).toBe(409);
-    expect(res.body.message).toBe('vanilla 1.20.4 is not available on this node yet.');
-  });
-
   it('installs from the software cache, detects readiness, runs commands and stops', async () => {
     buildFakeJar(path.join(dataDir, 'software/paper/1.21.4.jar'));
     const port = await freePort();

@@ -13,6 +13,7 @@ import {
   type ServerState,
 } from '@spawnpoint/contracts';
 import { loggerOptions, requestLogController } from '@spawnpoint/logging';
+import { SoftwareInstaller } from './software-installer.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
@@ -66,7 +67,16 @@ export interface AgentOptions {
 export async function createAgent(config: AgentConfig, options: AgentOptions = {}): Promise<Agent> {
   const runtimes: Record<string, Runtime> = {
     'flying-squid': flyingSquidRuntime,
-    'java-jar': javaJarRuntime(config.softwareDir),
+    'java-jar': javaJarRuntime(
+      config.softwareDir,
+      undefined,
+      new SoftwareInstaller(config.softwareDir, {
+        paper: config.SOFTWARE_MIRROR_PAPER,
+        purpur: config.SOFTWARE_MIRROR_PURPUR,
+        mojang: config.SOFTWARE_MIRROR_MOJANG,
+        fabric: config.SOFTWARE_MIRROR_FABRIC,
+      }),
+    ),
     ...options.runtimes,
   };
   const cage = await prepareCage({

@@ -38,6 +38,11 @@ const envSchema = z.object({
   /** `pretty` (readable lines) or `json`; by default JSON when NODE_ENV is `production` and pretty otherwise. */
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   NODE_ENV: z.string().optional(),
+  // Where server software comes from (software-installer.ts): the vendors, or an operator's mirror of them.
+  SOFTWARE_MIRROR_PAPER: z.url().default('https://fill.papermc.io'),
+  SOFTWARE_MIRROR_PURPUR: z.url().default('https://api.purpurmc.org'),
+  SOFTWARE_MIRROR_MOJANG: z.url().default('https://piston-meta.mojang.com'),
+  SOFTWARE_MIRROR_FABRIC: z.url().default('https://meta.fabricmc.net'),
 });
 
 export type AgentConfig = z.infer<typeof envSchema> & {

@@ -186,6 +186,17 @@ export class ManagedServer {
   private async start({ diskChecked = false } = {}): Promise<void> {
     if (!diskChecked) await this.checkDisk();
     const sandbox = await this.sandbox();
+    if (this.runtime.needsSoftware?.(this.spec) && this.runtime.fetchSoftware) {
+      // The first start of a version on this node downloads it: `installing`, with progress in the console.
+      this.setState('installing');
+      try {
+        await this.runtime.fetchSoftware(this.spec, (line) => this.console.notice(line));
+      } catch (err) {
+        this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
+        this.setState('offline');
+        return;
+      }
+    }
     this.setState('starting');
     this.console.notice(`Starting ${this.spec.software} ${this.spec.version} on port ${this.spec.port}…`);
     try {

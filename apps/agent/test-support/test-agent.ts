@@ -23,7 +23,7 @@ export interface AgentAnswer {
 }
 
 /** A real agent in this process, in a fresh DATA_DIR, with no API to report to. */
-export async function startTestAgent(prefix: string, options: AgentOptions = {}): Promise<TestAgent> {
+export async function startTestAgent(prefix: string, options: AgentOptions = {}, env: Record<string, string> = {}): Promise<TestAgent> {
   const token = randomBytes(24).toString('hex');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `spawnpoint-${prefix}-`));
   const agent = await createAgent(
@@ -34,6 +34,7 @@ export async function startTestAgent(prefix: string, options: AgentOptions = {})
       API_URL: 'http://127.0.0.1:9',
       LOG_LEVEL: 'silent',
       STOP_TIMEOUT_SECONDS: '20',
+      ...env,
     }),
     options,
   );

@@ -13,8 +13,11 @@ export const softwareCatalogue = [
     // The versions flying-squid 1.12 is tested with, newest first.
     versions: ['1.21.4', '1.21.3', '1.21.1', '1.20.5', '1.20.4', '1.19.4', '1.18.2', '1.17.1', '1.16.5', '1.12.2', '1.8.8'],
   },
+  // Java servers: a node downloads a version from the vendor at its first start (agent software-installer.ts).
   { id: 'paper', name: 'Paper', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
+  { id: 'purpur', name: 'Purpur', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
   { id: 'vanilla', name: 'Vanilla', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
+  { id: 'fabric', name: 'Fabric', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
 ] as const;
 
 export type SoftwareId = (typeof softwareCatalogue)[number]['id'];

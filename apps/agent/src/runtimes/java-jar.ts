@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { heapMb } from '../cgroups.ts';
 import { defaultProperties, parseProperties, updateProperties } from '../properties.ts';
-import { effectiveMaxPlayers } from './game-settings.ts';
+import { effectiveMaxPlayers, LaunchRefused } from './game-settings.ts';
+import type { SoftwareInstaller } from '../software-installer.ts';
 import type { Runtime } from './types.ts';
 
 /**
@@ -30,20 +31,24 @@ function javaBinary(configured: string | undefined): string {
 /**
  * Java servers (Paper, Vanilla, …): `java -Xmx… -jar <cache>/<software>/<version>.jar nogui` in the server
  * folder. The jar runs from the node's software cache by absolute path — never a copy in the tenant's
- * folder, which the tenant could replace. Filling that cache from the vendors' download APIs (with
- * checksums) is the operator's job; this machine cannot download jars.
+ * folder, which the tenant could replace. A version the cache lacks is downloaded at the first start
+ * that needs it (software-installer.ts), checked against the vendor's checksum.
  */
-export function javaJarRuntime(softwareDir: string, javaBin?: string): Runtime {
+export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?: SoftwareInstaller): Runtime {
   const jarOf = (software: string, version: string) => path.join(softwareDir, software, `${version}.jar`);
   let java: string | null = null;
   return {
+    // A version missing from the cache is downloaded by the node (checked against the vendor's checksum).
+    needsSoftware: (spec) => !existsSync(jarOf(spec.software, spec.version)) && Boolean(installer?.isInstallable(spec.software)),
+    async fetchSoftware(spec, progress) {
+      if (!installer || !installer.isInstallable(spec.software)) return;
+      await installer.ensure(spec.software, spec.version, progress);
+    },
     stopCommand: 'stop',
     // Vanilla and its forks print `Done (1.234s)! For help, type "help"` once they accept players.
     readyPattern: /Done \(/,
 
     async install(sandbox, spec) {
-      if (!existsSync(jarOf(spec.software, spec.version)))
-        throw new Error(`${spec.software} ${spec.version} is not available on this node yet.`);
       const current =
         (await sandbox.readTextIfExists('server.properties')) ?? defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers });
       // The game reads its own file: the port is ours, and the slots never more than the plan's.
@@ -58,6 +63,7 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string): Runtime {
       java ??= javaBinary(javaBin);
       const heap = heapMb(spec.memoryMb);
       const jar = jarOf(spec.software, spec.version);
+      if (!existsSync(jar)) throw new LaunchRefused(`${spec.software} ${spec.version} is not available on this node.`);
       // The JDK (java is …/bin/java): mounted by the cage unless it is under /usr, which every cage has.
       const home = path.dirname(path.dirname(java));
       return {

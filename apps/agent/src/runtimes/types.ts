@@ -52,6 +52,12 @@ export interface RuntimeProcess {
 export interface Runtime {
   /** Prepares the server folder (idempotent). Throws with a user-facing message when it cannot. */
   install(sandbox: Sandbox, spec: AgentServerSpec): Promise<void>;
+  /**
+   * Whether a start must first fetch software into the node's cache (the server shows `installing`), and
+   * the fetch itself, which reports lines for the console and throws with a user-facing message.
+   */
+  needsSoftware?(spec: AgentServerSpec): boolean;
+  fetchSoftware?(spec: AgentServerSpec, progress: (line: string) => void): Promise<void>;
   plan(input: LaunchInput): Promise<LaunchPlan>;
   /**
    * Folders the game writes into (relative to the server folder); a start is refused while one of them

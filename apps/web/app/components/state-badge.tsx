@@ -16,7 +16,7 @@ const tone: Record<ServerState, string> = {
 };
 
 export function StateBadge({ state }: { state: ServerState }) {
-  const busy = state === 'starting' || state === 'stopping' || state === 'queued' || state === 'waking';
+  const busy = state === 'starting' || state === 'stopping' || state === 'queued' || state === 'waking' || state === 'installing';
   return (
     <span
       className={`inline-flex shrink-0 items-center gap-1.5 whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset ${tone[state]}`}

@@ -1,0 +1,285 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { z } from 'zod';
+
+/**
+ * Downloads server software into the node's shared cache (issue 13 #3): each vendor's documented API is
+ * asked which file is current for a Minecraft version and what its checksum is, the file is streamed to a
+ * temporary name while hashed, and only a file whose checksum matches is renamed into the cache. So a
+ * wrong, truncated or garbage download is refused and never cached, and a half-written file is never
+ * seen by a start. Two starts that need the same version at once share one download.
+ */
+
+/** Where each vendor's API lives; an operator may point these at a mirror (SOFTWARE_MIRROR_*). */
+export interface SoftwareMirrors {
+  paper: string;
+  purpur: string;
+  mojang: string;
+  fabric: string;
+}
+
+export const defaultMirrors: SoftwareMirrors = {
+  paper: 'https://fill.papermc.io',
+  purpur: 'https://api.purpurmc.org',
+  mojang: 'https://piston-meta.mojang.com',
+  fabric: 'https://meta.fabricmc.net',
+};
+
+/** The software the installer knows, by catalogue id. */
+export const installableSoftware = ['paper', 'purpur', 'vanilla', 'fabric'] as const;
+export type InstallableSoftware = (typeof installableSoftware)[number];
+
+interface Resolved {
+  url: string;
+  /** How the vendor publishes the file's digest; null when it publishes none (Fabric's launcher). */
+  digest: { algorithm: 'sha256' | 'sha1' | 'md5'; hex: string } | null;
+  /** What the console says it is (with the vendor's build). */
+  label: string;
+}
+
+/** A failure the server's owner reads in the console ("Could not start: …"). */
+export class InstallError extends Error {}
+
+// Server jars are tens of MB; anything past this is not one.
+const MAX_JAR_BYTES = 512 * 1024 * 1024;
+const MAX_JSON_BYTES = 8 * 1024 * 1024;
+// No byte for this long: the vendor (or a mirror) stalled.
+const STALL_MS = 30_000;
+const VERSION = /^[0-9][0-9A-Za-z.+_-]{0,31}$/;
+const hex = (n: number) => z.string().regex(new RegExp(`^[0-9a-fA-F]{${n}}$`));
+
+const paperBuilds = z.array(
+  z.object({
+    id: z.number(),
+    channel: z.string(),
+    downloads: z.record(z.string(), z.object({ name: z.string(), url: z.string(), checksums: z.object({ sha256: hex(64) }) })),
+  }),
+);
+const purpurVersion = z.object({ builds: z.object({ latest: z.union([z.string(), z.number()]) }) });
+const purpurBuild = z.object({ md5: hex(32) });
+const mojangManifest = z.object({ versions: z.array(z.object({ id: z.string(), url: z.string(), sha1: hex(40).optional() })) });
+const mojangVersion = z.object({ downloads: z.object({ server: z.object({ url: z.string(), sha1: hex(40) }) }) });
+const fabricList = z.array(z.object({ version: z.string(), stable: z.boolean() }));
+const fabricLoaders = z.array(z.object({ loader: z.object({ version: z.string(), stable: z.boolean() }) }));
+
+export class SoftwareInstaller {
+  private inFlight = new Map<string, Promise<string>>();
+
+  constructor(
+    private cacheDir: string,
+    private mirrors: SoftwareMirrors = defaultMirrors,
+    private userAgent = 'Spawnpoint-agent (+https://spawnpoint.gg/contact)',
+  ) {}
+
+  /** The cached jar of a version (what the runtime launches), whether or not it is there yet. */
+  jarPath(software: string, version: string): string {
+    return path.join(this.cacheDir, software, `${version}.jar`);
+  }
+
+  isInstallable(software: string): software is InstallableSoftware {
+    return (installableSoftware as readonly string[]).includes(software);
+  }
+
+  /**
+   * The jar of `software` `version`, downloaded and checked first if the cache lacks it. `progress` gets
+   * lines for the console. Concurrent calls for one version share one download.
+   */
+  ensure(software: InstallableSoftware, version: string, progress: (line: string) => void = () => undefined): Promise<string> {
+    if (!VERSION.test(version)) return Promise.reject(new InstallError(`"${version}" is not a Minecraft version.`));
+    const jar = this.jarPath(software, version);
+    if (existsSync(jar)) return Promise.resolve(jar);
+    const key = `${software}/${version}`;
+    let running = this.inFlight.get(key);
+    if (!running) {
+      running = this.install(software, version, jar, progress).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, running);
+    } else progress(`Another server is downloading ${software} ${version}; waiting for it.`);
+    return running;
+  }
+
+  private async install(software: InstallableSoftware, version: string, jar: string, progress: (line: string) => void): Promise<string> {
+    progress(`Looking up ${software} ${version}…`);
+    const resolved = await this.resolve(software, version);
+    progress(`Downloading ${resolved.label}…`);
+    await mkdir(path.dirname(jar), { recursive: true });
+    const part = `${jar}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      const digest = await this.download(resolved, part, progress);
+      if (resolved.digest && digest[resolved.digest.algorithm] !== resolved.digest.hex.toLowerCase())
+        throw new InstallError(
+          `The download of ${resolved.label} did not match the vendor's ${resolved.digest.algorithm.toUpperCase()} checksum, so it was not used. Try again later.`,
+        );
+      await rename(part, jar);
+      progress(`${resolved.label} is ready (SHA-256 ${digest.sha256.slice(0, 16)}…).`);
+      return jar;
+    } finally {
+      await rm(part, { force: true });
+    }
+  }
+
+  private async resolve(software: InstallableSoftware, version: string): Promise<Resolved> {
+    const m = this.mirrors;
+    const v = encodeURIComponent(version);
+    switch (software) {
+      case 'paper': {
+        const builds = await this.json(`${m.paper}/v3/projects/paper/versions/${v}/builds`, paperBuilds, `Paper ${version}`);
+        // Newest first; a stable build when there is one.
+        const build = builds.find((b) => b.channel.toUpperCase() === 'STABLE') ?? builds[0];
+        const file = build?.downloads['server:default'];
+        if (!build || !file) throw new InstallError(`Paper has no build for Minecraft ${version}.`);
+        return { url: file.url, digest: { algorithm: 'sha256', hex: file.checksums.sha256 }, label: `Paper ${version} build ${build.id}` };
+      }
+      case 'purpur': {
+        const info = await this.json(`${m.purpur}/v2/purpur/${v}`, purpurVersion, `Purpur ${version}`);
+        const build = encodeURIComponent(String(info.builds.latest));
+        const detail = await this.json(`${m.purpur}/v2/purpur/${v}/${build}`, purpurBuild, `Purpur ${version}`);
+        return {
+          url: `${m.purpur}/v2/purpur/${v}/${build}/download`,
+          digest: { algorithm: 'md5', hex: detail.md5 },
+          label: `Purpur ${version} build ${info.builds.latest}`,
+        };
+      }
+      case 'vanilla': {
+        const manifest = await this.json(`${m.mojang}/mc/game/version_manifest_v2.json`, mojangManifest, 'the Minecraft version list');
+        const entry = manifest.versions.find((e) => e.id === version);
+        if (!entry) throw new InstallError(`Mojang lists no Minecraft ${version}.`);
+        const detail = await this.json(this.onMirror(entry.url, m.mojang), mojangVersion, `Minecraft ${version}`);
+        return {
+          url: detail.downloads.server.url,
+          digest: { algorithm: 'sha1', hex: detail.downloads.server.sha1 },
+          label: `Vanilla ${version}`,
+        };
+      }
+      case 'fabric': {
+        const loaders = await this.json(`${m.fabric}/v2/versions/loader/${v}`, fabricLoaders, `Fabric for ${version}`);
+        const installers = await this.json(`${m.fabric}/v2/versions/installer`, fabricList, 'the Fabric installers');
+        const loader = (loaders.find((l) => l.loader.stable) ?? loaders[0])?.loader.version;
+        const installer = (installers.find((i) => i.stable) ?? installers[0])?.version;
+        if (!loader || !installer) throw new InstallError(`Fabric has no loader for Minecraft ${version}.`);
+        const seg = (s: string) => encodeURIComponent(s);
+        return {
+          url: `${m.fabric}/v2/versions/loader/${v}/${seg(loader)}/${seg(installer)}/server/jar`,
+          // Fabric's meta API publishes no checksum for the launcher it builds.
+          digest: null,
+          label: `Fabric ${version} (loader ${loader})`,
+        };
+      }
+    }
+  }
+
+  /** Mojang's manifest names its own host; with a mirror configured, the same path on the mirror. */
+  private onMirror(url: string, mirror: string): string {
+    if (mirror === defaultMirrors.mojang) return url;
+    const parsed = new URL(url);
+    return `${mirror}${parsed.pathname}`;
+  }
+
+  private async fetch(url: string, what: string): Promise<Response> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new InstallError(`The vendor gave an address for ${what} that is not one.`);
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+      throw new InstallError(`The vendor gave an address for ${what} that is not one.`);
+    let response: Response;
+    try {
+      // fetch follows at most 20 redirects and then fails: a redirect loop ends here.
+      response = await fetch(parsed, {
+        headers: { 'user-agent': this.userAgent },
+        redirect: 'follow',
+        signal: AbortSignal.timeout(10 * 60_000),
+      });
+    } catch (err) {
+      const cause =
+        err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+      throw new InstallError(`Could not reach the download server for ${what} (${cause}). Try again later.`);
+    }
+    if (response.status === 404) throw new InstallError(`The vendor has no ${what} (404).`);
+    if (!response.ok) throw new InstallError(`The download server answered ${response.status} for ${what}. Try again later.`);
+    return response;
+  }
+
+  private async json<T>(url: string, schema: z.ZodType<T>, what: string): Promise<T> {
+    const response = await this.fetch(url, what);
+    const text = await readCapped(response, MAX_JSON_BYTES, what);
+    let data: unknown;
+    try {
+      data = JSON.parse(text.toString('utf8'));
+    } catch {
+      throw new InstallError(`The vendor's answer about ${what} was not JSON.`);
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) throw new InstallError(`The vendor's answer about ${what} was not in the expected shape.`);
+    return parsed.data;
+  }
+
+  /** Streams the file to `target` while hashing it; returns its digests. */
+  private async download(
+    resolved: Resolved,
+    target: string,
+    progress: (line: string) => void,
+  ): Promise<Record<'sha256' | 'sha1' | 'md5', string>> {
+    const response = await this.fetch(resolved.url, resolved.label);
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > MAX_JAR_BYTES) throw new InstallError(`${resolved.label} is larger than a server jar can be.`);
+    if (!response.body) throw new InstallError(`The download of ${resolved.label} was empty.`);
+    const hashes = { sha256: createHash('sha256'), sha1: createHash('sha1'), md5: createHash('md5') };
+    let bytes = 0;
+    let lastTenth = 0;
+    let stall: NodeJS.Timeout | undefined;
+    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+    const armStall = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => body.destroy(new InstallError(`The download of ${resolved.label} stalled. Try again later.`)), STALL_MS);
+    };
+    armStall();
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        armStall();
+        bytes += chunk.length;
+        if (bytes > MAX_JAR_BYTES) return done(new InstallError(`${resolved.label} is larger than a server jar can be.`));
+        for (const h of Object.values(hashes)) h.update(chunk);
+        if (declared > 0) {
+          const tenth = Math.floor((bytes / declared) * 10);
+          if (tenth > lastTenth && tenth < 10) {
+            lastTenth = tenth;
+            progress(`Downloading ${resolved.label}: ${tenth * 10} % of ${(declared / 1024 / 1024).toFixed(1)} MB`);
+          }
+        }
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, count, createWriteStream(target, { mode: 0o644 }));
+    } catch (err) {
+      if (err instanceof InstallError) throw err;
+      throw new InstallError(
+        `The download of ${resolved.label} broke off (${err instanceof Error ? err.message : String(err)}). Try again later.`,
+      );
+    } finally {
+      clearTimeout(stall);
+    }
+    if (Number.isFinite(declared) && declared >= 0 && bytes !== declared)
+      throw new InstallError(`The download of ${resolved.label} was cut short (${bytes} of ${declared} bytes). Try again later.`);
+    return { sha256: hashes.sha256.digest('hex'), sha1: hashes.sha1.digest('hex'), md5: hashes.md5.digest('hex') };
+  }
+}
+
+async function readCapped(response: Response, max: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (!response.body) return Buffer.alloc(0);
+  for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new InstallError(`The vendor's answer about ${what} was too large.`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
