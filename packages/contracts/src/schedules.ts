@@ -15,12 +15,30 @@ export const RESTART_WARNING_MAX_MINUTES = 30;
 /** Next run times listed with each schedule. */
 export const SCHEDULE_NEXT_RUNS = 3;
 
+/** A backup schedule runs at most this often (a backup every minute would only churn the node's disk). */
+export const BACKUP_SCHEDULE_MIN_GAP_MINUTES = 60;
+
 export const scheduleMessages = {
   fields: 'Use five fields: minute hour day-of-month month day-of-week (for example 0 4 * * *). A schedule runs at most once a minute.',
   never: 'This schedule would never run. Check the day and month.',
   timeZone: 'Choose a time zone from the list (for example Europe/Berlin).',
   tooMany: `A server can have at most ${SCHEDULES_MAX} schedules. Delete one first.`,
+  backupTooOften: `A backup schedule runs at most once an hour (every ${BACKUP_SCHEDULE_MIN_GAP_MINUTES} minutes or less often).`,
+  warningTooLong: 'The warning must be shorter than the time between two restarts.',
+  controls: 'Use letters, digits, spaces and punctuation only.',
 } as const;
+
+/** Control characters (and the Unicode line separators) have no place in a name or a console line. */
+const CONTROLS = /[\p{Cc}\u2028\u2029]/u;
+
+/** The runtime's own spelling of a zone ("utc" → "UTC"), so the page finds it in its list. */
+export function canonicalTimeZone(zone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return zone;
+  }
+}
 
 /** Whether the runtime knows the zone (every IANA name Node and browsers ship). */
 export function isTimeZone(zone: string): boolean {
@@ -76,7 +94,8 @@ export const scheduleAction = z.discriminatedUnion('kind', [
       .trim()
       .min(1, 'Write the command to run.')
       .max(256, 'A command is at most 256 characters.')
-      .refine((c) => !/[\r\n]/.test(c), 'One line only.'),
+      .refine((c) => !/[\r\n]/.test(c), 'One line only.')
+      .refine((c) => !CONTROLS.test(c), scheduleMessages.controls),
   }),
   z.object({ kind: z.literal('start') }),
   z.object({ kind: z.literal('stop') }),
@@ -94,21 +113,41 @@ export const scheduleActionLabels: Record<ScheduleActionKind, string> = {
 
 export const scheduleInput = z
   .object({
-    name: z.string().trim().min(1, 'Give the schedule a name.').max(40, 'A name is at most 40 characters.'),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'Give the schedule a name.')
+      .max(40, 'A name is at most 40 characters.')
+      .refine((n) => !CONTROLS.test(n), scheduleMessages.controls),
     cron: cronField,
-    timeZone: z.string().max(64).refine(isTimeZone, scheduleMessages.timeZone),
+    timeZone: z.string().max(64).refine(isTimeZone, scheduleMessages.timeZone).transform(canonicalTimeZone),
     action: scheduleAction,
     /** Skip the run when the server is not online at that time (a start is never skipped). */
     onlyWhenOnline: z.boolean().default(false),
     enabled: z.boolean().default(true),
   })
   .superRefine((input, ctx) => {
-    const runs = nextRuns(input.cron, input.timeZone, 1);
-    if ('error' in runs) ctx.addIssue({ code: 'custom', path: ['cron'], message: runs.error });
+    // An unknown zone is said once, under the zone.
+    if (!isTimeZone(input.timeZone)) return;
+    const runs = nextRuns(input.cron, input.timeZone, 8);
+    if ('error' in runs) return ctx.addIssue({ code: 'custom', path: ['cron'], message: runs.error });
+    const gap = shortestGapMs(runs);
+    if (input.action.kind === 'backup' && gap < BACKUP_SCHEDULE_MIN_GAP_MINUTES * 60_000)
+      ctx.addIssue({ code: 'custom', path: ['cron'], message: scheduleMessages.backupTooOften });
+    if (input.action.kind === 'restart' && input.action.warnMinutes * 60_000 >= gap)
+      ctx.addIssue({ code: 'custom', path: ['action', 'warnMinutes'], message: scheduleMessages.warningTooLong });
   });
+
+/** The shortest time between two of the runs (Infinity for fewer than two). */
+function shortestGapMs(runs: Date[]): number {
+  let gap = Infinity;
+  for (let i = 1; i < runs.length; i++) gap = Math.min(gap, (runs[i] as Date).getTime() - (runs[i - 1] as Date).getTime());
+  return gap;
+}
 export type ScheduleInput = z.infer<typeof scheduleInput>;
 
-export const scheduleResults = ['ok', 'failed', 'skipped'] as const;
+/** `running`: claimed and under way (a restart waiting out its warnings, a backup being made). */
+export const scheduleResults = ['ok', 'failed', 'skipped', 'running'] as const;
 
 export const serverSchedule = z.object({
   scheduleId: z.string(),
@@ -133,9 +172,19 @@ export type ServerSchedule = z.infer<typeof serverSchedule>;
 export const serverSchedulesResult = z.object({ schedules: z.array(serverSchedule) });
 export const scheduleParams = z.object({ serverId: z.string().min(1), scheduleId: z.string().min(1) });
 
+/** How long until a restart, as players read it in chat: "5 minutes", "1 minute", "10 seconds". */
+export function timeLeftWords(seconds: number): string {
+  if (seconds >= 60) {
+    const minutes = Math.round(seconds / 60);
+    return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  }
+  const whole = Math.max(1, Math.round(seconds));
+  return `${whole} second${whole === 1 ? '' : 's'}`;
+}
+
 /** The chat warnings before a restart, as [seconds before, words]: at the chosen minutes, 1 minute, 10 s. */
 export function restartWarnings(warnMinutes: number): [number, string][] {
   if (warnMinutes <= 0) return [];
   const marks = [warnMinutes * 60, 60, 10].filter((s, i, all) => s <= warnMinutes * 60 && all.indexOf(s) === i);
-  return marks.map((s) => [s, `The server restarts in ${s >= 60 ? `${s / 60} minute${s === 60 ? '' : 's'}` : `${s} seconds`}.`]);
+  return marks.map((s) => [s, `The server restarts in ${timeLeftWords(s)}.`]);
 }

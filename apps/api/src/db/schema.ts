@@ -287,7 +287,7 @@ export const serverSchedules = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     nextRunAt: timestamp('next_run_at', { withTimezone: true }),
     lastRunAt: timestamp('last_run_at', { withTimezone: true }),
-    lastResult: text('last_result', { enum: ['ok', 'failed', 'skipped'] }),
+    lastResult: text('last_result', { enum: ['ok', 'failed', 'skipped', 'running'] }),
     lastMessage: text('last_message').notNull().default(''),
     createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

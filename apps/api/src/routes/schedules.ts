@@ -2,7 +2,6 @@ import {
   endpoints,
   nextRuns,
   SCHEDULE_NEXT_RUNS,
-  scheduleAction,
   scheduleMessages,
   SCHEDULES_MAX,
   type ScheduleInput,
@@ -27,7 +26,8 @@ function present(row: ScheduleRow): ServerSchedule {
     name: row.name,
     cron: row.cron,
     timeZone: row.timeZone,
-    action: scheduleAction.parse(row.action),
+    // As stored (a limit lowered since it was saved does not hide the schedule).
+    action: row.action,
     onlyWhenOnline: row.onlyWhenOnline,
     enabled: row.enabled,
     nextRuns: first ? [first, ...('error' in later ? [] : later)].map((d) => d.toISOString()) : [],
@@ -39,15 +39,16 @@ function present(row: ScheduleRow): ServerSchedule {
 export function scheduleRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
 
-  const fields = (input: ScheduleInput) => ({
+  const fields = (input: ScheduleInput, lastRunAt: Date | null = null) => ({
     name: input.name,
     cron: input.cron,
     timeZone: input.timeZone,
     action: input.action,
     onlyWhenOnline: input.onlyWhenOnline,
     enabled: input.enabled,
-    // Counted from now: a changed expression never runs for a time that passed while it was edited.
-    nextRunAt: input.enabled ? nextRunAfter(input, new Date()) : null,
+    // Counted from now (a changed expression never runs for a time that passed while it was edited), and
+    // after the time of its last run: a restart claimed and waiting out its warnings is not claimed again.
+    nextRunAt: input.enabled ? nextRunAfter(input, new Date(Math.max(Date.now(), lastRunAt?.getTime() ?? 0))) : null,
   });
 
   const scheduleOf = async (serverId: string, scheduleId: string) => {
@@ -92,11 +93,11 @@ export function scheduleRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.scheduleUpdate,
     async ({ server, params, body, recordActivity }) => {
-      await scheduleOf(server.id, params.scheduleId);
+      const before = await scheduleOf(server.id, params.scheduleId);
       const row = await db.transaction(async (tx) => {
         const [updated] = await tx
           .update(serverSchedules)
-          .set(fields(body))
+          .set(fields(body, before.lastRunAt))
           .where(and(eq(serverSchedules.id, params.scheduleId), eq(serverSchedules.serverId, server.id)))
           .returning();
         if (!updated) throw new ApiError('NOT_FOUND');

@@ -25,6 +25,8 @@ import { useServer } from '../lib/use-server.ts';
 export const meta = () => pageMeta('servers-id-schedules', 'Back up, restart or run commands on your Minecraft server on a schedule.');
 
 const select = 'mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-2 text-sm';
+/** The fields the form shows an error under; any other is said above its buttons. */
+const shownFields = ['name', 'cron', 'timeZone', 'action.command', 'action.warnMinutes'];
 const kinds = Object.keys(scheduleActionLabels) as ScheduleActionKind[];
 
 /** Ready-made expressions, so nobody has to know cron to say "every night at 4". */
@@ -213,6 +215,13 @@ function ScheduleForm({ serverId, editing, onDone }: { serverId: string; editing
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
   // The same parser as the API's, so the times shown while typing are the times it will run.
   const preview = useMemo(() => nextRuns(draft.cron, draft.timeZone, SCHEDULE_NEXT_RUNS), [draft.cron, draft.timeZone]);
+  // Change opens the form at the top of the page: it comes into view with the name field focused.
+  useEffect(() => {
+    if (!editing) return;
+    const name = document.getElementById('schedule-name');
+    name?.scrollIntoView({ block: 'center' });
+    name?.focus();
+  }, [editing]);
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -232,7 +241,10 @@ function ScheduleForm({ serverId, editing, onDone }: { serverId: string; editing
       } catch (failure) {
         if (failure instanceof ApiFailure) {
           setErrors(failure.fields);
+          // A field this form has no place for (or none at all): said above the buttons.
+          const elsewhere = Object.entries(failure.fields).find(([key]) => !shownFields.includes(key));
           if (Object.keys(failure.fields).length === 0) setFormError(failure.message);
+          else if (elsewhere) setFormError(elsewhere[1]);
         }
       }
     });
@@ -351,7 +363,7 @@ function ScheduleForm({ serverId, editing, onDone }: { serverId: string; editing
             Time zone
           </label>
           <select id="schedule-zone" className={select} value={draft.timeZone} onChange={(e) => set('timeZone', e.target.value)}>
-            {zoneList.map((z) => (
+            {(zoneList.includes(draft.timeZone) ? zoneList : [draft.timeZone, ...zoneList]).map((z) => (
               <option key={z} value={z}>
                 {z}
               </option>
@@ -412,8 +424,8 @@ function ScheduleForm({ serverId, editing, onDone }: { serverId: string; editing
   );
 }
 
-const resultStyle = { ok: 'text-emerald-700', failed: 'text-red-700', skipped: 'text-slate-600' } as const;
-const resultWord = { ok: 'Ran', failed: 'Failed', skipped: 'Skipped' } as const;
+const resultStyle = { ok: 'text-emerald-700', failed: 'text-red-700', skipped: 'text-slate-600', running: 'text-sky-700' } as const;
+const resultWord = { ok: 'Ran', failed: 'Failed', skipped: 'Skipped', running: 'Running' } as const;
 
 function ScheduleRow({
   serverId,
@@ -427,6 +439,7 @@ function ScheduleRow({
   onChanged: () => Promise<void>;
 }) {
   const { sending, send } = useSending();
+  // A refusal is shown as a toast by the call; nothing else to do with it here.
   const toggle = () =>
     void send(async () => {
       await call(endpoints.scheduleUpdate, {
@@ -435,7 +448,7 @@ function ScheduleRow({
       });
       notify('success', s.enabled ? 'Schedule paused' : 'Schedule resumed', s.name);
       await onChanged();
-    });
+    }).catch(() => undefined);
   const remove = () =>
     openDialog('confirm', {
       title: `Delete ${s.name}?`,
@@ -451,12 +464,12 @@ function ScheduleRow({
   return (
     <li className="grid gap-1 py-3 text-sm" data-testid="schedule">
       <div className="flex flex-wrap items-baseline justify-between gap-x-3">
-        <span className="font-medium text-slate-900">{s.name}</span>
+        <span className="min-w-0 font-medium break-words text-slate-900">{s.name}</span>
         <code className="text-xs text-slate-500">
           {s.cron} · {s.timeZone}
         </code>
       </div>
-      <span className="text-slate-700">
+      <span className="break-all text-slate-700">
         {describeAction(s.action)}
         {s.onlyWhenOnline && s.action.kind !== 'start' ? ', only when online' : ''}
       </span>
@@ -465,7 +478,9 @@ function ScheduleRow({
       </span>
       {s.lastRun ? (
         <span className={`break-words ${resultStyle[s.lastRun.result]}`}>
-          {resultWord[s.lastRun.result]} {relativeTime(s.lastRun.at)}: {s.lastRun.message}
+          {s.lastRun.result === 'running'
+            ? `Running now (the run of ${inZone(s.lastRun.at, s.timeZone)})`
+            : `${resultWord[s.lastRun.result]} ${relativeTime(s.lastRun.at)}: ${s.lastRun.message}`}
         </span>
       ) : (
         <span className="text-slate-500">Has not run yet.</span>
