@@ -125,7 +125,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   await proxies.load();
   proxies.attach(io);
   hub.onStateChange((serverId) => proxies.changed(serverId));
-  const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxies.connected());
+  const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxies.connected(), log);
   await directory.load();
   directory.extras = (row) => freeTier.extras(row);
   // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.

@@ -78,6 +78,8 @@ export const servers = pgTable(
     maxPlayers: integer('max_players').notNull(),
     /** Shown on the public server list (/server-list); the owner opts in. */
     publicListing: boolean('public_listing').notNull().default(false),
+    /** Set while the server sleeps (the node knows it only as stopped), so an API restart keeps `sleeping`. */
+    sleepingSince: timestamp('sleeping_since', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import {
   joinAddressOf,
   rolePermissions,
@@ -60,13 +61,36 @@ export class ServerDirectory {
     private config: Config,
     /** Whether a join proxy is connected now, so the join address leads somewhere. */
     private joinProxyConnected: () => boolean = () => false,
+    private log?: FastifyBaseLogger,
   ) {}
 
   /** Tells the hub where every server lives; called once at start. */
   async load(): Promise<void> {
-    const rows = await this.db.select({ serverId: servers.id, ownerId: servers.ownerId, nodeId: servers.nodeId }).from(servers);
-    for (const row of rows) this.hub.place(row);
+    const rows = await this.db
+      .select({ serverId: servers.id, ownerId: servers.ownerId, nodeId: servers.nodeId, sleepingSince: servers.sleepingSince })
+      .from(servers);
+    for (const { sleepingSince, ...placement } of rows) {
+      this.hub.place(placement);
+      // Asleep when the API stopped: still asleep (its node reports it only as stopped).
+      if (sleepingSince) this.hub.hold(placement.serverId, 'sleeping');
+    }
+    // Kept in the database from now on: set when a server falls asleep, cleared when it leaves sleep.
+    this.hub.onStateChange((serverId, state) => {
+      const asleep = state === 'sleeping';
+      if (asleep === this.asleep.has(serverId)) return;
+      if (asleep) this.asleep.add(serverId);
+      else this.asleep.delete(serverId);
+      void this.db
+        .update(servers)
+        .set({ sleepingSince: asleep ? new Date() : null })
+        .where(eq(servers.id, serverId))
+        .catch((err: unknown) => this.log?.warn({ err, serverId }, 'recording the sleeping state failed'));
+    });
+    for (const row of rows) if (row.sleepingSince) this.asleep.add(row.serverId);
   }
+
+  // Servers recorded asleep in the database (so only a change of it is written).
+  private asleep = new Set<string>();
 
   async listForUser(userId: string): Promise<ServerRow[]> {
     const hit = this.byOwner.get(userId);

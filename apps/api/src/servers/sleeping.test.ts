@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient } from 'minecraft-protocol';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
@@ -108,6 +109,13 @@ describe('sleeping', { timeout: 120_000 }, () => {
     const asleep = await details(cookie, id);
     expect(asleep.state).toBe('sleeping');
     expect(asleep.stats).toBeNull();
+    // An API started again (after a deploy or a crash) still says sleeping: its node knows it only as stopped.
+    const restarted = await buildApp({ config: t.config, database: t.ctx.database });
+    try {
+      expect((await requester(restarted.app)('GET', `/v1/server/${id}`, cookie)).json().result.state).toBe('sleeping');
+    } finally {
+      await restarted.close();
+    }
     // Stopped as any stop: the world and the players saved, and the console says why.
     await until(
       () => states.lines.join('\n'),

@@ -1,0 +1,1 @@
+ALTER TABLE "servers" ADD COLUMN "sleeping_since" timestamp with time zone;
