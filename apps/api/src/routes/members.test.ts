@@ -307,6 +307,19 @@ describe('invitations', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('sends one invitation when the same address is invited twice at once (a double click, two tabs)', async () => {
+    const owner = await account();
+    const friend = uniqueEmail('twice');
+    const serverId = await serverOf(owner);
+    const answers = await Promise.all([invite(serverId, owner, friend), invite(serverId, owner, friend), invite(serverId, owner, friend)]);
+    expect(answers.map((a) => a.json().status).sort()).toEqual(['INVALID_STATE', 'INVALID_STATE', 'SUCCESS']);
+    expect(answers.map((a) => a.json().message)).toContain(memberMessages.alreadyInvited);
+    const rows = await t.ctx.database.db.select().from(serverInvitations).where(eq(serverInvitations.serverId, serverId));
+    expect(rows).toHaveLength(1);
+    await t.drain();
+    expect(mailsTo(t.dataDir, friend)).toHaveLength(1);
+  });
+
   it('refuses inviting oneself, the owner, a member, a pending address again, and roles above one’s own', async () => {
     const owner = await account();
     const admin = await account();

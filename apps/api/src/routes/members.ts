@@ -103,23 +103,26 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
       if (member) throw new ApiError('INVALID_STATE', undefined, memberMessages.alreadyMember);
     }
     const now = new Date();
-    // Expired invitations of the server are dead weight: they go before counting.
-    await db
-      .delete(serverInvitations)
-      .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt), lte(serverInvitations.expiresAt, now)));
-    const pending = await db
-      .select({ emailAddress: serverInvitations.emailAddress })
-      .from(serverInvitations)
-      .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)));
-    if (pending.some((p) => p.emailAddress === body.emailAddress))
-      throw new ApiError('INVALID_STATE', undefined, memberMessages.alreadyInvited);
-    if (pending.length >= PENDING_INVITATIONS_MAX) throw new ApiError('INVALID_STATE', undefined, memberMessages.tooManyInvitations);
-    const [{ members = 0 } = {}] = await db.select({ members: count() }).from(serverMembers).where(eq(serverMembers.serverId, server.id));
-    if (members + pending.length >= SERVER_MEMBERS_MAX) throw new ApiError('INVALID_STATE', undefined, memberMessages.tooManyMembers);
-    // Counted once the request is known to send a mail: refusals above do not use the server's budget.
-    await ctx.limit('invitationsPerServer', request, server.id);
     const token = randomToken();
+    // Checked and written under the server's row lock: two invitations sent at once (a double click, two
+    // tabs) cannot both pass the checks, so an address has one pending invitation and the limits hold.
     const row = await db.transaction(async (tx) => {
+      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+      // Expired invitations of the server are dead weight: they go before counting.
+      await tx
+        .delete(serverInvitations)
+        .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt), lte(serverInvitations.expiresAt, now)));
+      const pending = await tx
+        .select({ emailAddress: serverInvitations.emailAddress })
+        .from(serverInvitations)
+        .where(and(eq(serverInvitations.serverId, server.id), isNull(serverInvitations.acceptedAt)));
+      if (pending.some((p) => p.emailAddress === body.emailAddress))
+        throw new ApiError('INVALID_STATE', undefined, memberMessages.alreadyInvited);
+      if (pending.length >= PENDING_INVITATIONS_MAX) throw new ApiError('INVALID_STATE', undefined, memberMessages.tooManyInvitations);
+      const [{ members = 0 } = {}] = await tx.select({ members: count() }).from(serverMembers).where(eq(serverMembers.serverId, server.id));
+      if (members + pending.length >= SERVER_MEMBERS_MAX) throw new ApiError('INVALID_STATE', undefined, memberMessages.tooManyMembers);
+      // Counted once the request is known to send a mail: refusals above do not use the server's budget.
+      await ctx.limit('invitationsPerServer', request, server.id);
       const [made] = await tx
         .insert(serverInvitations)
         .values({
