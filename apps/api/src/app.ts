@@ -31,6 +31,7 @@ import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { BackupJobs } from './servers/backup-jobs.ts';
 import { ScheduleRunner } from './servers/schedule-runner.ts';
+import { pruneActivity } from './servers/activity.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
@@ -67,6 +68,7 @@ export interface App {
 const BODY_LIMIT = 64 * 1024;
 // How soon a session ended elsewhere (another replica, the operator command) ends here too.
 const SESSION_SWEEP_MS = 15_000;
+const ACTIVITY_PRUNE_MS = 60 * 60_000;
 
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config } = options;
@@ -195,6 +197,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     SESSION_SWEEP_MS,
   );
   sweeper.unref();
+  // Server activity is kept for SERVER_ACTIVITY_RETENTION_DAYS: pruned at start and every hour.
+  const pruneActivityNow = () => void pruneActivity(database.db).catch((err: unknown) => log.error({ err }, 'activity pruning failed'));
+  pruneActivityNow();
+  const pruner = setInterval(pruneActivityNow, ACTIVITY_PRUNE_MS);
+  pruner.unref();
   // Every API process looks for due schedules; a compare-and-set claim runs each due time once.
   const schedules = new ScheduleRunner(database.db, hub, nodes, power, backupJobs, log);
   schedules.start();
@@ -212,6 +219,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     schedules,
     async close() {
       clearInterval(sweeper);
+      clearInterval(pruner);
       await schedules.stop();
       await freeTier.close();
       await io.close();

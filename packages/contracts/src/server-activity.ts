@@ -78,6 +78,8 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */
 export const SERVER_ACTIVITY_PAGE = 50;
 export const SERVER_ACTIVITY_PAGE_MAX = 100;
+/** Entries older than this many days are deleted (the API prunes hourly). */
+export const SERVER_ACTIVITY_RETENTION_DAYS = 90;
 /** A target is cut to this many characters (a console command line is at most 256 anyway). */
 export const ACTIVITY_TARGET_MAX = 300;
 

@@ -1,10 +1,17 @@
 import type { AddressInfo } from 'node:net';
-import { errorMessage, rolePermissions, type ServerActivityEntry, type ServerActivityPage } from '@spawnpoint/contracts';
+import {
+  errorMessage,
+  rolePermissions,
+  SERVER_ACTIVITY_RETENTION_DAYS,
+  type ServerActivityEntry,
+  type ServerActivityPage,
+} from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../../test-support/until.ts';
-import { serverMembers, users } from '../db/schema.ts';
+import { serverActivity, serverMembers, users } from '../db/schema.ts';
+import { pruneActivity } from '../servers/activity.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, cookieFrom, ownerWithServer, requester, uniqueEmail, type Send } from '../test/build-test-app.ts';
 
@@ -152,5 +159,31 @@ describe('the activity log of a server', () => {
     } finally {
       rolePermissions.viewer = viewerKeys;
     }
+  });
+
+  it(`keeps entries for ${SERVER_ACTIVITY_RETENTION_DAYS} days: older ones are pruned, newer ones stay`, async () => {
+    const { id, cookie, userId } = await (async () => {
+      const made = await ownerWithServer(t, 'activityold');
+      const me = (await send('GET', '/v1/user/me', made.cookie)).json().result as { userId: string };
+      return { ...made, userId: me.userId };
+    })();
+    const { db } = t.ctx.database;
+    const day = 86_400_000;
+    const entry = (daysAgo: number, target: string) => ({
+      serverId: id,
+      actorId: userId,
+      actorEmail: 'x@example.com',
+      action: 'server.start' as const,
+      target,
+      ip: null,
+      createdAt: new Date(Date.now() - daysAgo * day),
+    });
+    await db
+      .insert(serverActivity)
+      .values([entry(SERVER_ACTIVITY_RETENTION_DAYS + 1, 'too old'), entry(SERVER_ACTIVITY_RETENTION_DAYS - 1, 'kept')]);
+    expect(await pruneActivity(db)).toBeGreaterThanOrEqual(1);
+    const targets = ((await activity(id, cookie)).json().result as ServerActivityPage).entries.map((e) => e.target);
+    expect(targets).toContain('kept');
+    expect(targets).not.toContain('too old');
   });
 });

@@ -1,4 +1,9 @@
-import { ACTIVITY_TARGET_MAX, type ServerActivityAction, type ServerActivityPage } from '@spawnpoint/contracts';
+import {
+  ACTIVITY_TARGET_MAX,
+  SERVER_ACTIVITY_RETENTION_DAYS,
+  type ServerActivityAction,
+  type ServerActivityPage,
+} from '@spawnpoint/contracts';
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.ts';
 import { serverActivity, users } from '../db/schema.ts';
@@ -61,4 +66,11 @@ export async function listActivity(
     })),
     next: rows.length > page.limit && last ? String(last.seq) : null,
   };
+}
+
+/** Deletes entries older than the retention (SERVER_ACTIVITY_RETENTION_DAYS); returns how many went. */
+export async function pruneActivity(db: Db, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - SERVER_ACTIVITY_RETENTION_DAYS * 86_400_000);
+  const gone = await db.delete(serverActivity).where(lt(serverActivity.createdAt, before)).returning({ seq: serverActivity.seq });
+  return gone.length;
 }
