@@ -18,7 +18,8 @@ import { buildFakeJar } from '../apps/agent/test-support/fake-jar.ts';
 import { startStack } from './stack.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-bench-game-'));
-buildFakeJar(path.join(dataDir, 'software/paper/1.21.4.jar'));
+// 1.20.4 runs on Java 17, the Java every development machine here has.
+buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
 
 const stack = await startStack({ port: 3903, dataDir, gamePorts: '25900-25950' });
 const { call } = stack;
@@ -123,9 +124,10 @@ try {
   const created = await call('POST', '/v1/server/create', {
     serverName: `flood-${Date.now().toString(36).slice(-6)}`,
     software: 'paper',
-    version: '1.21.4',
+    version: '1.20.4',
   });
   const id = created.result.serverId as string;
+  await call('POST', `/v1/server/${id}/eula`, { accept: true });
   await call('POST', `/v1/server/${id}/start`, {});
   await waitState(id, 'online');
   const socket = io(BASE, { transports: ['websocket'], extraHeaders: { cookie: stack.cookie() } });

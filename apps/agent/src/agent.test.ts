@@ -191,13 +191,29 @@ describe('a game port held by another program', () => {
 });
 
 describe('java-jar runtime (a jar the test compiles)', () => {
+  it('does not start a Java server whose owner has not accepted the Minecraft EULA, and writes no eula.txt', async () => {
+    buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
+    const port = await freePort();
+    const spec = { serverId: 'noeula', software: 'paper', version: '1.20.4', port, memoryMb: 256, diskMb: 1024, maxPlayers: 5, motd: 'x' };
+    expect((await call('PUT', '/v1/servers/noeula', spec)).body.status).toBe('SUCCESS');
+    await call('POST', '/v1/servers/noeula/power', { action: 'start' });
+    await until(
+      () => consoleOf('noeula'),
+      (c) => c.includes('The Minecraft EULA (https://aka.ms/MinecraftEULA) has not been accepted for this server.'),
+    );
+    expect(stateOf('noeula')).toBe('offline');
+    expect(existsSync(path.join(dataDir, 'servers/noeula/eula.txt'))).toBe(false);
+  });
+
   it('installs from the software cache, detects readiness, runs commands and stops', async () => {
-    buildFakeJar(path.join(dataDir, 'software/paper/1.21.4.jar'));
+    // 1.20.4 runs on Java 17, the Java every development machine here has.
+    buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
     const port = await freePort();
     const res = await call('PUT', '/v1/servers/jar1', {
       serverId: 'jar1',
       software: 'paper',
-      version: '1.21.4',
+      version: '1.20.4',
+      eulaAccepted: true,
       port,
       memoryMb: 256,
       diskMb: 1024,
@@ -208,6 +224,7 @@ describe('java-jar runtime (a jar the test compiles)', () => {
     // The jar runs from the node's cache by absolute path; no copy the tenant could replace.
     expect(existsSync(path.join(dataDir, 'servers/jar1/server.jar'))).toBe(false);
     expect(readFileSync(path.join(dataDir, 'servers/jar1/server.properties'), 'utf8')).toContain(`server-port=${port}`);
+    expect(readFileSync(path.join(dataDir, 'servers/jar1/eula.txt'), 'utf8')).toMatch(/^eula=true$/m);
     await call('POST', '/v1/servers/jar1/power', { action: 'start' });
     await until(
       () => stateOf('jar1'),

@@ -14,6 +14,7 @@ import {
 } from '@spawnpoint/contracts';
 import { loggerOptions, requestLogController } from '@spawnpoint/logging';
 import { SoftwareInstaller } from './software-installer.ts';
+import { findJavaRuntimes } from './java-runtimes.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
@@ -152,6 +153,8 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       nodeId: config.AGENT_NODE_ID,
       servers: statuses(),
       backups: [...runningBackups].map(([serverId, backupId]) => ({ serverId, backupId })),
+      // Which Minecraft versions of Java software this node can run (the create page offers those).
+      javaMajors: findJavaRuntimes().map((r) => r.major),
     });
   });
 

@@ -48,8 +48,8 @@ function vendorAnswer(req: IncomingMessage, res: ServerResponse): unknown {
     ]);
   if (url === '/v3/projects/paper/versions/9.9.9/builds') return res.writeHead(404).end('{"error":"not found"}');
   if (url === '/v3/projects/paper/versions/1.20.4/builds') return res.writeHead(200).end('<html>not json</html>');
-  if (url === '/v2/purpur/1.21.4') return json({ builds: { latest: '2400', all: ['2399', '2400'] } });
-  if (url === '/v2/purpur/1.21.4/2400') return json({ build: '2400', md5: digest('md5', jar) });
+  if (/^\/v2\/purpur\/1\.2[01]\.4$/.test(url)) return json({ builds: { latest: '2400', all: ['2399', '2400'] } });
+  if (/^\/v2\/purpur\/1\.2[01]\.4\/2400$/.test(url)) return json({ build: '2400', md5: digest('md5', jar) });
   if (url === '/mc/game/version_manifest_v2.json')
     return json({ versions: [{ id: '1.21.4', url: `${base}/v1/packages/abc/1.21.4.json`, sha1: 'a'.repeat(40) }] });
   if (url === '/v1/packages/abc/1.21.4.json')
@@ -179,7 +179,9 @@ describe('a Java server whose version the node lacks', () => {
         await t.call('PUT', '/v1/servers/java1', {
           serverId: 'java1',
           software: 'purpur',
-          version: '1.21.4',
+          // 1.20.4 runs on Java 17, the Java every development machine here has.
+          version: '1.20.4',
+          eulaAccepted: true,
           port,
           memoryMb: 256,
           diskMb: 1024,
@@ -202,7 +204,7 @@ describe('a Java server whose version the node lacks', () => {
       60_000,
     );
     const text = server?.console.lines().join('\n') ?? '';
-    expect(text).toContain('Downloading Purpur 1.21.4 build 2400…');
+    expect(text).toContain('Downloading Purpur 1.20.4 build 2400…');
     expect(text).toContain('is ready (SHA-256');
     expect(states[0]).toBe('installing');
     expect(server?.state).toBe('online');
@@ -215,7 +217,17 @@ describe('a Java server whose version the node lacks', () => {
 
   it('stays offline with the reason in the console when the vendor has no such version', async () => {
     const port = await freePort();
-    const spec = { serverId: 'java2', software: 'vanilla', version: '1.20.4', port, memoryMb: 256, diskMb: 1024, maxPlayers: 5, motd: 'J' };
+    const spec = {
+      serverId: 'java2',
+      software: 'vanilla',
+      version: '1.20.4',
+      port,
+      memoryMb: 256,
+      diskMb: 1024,
+      maxPlayers: 5,
+      motd: 'J',
+      eulaAccepted: true,
+    };
     expect((await t.call('PUT', '/v1/servers/java2', spec)).body.status).toBe('SUCCESS');
     const server = t.agent.servers.get('java2');
     expect((await t.call('POST', '/v1/servers/java2/power', { action: 'start' })).body.status).toBe('SUCCESS');

@@ -48,6 +48,8 @@ export interface NodeEvents {
 interface NodeEntry {
   config: AgentNodeConfig;
   socket: Socket | null;
+  /** Java major versions installed on the node, from its hello (which Java software it can run). */
+  javaMajors?: number[];
 }
 
 const agentAnswer = z.object({ status: z.string(), message: z.string().optional(), result: z.unknown().optional() });
@@ -111,6 +113,7 @@ export class NodeRegistry {
       socket.on('agent:hello', (payload) => {
         const hello = agentHello.safeParse(payload);
         if (!hello.success) return;
+        entry.javaMajors = hello.data.javaMajors;
         events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
       });
       socket.on('agent:state', (payload) => {
@@ -150,6 +153,11 @@ export class NodeRegistry {
 
   isConnected(nodeId: string): boolean {
     return this.nodes.get(nodeId)?.socket?.connected ?? false;
+  }
+
+  /** Java major versions of the connected nodes (a Java server's version needs one at or above its own). */
+  javaMajors(): number[] {
+    return [...this.nodes.values()].filter((n) => n.socket?.connected).flatMap((n) => n.javaMajors ?? []);
   }
 
   config(nodeId: string): AgentNodeConfig | undefined {

@@ -28,6 +28,8 @@ export const agentServerSpec = z.object({
   diskMb: z.number().int().min(64).max(10_485_760),
   maxPlayers: z.number().int().min(1).max(1000),
   motd: z.string().max(256),
+  /** Java servers: the owner accepted the Minecraft EULA (the agent writes eula.txt only then). */
+  eulaAccepted: z.boolean().default(false),
 });
 export type AgentServerSpec = z.infer<typeof agentServerSpec>;
 
@@ -51,6 +53,8 @@ export const agentHello = z.object({
   nodeId: z.string(),
   servers: agentServerList,
   backups: z.array(agentBackupJob).default([]),
+  /** Java major versions installed on the node (which Minecraft versions of Java software it can run). */
+  javaMajors: z.array(z.number().int().min(1).max(99)).max(32).default([]),
 });
 export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
 export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });

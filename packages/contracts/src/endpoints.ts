@@ -90,6 +90,7 @@ import {
   nameAvailabilityResult,
   publicServerListResult,
   serverAppearanceRequest,
+  eulaAcceptRequest,
   serverDetails,
   softwareResult,
 } from './servers.ts';
@@ -402,6 +403,17 @@ export const endpoints = {
     permission: 'console.command',
     body: commandRequest,
     result: empty,
+  },
+  serverEula: {
+    method: 'POST',
+    path: '/v1/server/:serverId/eula',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Accept the Minecraft EULA for a Java server (needed once, before its first start)',
+    access: 'session',
+    permission: 'properties.update',
+    body: eulaAcceptRequest,
+    result: serverDetails,
   },
   serverAppearance: {
     method: 'POST',

@@ -36,6 +36,7 @@ export const serverActivityActions = [
   'schedule.delete',
   'schedule.run',
   'schedule.failed',
+  'server.eula',
 ] as const;
 export type ServerActivityAction = (typeof serverActivityActions)[number];
 export const serverActivityAction = z.enum(serverActivityActions);
@@ -73,6 +74,7 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
   'schedule.delete': 'Deleted a schedule',
   'schedule.run': 'A schedule ran',
   'schedule.failed': 'A schedule failed',
+  'server.eula': 'Accepted the Minecraft EULA',
 };
 
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */

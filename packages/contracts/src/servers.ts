@@ -30,6 +30,30 @@ export function findSoftware(id: string) {
   return softwareCatalogue.find((s) => s.id === id);
 }
 
+/** Whether servers of this software run a Java jar (they need a Java runtime and the Minecraft EULA). */
+export function isJavaSoftware(id: string): boolean {
+  return findSoftware(id)?.runtime === 'java-jar';
+}
+
+/**
+ * The Java major version a Minecraft version needs at least: 21 from 1.20.5, 17 from 1.18, 16 for 1.17,
+ * 8 before (Mojang's own requirements). A node runs it on the smallest installed Java at or above that.
+ */
+export function javaMajorFor(minecraftVersion: string): number {
+  const [major = 0, minor = 0, patch = 0] = minecraftVersion.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const at = (mi: number, pa = 0) => major > 1 || minor > mi || (minor === mi && patch >= pa);
+  if (at(20, 5)) return 21;
+  if (at(18)) return 17;
+  if (at(17)) return 16;
+  return 8;
+}
+
+/** The words of the Minecraft EULA gate; the link is Mojang's. */
+export const MINECRAFT_EULA_URL = 'https://aka.ms/MinecraftEULA';
+export const eulaMessages = {
+  required: 'Accept the Minecraft EULA for this server before starting it (Start asks you).',
+} as const;
+
 export const SERVER_NAME_MIN = 3;
 export const SERVER_NAME_MAX = 16;
 
@@ -193,8 +217,13 @@ export const serverDetails = serverSummary.extend({
   queuePosition: z.number().int().min(1).nullable(),
   /** The owner's play time today; null when the plan has no daily allowance. */
   playTime: playTimeStatus.nullable(),
+  /** Java servers: whether the Minecraft EULA was accepted for it (Start asks first); null: not needed. */
+  eulaAccepted: z.boolean().nullable(),
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
+
+/** `POST /v1/server/{id}/eula`: the owner (or an administrator) accepts the Minecraft EULA for the server. */
+export const eulaAcceptRequest = z.object({ accept: z.literal(true, { error: 'Tick that you accept the Minecraft EULA.' }) });
 
 /**
  * `POST /v1/server/{id}/appearance` (`appearance.update`): how the server presents itself publicly. For

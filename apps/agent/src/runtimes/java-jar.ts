@@ -1,32 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { heapMb } from '../cgroups.ts';
 import { defaultProperties, parseProperties, updateProperties } from '../properties.ts';
 import { effectiveMaxPlayers, LaunchRefused } from './game-settings.ts';
+import { javaMajorFor, MINECRAFT_EULA_URL } from '@spawnpoint/contracts';
+import { findJavaRuntimes, pickJava, type JavaRuntime } from '../java-runtimes.ts';
 import type { SoftwareInstaller } from '../software-installer.ts';
 import type { Runtime } from './types.ts';
-
-/**
- * The Java binary by absolute path (JAVA_BIN, or `java` found on the agent's PATH once), links resolved:
- * /usr/bin/java leads through /etc/alternatives into the JDK, which is what the cage mounts.
- */
-function javaBinary(configured: string | undefined): string {
-  let found = configured;
-  if (!found) {
-    try {
-      found = execFileSync('sh', ['-c', 'command -v java'], { encoding: 'utf8' }).trim() || '/usr/bin/java';
-    } catch {
-      found = '/usr/bin/java';
-    }
-  }
-  try {
-    return realpathSync(found);
-  } catch {
-    return found;
-  }
-}
 
 /**
  * Java servers (Paper, Vanilla, …): `java -Xmx… -jar <cache>/<software>/<version>.jar nogui` in the server
@@ -34,14 +15,38 @@ function javaBinary(configured: string | undefined): string {
  * folder, which the tenant could replace. A version the cache lacks is downloaded at the first start
  * that needs it (software-installer.ts), checked against the vendor's checksum.
  */
+/** What the game reads to know its owner accepted the EULA (written only when they did, through the sandbox). */
+const EULA_TEXT = `# Accepted by the server's owner in the Spawnpoint dashboard (${MINECRAFT_EULA_URL}).\neula=true\n`;
+
 export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?: SoftwareInstaller): Runtime {
   const jarOf = (software: string, version: string) => path.join(softwareDir, software, `${version}.jar`);
-  let java: string | null = null;
+  let javas: JavaRuntime[] | null = null;
+  /** The Java a Minecraft version runs on here: the smallest installed one at or above what it needs. */
+  const javaFor = (version: string): JavaRuntime => {
+    javas ??= findJavaRuntimes(javaBin);
+    const needed = javaMajorFor(version);
+    const java = pickJava(javas, needed);
+    if (!java)
+      throw new LaunchRefused(
+        `Minecraft ${version} needs Java ${needed} or newer, which this node does not have. Its operator installs it (on Debian: openjdk-${needed}-jre-headless).`,
+      );
+    return java;
+  };
+  // The game refuses to run without eula=true, which we write only on the owner's word.
+  const refuseWithoutEula = (spec: { eulaAccepted: boolean }) => {
+    if (!spec.eulaAccepted)
+      throw new LaunchRefused(
+        `The Minecraft EULA (${MINECRAFT_EULA_URL}) has not been accepted for this server. Start it from the dashboard to accept it.`,
+      );
+  };
   return {
     // A version missing from the cache is downloaded by the node (checked against the vendor's checksum).
     needsSoftware: (spec) => !existsSync(jarOf(spec.software, spec.version)) && Boolean(installer?.isInstallable(spec.software)),
     async fetchSoftware(spec, progress) {
       if (!installer || !installer.isInstallable(spec.software)) return;
+      // Said before a download that could not run anyway.
+      refuseWithoutEula(spec);
+      javaFor(spec.version);
       await installer.ensure(spec.software, spec.version, progress);
     },
     stopCommand: 'stop',
@@ -55,12 +60,15 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?
       const slots = effectiveMaxPlayers(parseProperties(current), spec.maxPlayers);
       const next = updateProperties(current, { 'server-port': String(spec.port), 'max-players': String(slots) });
       if (next !== current) await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
+      if (spec.eulaAccepted && (await sandbox.readTextIfExists('eula.txt'))?.trim() !== EULA_TEXT.trim())
+        await sandbox.writeFrom('eula.txt', Readable.from([Buffer.from(EULA_TEXT)]), { overwrite: true });
     },
 
     writtenFolders: (settings) => [[], settings.levelName.split('/'), ['logs'], ['plugins']],
 
     async plan({ dir, spec, bindHost }) {
-      java ??= javaBinary(javaBin);
+      refuseWithoutEula(spec);
+      const java = javaFor(spec.version).bin;
       const heap = heapMb(spec.memoryMb);
       const jar = jarOf(spec.software, spec.version);
       if (!existsSync(jar)) throw new LaunchRefused(`${spec.software} ${spec.version} is not available on this node.`);

@@ -80,6 +80,8 @@ export const servers = pgTable(
     publicListing: boolean('public_listing').notNull().default(false),
     /** Set while the server sleeps (the node knows it only as stopped), so an API restart keeps `sleeping`. */
     sleepingSince: timestamp('sleeping_since', { withTimezone: true }),
+    /** Java servers: when the owner (or an administrator) accepted the Minecraft EULA for it. */
+    eulaAcceptedAt: timestamp('eula_accepted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

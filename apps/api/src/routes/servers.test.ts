@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { CONSOLE_SUBSCRIBERS_PER_SERVER_MAX, FREE_SERVER_LIMIT, SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
+import { CONSOLE_SUBSCRIBERS_PER_SERVER_MAX, eulaMessages, FREE_SERVER_LIMIT, SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -522,10 +522,16 @@ describe('player slots', () => {
 
 describe('a console flood of wide lines', () => {
   it('keeps the node connected and loses no line below the output guard, with multi-byte characters intact', async () => {
-    buildFakeJar(path.join(agent.dataDir, 'software/paper/1.21.4.jar'));
+    // 1.20.4 runs on Java 17, the Java every development machine here has.
+    buildFakeJar(path.join(agent.dataDir, 'software/paper/1.20.4.jar'));
     const { cookie } = await account();
-    const server = (await create(cookie, { software: 'paper', version: '1.21.4' })).json().result;
+    const server = (await create(cookie, { software: 'paper', version: '1.20.4' })).json().result;
     const id = server.serverId as string;
+    // A Java server does not start before its owner accepted the Minecraft EULA.
+    expect((await get(`/v1/server/${id}`, cookie)).json().result.eulaAccepted).toBe(false);
+    const refused = await post(`/v1/server/${id}/start`, cookie);
+    expect([refused.statusCode, refused.json().message]).toEqual([409, eulaMessages.required]);
+    expect((await post(`/v1/server/${id}/eula`, cookie, { accept: true })).json().result.eulaAccepted).toBe(true);
     expect((await post(`/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
     await until(
       async () => (await get(`/v1/server/${id}`, cookie)).json().result.state,

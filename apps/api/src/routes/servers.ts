@@ -1,4 +1,12 @@
-import { endpoints, isRestrictedName, serverName, softwareCatalogue, type PowerAction } from '@spawnpoint/contracts';
+import {
+  endpoints,
+  isJavaSoftware,
+  isRestrictedName,
+  javaMajorFor,
+  serverName,
+  softwareCatalogue,
+  type PowerAction,
+} from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { servers } from '../db/schema.ts';
@@ -13,8 +21,27 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, hub, nodes, power, proxies, freeTier } = ctx.game;
 
-  route(endpoints.software, async () =>
-    softwareCatalogue.map((s) => ({ id: s.id, name: s.name, versions: [...s.versions], available: s.runtime === 'flying-squid' })),
+  // Java software is offered in the versions a connected node has the Java for (it downloads the jar itself).
+  route(endpoints.software, async () => {
+    const javas = nodes.javaMajors();
+    return softwareCatalogue.map((s) => {
+      const versions = s.runtime === 'java-jar' ? s.versions.filter((v) => javas.some((j) => j >= javaMajorFor(v))) : [...s.versions];
+      return { id: s.id, name: s.name, versions: versions.length > 0 ? versions : [...s.versions], available: versions.length > 0 };
+    });
+  });
+
+  route(
+    endpoints.serverEula,
+    async ({ server, access }) => {
+      if (!isJavaSoftware(server.software)) throw new ApiError('INVALID_STATE', undefined, 'Only Java servers need the Minecraft EULA.');
+      const [row] = await db.update(servers).set({ eulaAcceptedAt: new Date() }).where(eq(servers.id, server.id)).returning();
+      if (!row) throw new ApiError('NOT_FOUND');
+      directory.invalidate(row.ownerId);
+      // The node writes eula.txt from the spec it holds: it gets the new one now.
+      await nodes.install(row.nodeId, specOf(row)).catch(() => undefined);
+      return directory.details(row, access);
+    },
+    { activity: ({ server }) => ({ action: 'server.eula', target: server.name }) },
   );
 
   route(endpoints.nameAvailable, async ({ query: { name } }) => {

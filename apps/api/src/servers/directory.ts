@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
+  isJavaSoftware,
   joinAddressOf,
   rolePermissions,
   type ServerAccess,
@@ -231,6 +232,7 @@ export class ServerDirectory {
       memoryLimit: row.memoryMb,
       publicListing: row.publicListing,
       joinByName: this.joinProxyConnected(),
+      eulaAccepted: isJavaSoftware(row.software) ? row.eulaAcceptedAt !== null : null,
       ...this.extras(row),
     };
   }

@@ -1,5 +1,7 @@
 import {
+  eulaMessages,
   FREE_DISK_MB,
+  isJavaSoftware,
   powerPreconditions,
   type AgentServerSpec,
   type PowerAction,
@@ -28,6 +30,7 @@ export function specOf(server: ServerRow): AgentServerSpec {
     diskMb: FREE_DISK_MB,
     maxPlayers: server.maxPlayers,
     motd: `${server.name} on Spawnpoint`,
+    eulaAccepted: server.eulaAcceptedAt !== null,
   };
 }
 
@@ -143,6 +146,10 @@ export class PowerDispatcher {
       throw new ApiError('INVALID_STATE', undefined, `Cannot ${action} the server while it is ${state.replace('_', ' ')}.`);
     }
     if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NODE_UNAVAILABLE');
+    // A Java server's game refuses to run until the EULA is accepted; we say so before trying (a join
+    // through the proxy is told the same).
+    if (action === 'start' && isJavaSoftware(server.software) && !server.eulaAcceptedAt)
+      throw new ApiError('INVALID_STATE', undefined, eulaMessages.required);
     if (action === 'start') {
       await this.rules.check(server);
       // No room on its node (or others wait before it): it waits in line, unless the line is full.

@@ -68,10 +68,17 @@ export function DialogsHost() {
  * server"); Cancel is always there and always works, even while the action is being sent. Confirm sends
  * once (the Button waits for the returned promise) and the dialog stays open when the action fails.
  */
-function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger, onConfirm }: DialogOptionsByName['confirm']) {
+function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger, onConfirm }: DialogOptionsByName['confirm']) {
   return (
     <Modal title={title}>
       <p className="text-slate-600">{message}</p>
+      {link ? (
+        <p className="mt-2">
+          <a href={link.href} target="_blank" rel="noopener noreferrer" className="font-medium text-brand-700 underline">
+            {link.label}
+          </a>
+        </p>
+      ) : null}
       <div className="mt-6 flex flex-wrap justify-end gap-3">
         <Button variant="secondary" onClick={closeDialog}>
           Cancel

@@ -1,5 +1,6 @@
 import type { PermissionKey, PowerAction, ServerState } from '@spawnpoint/contracts';
-import { powerPreconditions } from '@spawnpoint/contracts';
+import { endpoints, eulaMessages, MINECRAFT_EULA_URL, powerPreconditions } from '@spawnpoint/contracts';
+import { ApiFailure, call } from '../lib/api.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { powerServer } from '../lib/servers.ts';
 import { setServerState } from '../lib/user-store.ts';
@@ -25,11 +26,14 @@ export function PowerButtons({
   state,
   permissions,
   actions = ['start', 'stop', 'restart', 'kill'],
+  eulaAccepted = null,
 }: {
   serverId: string;
   state: ServerState;
   permissions: readonly PermissionKey[];
   actions?: PowerAction[];
+  /** Java servers: false until the Minecraft EULA is accepted (Start asks first); null when not needed or not known. */
+  eulaAccepted?: boolean | null;
 }) {
   const offered = actions.filter((action) => permissions.includes(needs[action]));
   if (offered.length === 0) return <p className="text-sm text-slate-500">Your role on this server cannot start or stop it.</p>;
@@ -37,9 +41,24 @@ export function PowerButtons({
     try {
       const result = await powerServer(serverId, action);
       setServerState(serverId, result.state as ServerState);
-    } catch {
-      // the §8 toast explains
+    } catch (failure) {
+      // The §8 toast explains; a Java server whose EULA was not accepted yet (a page that did not know) asks.
+      if (action === 'start' && failure instanceof ApiFailure && failure.message === eulaMessages.required) askEula();
     }
+  }
+  // The game's licence: accepted once per server, by whoever may change its settings, then it starts.
+  function askEula() {
+    openDialog('confirm', {
+      title: 'Accept the Minecraft EULA?',
+      message:
+        "This server runs Mojang's Minecraft server software, which may only be run by someone who accepts the Minecraft End User License Agreement. Accepting is recorded for this server, and then it starts.",
+      link: { href: MINECRAFT_EULA_URL, label: 'Read the Minecraft EULA (opens in a new tab)' },
+      confirmLabel: 'Accept and start',
+      onConfirm: async () => {
+        await call(endpoints.serverEula, { params: { serverId }, body: { accept: true } });
+        await run('start');
+      },
+    });
   }
   return (
     <div className="flex flex-wrap gap-2">
@@ -57,7 +76,9 @@ export function PowerButtons({
                   danger: true,
                   onConfirm: () => run('kill'),
                 })
-              : run(action)
+              : action === 'start' && eulaAccepted === false
+                ? askEula()
+                : run(action)
           }
         >
           {labels[action]}

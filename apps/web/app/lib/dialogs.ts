@@ -5,6 +5,8 @@ import type { ConflictChoice } from './upload-plan.ts';
 export interface ConfirmOptions {
   title: string;
   message: string;
+  /** A document the message refers to (opens in a new tab), such as the Minecraft EULA. */
+  link?: { href: string; label: string };
   confirmLabel?: string;
   danger?: boolean;
   onConfirm: () => void | Promise<void>;

@@ -83,7 +83,13 @@ export default function ServerConsole() {
           ) : null}
         </div>
         {load.status === 'ready' ? (
-          <PowerButtons serverId={id} state={load.state} permissions={load.server.permissions} actions={['start', 'stop', 'restart']} />
+          <PowerButtons
+            serverId={id}
+            state={load.state}
+            permissions={load.server.permissions}
+            actions={['start', 'stop', 'restart']}
+            eulaAccepted={load.server.eulaAccepted}
+          />
         ) : null}
       </header>
       {load.status === 'missing' ? (

@@ -95,7 +95,12 @@ export default function ServerOverview() {
             <div className="min-w-0">
               <h2 className="text-sm font-semibold uppercase tracking-wide text-slate-500">Power</h2>
               <div className="mt-2">
-                <PowerButtons serverId={id} state={load.state} permissions={load.server.permissions} />
+                <PowerButtons
+                  serverId={id}
+                  state={load.state}
+                  permissions={load.server.permissions}
+                  eulaAccepted={load.server.eulaAccepted}
+                />
               </div>
               <Link to={`/servers/${id}/console`} className={buttonClass('secondary', 'mt-4')}>
                 Open the console

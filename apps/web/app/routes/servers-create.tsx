@@ -1,4 +1,4 @@
-import { DEFAULT_SOFTWARE, SERVER_NAME_MAX, serverName, type ServerDetails, type SoftwareId } from '@spawnpoint/contracts';
+import { DEFAULT_SOFTWARE, isJavaSoftware, SERVER_NAME_MAX, serverName, type ServerDetails, type SoftwareId } from '@spawnpoint/contracts';
 import confetti from 'canvas-confetti';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -157,10 +157,15 @@ export default function CreateServer() {
               {software.map((s) => (
                 <option key={s.id} value={s.id} disabled={!s.available}>
                   {s.name}
-                  {s.available ? '' : ' (not on this node yet)'}
+                  {s.available ? '' : ' (needs a Java this node lacks)'}
                 </option>
               ))}
             </select>
+            {isJavaSoftware(softwareId) ? (
+              <p className="mt-1 text-xs text-slate-500">
+                Downloaded from its makers at the first start. Starting it asks you to accept the Minecraft EULA once.
+              </p>
+            ) : null}
           </div>
           <div>
             <label htmlFor="server-version" className="block text-sm font-medium text-slate-700">

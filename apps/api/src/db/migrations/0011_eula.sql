@@ -1,0 +1,1 @@
+ALTER TABLE "servers" ADD COLUMN "eula_accepted_at" timestamp with time zone;

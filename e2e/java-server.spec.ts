@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { buildFakeJar } from '../apps/agent/test-support/fake-jar.ts';
+import { verifiedAccount } from './helpers.ts';
+
+test('a Paper server asks for the Minecraft EULA at its first start, then starts and has eula.txt', async ({ page }) => {
+  test.setTimeout(120_000);
+  // The node's cache holds Paper 1.20.4 already (this machine reaches no vendor to download it): the
+  // stand-in server the tests compile, which prints what Paper prints when ready.
+  buildFakeJar(path.join(process.env.E2E_DATA_DIR as string, 'software/paper/1.20.4.jar'));
+  await verifiedAccount(page, 'java');
+  const name = `java${Date.now().toString(36).slice(-8)}`;
+  await page.goto('/servers/create');
+  await page.getByLabel('Server name').fill(name);
+  await page.getByLabel('Software').selectOption('paper');
+  await expect(page.getByText('Starting it asks you to accept the Minecraft EULA once.')).toBeVisible();
+  await page.getByLabel('Minecraft version').selectOption('1.20.4');
+  await page.getByRole('button', { name: 'Create server' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+
+  // Start asks first; Cancel starts nothing.
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Accept the Minecraft EULA?' });
+  await expect(dialog.getByRole('link', { name: /Read the Minecraft EULA/ })).toHaveAttribute('href', 'https://aka.ms/MinecraftEULA');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Offline');
+
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Accept and start' }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Online', { timeout: 60_000 });
+  await page.goto(`${new URL(page.url()).pathname}/files`);
+  await expect(page.getByRole('button', { name: 'eula.txt', exact: true })).toBeVisible();
+  await page.goto(new URL(page.url()).pathname.replace(/\/files$/, '/activity'));
+  await expect(page.getByTestId('server-activity')).toContainText('Accepted the Minecraft EULA');
+});
