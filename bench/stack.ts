@@ -5,7 +5,13 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 
 /** The product started as `npm start` starts it, with a signed-in, verified client for the benchmarks. */
-export async function startStack(options: { port: number; dataDir: string; gamePorts: string }) {
+export async function startStack(options: {
+  port: number;
+  dataDir: string;
+  gamePorts: string;
+  proxyPort?: number;
+  env?: Record<string, string>;
+}) {
   const base = `http://127.0.0.1:${options.port}`;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
@@ -18,8 +24,9 @@ export async function startStack(options: { port: number; dataDir: string; gameP
       GAME_PORT_RANGE: options.gamePorts,
       RATE_LIMIT_FACTOR: '1000',
       PUBLIC_URL: base,
-      // No join proxy: these figures do not go through it, and 25565 may be another copy's.
-      PROXY_PORT: '0',
+      // No join proxy unless a figure goes through it (25565 may be another copy's).
+      PROXY_PORT: String(options.proxyPort ?? 0),
+      ...options.env,
     },
   });
   let cookie = '';

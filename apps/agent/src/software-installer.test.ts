@@ -22,8 +22,9 @@ const randomJar = randomBytes(300_000);
 let jar: Buffer = randomJar;
 const digest = (algorithm: string, data: Buffer) => createHash(algorithm).update(data).digest('hex');
 
-/** What the fake vendor does on the next download: serve the jar, a wrong one, or cut it short. */
-let mode: 'good' | 'wrong' | 'truncated' = 'good';
+/** What the fake vendor does on the next download: serve the jar, a wrong one, cut it short, or stall. */
+let mode: 'good' | 'wrong' | 'truncated' | 'slow' = 'good';
+const stalled: ServerResponse[] = [];
 let downloads = 0;
 let vendor: Server;
 let base: string;
@@ -65,6 +66,13 @@ function vendorAnswer(req: IncomingMessage, res: ServerResponse): unknown {
       res.write(jar.subarray(0, 1000));
       return void setTimeout(() => res.destroy(), 50);
     }
+    if (mode === 'slow') {
+      // A few bytes, then nothing more: a vendor or mirror that hangs.
+      res.writeHead(200, { 'content-length': String(jar.length) });
+      res.write(jar.subarray(0, 1000));
+      stalled.push(res);
+      return;
+    }
     return res.writeHead(200, { 'content-length': String(jar.length) }).end(jar);
   }
   res.writeHead(404).end();
@@ -76,6 +84,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  for (const res of stalled) res.destroy();
   vendor.closeAllConnections();
   await new Promise((r) => vendor.close(r));
 });
@@ -132,6 +141,14 @@ describe('software installer', () => {
     // Once the vendor serves the right file, it installs.
     mode = 'good';
     await expect(installer.ensure('paper', '1.21.4')).resolves.toBe(installer.jarPath('paper', '1.21.4'));
+  });
+
+  it('gives up a download that stalls, and caches nothing of it', async () => {
+    mode = 'slow';
+    const impatient = new SoftwareInstaller(cache, { paper: base, purpur: base, mojang: base, fabric: base }, undefined, 300);
+    await expect(impatient.ensure('paper', '1.21.4')).rejects.toThrow('The download of Paper 1.21.4 build 231 stalled. Try again later.');
+    expect(existsSync(impatient.jarPath('paper', '1.21.4'))).toBe(false);
+    expect(leftovers()).toEqual([]);
   });
 
   it('says clearly when the vendor has no such version, answers garbage, loops redirects or cannot be reached', async () => {

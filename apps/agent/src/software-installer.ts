@@ -74,6 +74,8 @@ export class SoftwareInstaller {
     private cacheDir: string,
     private mirrors: SoftwareMirrors = defaultMirrors,
     private userAgent = 'Spawnpoint-agent (+https://spawnpoint.gg/contact)',
+    /** No byte for this long: the vendor (or a mirror) stalled, and the download is given up. */
+    private stallMs = STALL_MS,
   ) {}
 
   /** The cached jar of a version (what the runtime launches), whether or not it is there yet. */
@@ -237,7 +239,7 @@ export class SoftwareInstaller {
     const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
     const armStall = () => {
       clearTimeout(stall);
-      stall = setTimeout(() => body.destroy(new InstallError(`The download of ${resolved.label} stalled. Try again later.`)), STALL_MS);
+      stall = setTimeout(() => body.destroy(new InstallError(`The download of ${resolved.label} stalled. Try again later.`)), this.stallMs);
     };
     armStall();
     const count = new Transform({
