@@ -8,6 +8,13 @@ const portRange = z
   .transform((v) => v.split('-').map(Number) as [number, number]);
 
 /** Every environment variable the agent reads (see the README's configuration table). */
+/** A vendor's API address or a mirror of it, without a trailing slash (paths are appended to it). */
+const mirror = (vendor: string) =>
+  z
+    .url()
+    .default(vendor)
+    .transform((u) => u.replace(/\/+$/, ''));
+
 const envSchema = z.object({
   AGENT_NODE_ID: z.string().min(1).max(64).default('local'),
   AGENT_TOKEN: z.string().min(32, 'must be at least 32 characters'),
@@ -39,10 +46,10 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   NODE_ENV: z.string().optional(),
   // Where server software comes from (software-installer.ts): the vendors, or an operator's mirror of them.
-  SOFTWARE_MIRROR_PAPER: z.url().default('https://fill.papermc.io'),
-  SOFTWARE_MIRROR_PURPUR: z.url().default('https://api.purpurmc.org'),
-  SOFTWARE_MIRROR_MOJANG: z.url().default('https://piston-meta.mojang.com'),
-  SOFTWARE_MIRROR_FABRIC: z.url().default('https://meta.fabricmc.net'),
+  SOFTWARE_MIRROR_PAPER: mirror('https://fill.papermc.io'),
+  SOFTWARE_MIRROR_PURPUR: mirror('https://api.purpurmc.org'),
+  SOFTWARE_MIRROR_MOJANG: mirror('https://piston-meta.mojang.com'),
+  SOFTWARE_MIRROR_FABRIC: mirror('https://meta.fabricmc.net'),
 });
 
 export type AgentConfig = z.infer<typeof envSchema> & {

@@ -123,6 +123,12 @@ export class ManagedServer {
       accept();
       return this.kill();
     }
+    // So does a stop while the software downloads (the start in the queue would hold it until the end).
+    if (action === 'stop' && this.state === 'installing') {
+      accept();
+      this.cancelInstall('The start was stopped while the software was downloading.');
+      return Promise.resolve();
+    }
     const run = this.queue.then(() => this.run(action, accept));
     this.queue = run.catch(() => undefined);
     return run;
@@ -188,15 +194,26 @@ export class ManagedServer {
     const sandbox = await this.sandbox();
     if (this.runtime.needsSoftware?.(this.spec) && this.runtime.fetchSoftware) {
       // The first start of a version on this node downloads it: `installing`, with progress in the console.
+      // Stop, kill and removal end the wait at once (the download itself may go on for other servers).
       this.setState('installing');
+      const cancel = new AbortController();
+      this.installing = cancel;
       try {
-        await this.runtime.fetchSoftware(this.spec, (line) => this.console.notice(line));
+        const cancelled = new Promise<never>((_, reject) =>
+          cancel.signal.addEventListener('abort', () => reject(new Error(String(cancel.signal.reason))), { once: true }),
+        );
+        await Promise.race([this.runtime.fetchSoftware(this.spec, (line) => this.console.notice(line)), cancelled]);
       } catch (err) {
-        this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
-        this.setState('offline');
+        this.console.notice(
+          cancel.signal.aborted ? String(cancel.signal.reason) : `Could not start: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        if (!this.removed) this.setState('offline');
         return;
+      } finally {
+        this.installing = null;
       }
     }
+    if (this.removed) return;
     this.setState('starting');
     this.console.notice(`Starting ${this.spec.software} ${this.spec.version} on port ${this.spec.port}…`);
     try {
@@ -220,6 +237,8 @@ export class ManagedServer {
           `Port ${this.spec.port} is used by another program on this machine, so the server cannot listen on it. Start it again to move it to a free port.`,
         );
       const plan = await this.runtime.plan({ dir: this.dir, spec: this.spec, bindHost: this.bindHost, runDir: this.runDir, settings });
+      // Removed while it was being prepared: nothing of it may run.
+      if (this.removed) throw new LaunchRefused('The server was deleted.');
       await mkdir(this.runDir, { recursive: true });
       await rememberSpec(this.runDir, this.spec);
       if (this.cage.warning) this.console.notice(this.cage.warning);
@@ -331,7 +350,8 @@ export class ManagedServer {
   private async kill(): Promise<void> {
     const proc = this.proc;
     if (!proc) {
-      if (this.state === 'starting' || this.state === 'stopping') this.setState('offline');
+      this.cancelInstall('The start was killed while the software was downloading.');
+      if (this.state === 'starting' || this.state === 'stopping' || this.state === 'installing') this.setState('offline');
       return;
     }
     this.expectingExit = true;
@@ -360,6 +380,21 @@ export class ManagedServer {
     if (this.state === state) return;
     this.state = state;
     this.events.state(this.spec.serverId, state);
+  }
+
+  // The wait of a start for its software, while there is one.
+  private installing: AbortController | null = null;
+  // Deleted: a start still under way stops before launching anything.
+  private removed = false;
+
+  private cancelInstall(reason: string): void {
+    this.installing?.abort(reason);
+  }
+
+  /** The server is being deleted: a start under way (a download) ends, and nothing of it launches. */
+  markRemoved(): void {
+    this.removed = true;
+    this.cancelInstall('The server was deleted while its software was downloading.');
   }
 
   async shutdown(): Promise<void> {

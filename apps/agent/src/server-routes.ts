@@ -93,6 +93,7 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
   route(agentEndpoints.remove, async ({ params: { serverId } }) => {
     const server = servers.get(serverId);
     if (server) {
+      server.markRemoved();
       await server.power('kill');
       await server.closeSandbox();
       servers.delete(serverId);

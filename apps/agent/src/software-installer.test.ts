@@ -34,7 +34,7 @@ function vendorAnswer(req: IncomingMessage, res: ServerResponse): unknown {
   const url = req.url ?? '';
   requests.push(`${url} ${req.headers['user-agent'] ?? ''}`);
   const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  if (url === '/v3/projects/paper/versions/1.21.4/builds')
+  if (/^\/v3\/projects\/paper\/versions\/1\.2[01]\.4\/builds$/.test(url))
     return json([
       {
         id: 232,
@@ -48,7 +48,7 @@ function vendorAnswer(req: IncomingMessage, res: ServerResponse): unknown {
       },
     ]);
   if (url === '/v3/projects/paper/versions/9.9.9/builds') return res.writeHead(404).end('{"error":"not found"}');
-  if (url === '/v3/projects/paper/versions/1.20.4/builds') return res.writeHead(200).end('<html>not json</html>');
+  if (url === '/v3/projects/paper/versions/1.19.4/builds') return res.writeHead(200).end('<html>not json</html>');
   if (/^\/v2\/purpur\/1\.2[01]\.4$/.test(url)) return json({ builds: { latest: '2400', all: ['2399', '2400'] } });
   if (/^\/v2\/purpur\/1\.2[01]\.4\/2400$/.test(url)) return json({ build: '2400', md5: digest('md5', jar) });
   if (url === '/mc/game/version_manifest_v2.json')
@@ -153,7 +153,7 @@ describe('software installer', () => {
 
   it('says clearly when the vendor has no such version, answers garbage, loops redirects or cannot be reached', async () => {
     await expect(installer.ensure('paper', '9.9.9')).rejects.toThrow('The vendor has no Paper 9.9.9 (404).');
-    await expect(installer.ensure('paper', '1.20.4')).rejects.toThrow("The vendor's answer about Paper 1.20.4 was not JSON.");
+    await expect(installer.ensure('paper', '1.19.4')).rejects.toThrow("The vendor's answer about Paper 1.19.4 was not JSON.");
     await expect(installer.ensure('vanilla', '1.12.2')).rejects.toThrow('Mojang lists no Minecraft 1.12.2.');
     await expect(installer.ensure('paper', '../../etc')).rejects.toThrow('is not a Minecraft version');
     const looping = new SoftwareInstaller(cache, { paper: `${base}/loop#`, purpur: base, mojang: base, fabric: base });
@@ -230,6 +230,48 @@ describe('a Java server whose version the node lacks', () => {
       () => server?.state,
       (st) => st === 'offline',
     );
+  });
+
+  it('stops at once when stopped or deleted while its software downloads, and nothing of it runs', async () => {
+    mode = 'slow';
+    try {
+      const port = await freePort();
+      const spec = {
+        serverId: 'java3',
+        software: 'paper',
+        version: '1.20.4',
+        port,
+        memoryMb: 256,
+        diskMb: 1024,
+        maxPlayers: 5,
+        motd: 'J',
+        eulaAccepted: true,
+      };
+      expect((await t.call('PUT', '/v1/servers/java3', spec)).body.status).toBe('SUCCESS');
+      const server = t.agent.servers.get('java3');
+      const installing = async () => {
+        expect((await t.call('POST', '/v1/servers/java3/power', { action: 'start' })).body.status).toBe('SUCCESS');
+        await until(
+          () => server?.state,
+          (s) => s === 'installing',
+        );
+      };
+      await installing();
+      expect((await t.call('POST', '/v1/servers/java3/power', { action: 'stop' })).body.status).toBe('SUCCESS');
+      await until(
+        () => server?.state,
+        (s) => s === 'offline',
+      );
+      expect(server?.console.lines().join('\n')).toContain('The start was stopped while the software was downloading.');
+      // Deleted while downloading: gone, and it does not come back when the wait ends.
+      await installing();
+      expect((await t.call('DELETE', '/v1/servers/java3')).body.status).toBe('SUCCESS');
+      expect(t.agent.servers.has('java3')).toBe(false);
+      expect(existsSync(path.join(t.dataDir, 'servers/java3'))).toBe(false);
+      expect(server?.state).not.toBe('online');
+    } finally {
+      mode = 'good';
+    }
   });
 
   it('stays offline with the reason in the console when the vendor has no such version', async () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -76,7 +76,10 @@ export class SoftwareInstaller {
     private userAgent = 'Spawnpoint-agent (+https://spawnpoint.gg/contact)',
     /** No byte for this long: the vendor (or a mirror) stalled, and the download is given up. */
     private stallMs = STALL_MS,
-  ) {}
+  ) {
+    // Half-written downloads of an agent that stopped midway: nothing may be left of them.
+    void sweepParts(cacheDir);
+  }
 
   /** The cached jar of a version (what the runtime launches), whether or not it is there yet. */
   jarPath(software: string, version: string): string {
@@ -134,7 +137,11 @@ export class SoftwareInstaller {
         const build = builds.find((b) => b.channel.toUpperCase() === 'STABLE') ?? builds[0];
         const file = build?.downloads['server:default'];
         if (!build || !file) throw new InstallError(`Paper has no build for Minecraft ${version}.`);
-        return { url: file.url, digest: { algorithm: 'sha256', hex: file.checksums.sha256 }, label: `Paper ${version} build ${build.id}` };
+        return {
+          url: this.onMirror(file.url, m.paper, defaultMirrors.paper),
+          digest: { algorithm: 'sha256', hex: file.checksums.sha256 },
+          label: `Paper ${version} build ${build.id}`,
+        };
       }
       case 'purpur': {
         const info = await this.json(`${m.purpur}/v2/purpur/${v}`, purpurVersion, `Purpur ${version}`);
@@ -150,9 +157,9 @@ export class SoftwareInstaller {
         const manifest = await this.json(`${m.mojang}/mc/game/version_manifest_v2.json`, mojangManifest, 'the Minecraft version list');
         const entry = manifest.versions.find((e) => e.id === version);
         if (!entry) throw new InstallError(`Mojang lists no Minecraft ${version}.`);
-        const detail = await this.json(this.onMirror(entry.url, m.mojang), mojangVersion, `Minecraft ${version}`);
+        const detail = await this.json(this.onMirror(entry.url, m.mojang, defaultMirrors.mojang), mojangVersion, `Minecraft ${version}`);
         return {
-          url: detail.downloads.server.url,
+          url: this.onMirror(detail.downloads.server.url, m.mojang, defaultMirrors.mojang),
           digest: { algorithm: 'sha1', hex: detail.downloads.server.sha1 },
           label: `Vanilla ${version}`,
         };
@@ -174,9 +181,12 @@ export class SoftwareInstaller {
     }
   }
 
-  /** Mojang's manifest names its own host; with a mirror configured, the same path on the mirror. */
-  private onMirror(url: string, mirror: string): string {
-    if (mirror === defaultMirrors.mojang) return url;
+  /**
+   * Vendors' answers name their own download hosts; with a mirror configured, the same path on the
+   * mirror (a mirror answers in the vendor's shapes and paths), so every byte comes from it.
+   */
+  private onMirror(url: string, mirror: string, vendor: string): string {
+    if (mirror === vendor) return url;
     const parsed = new URL(url);
     return `${mirror}${parsed.pathname}`;
   }
@@ -194,7 +204,8 @@ export class SoftwareInstaller {
     try {
       // fetch follows at most 20 redirects and then fails: a redirect loop ends here.
       response = await fetch(parsed, {
-        headers: { 'user-agent': this.userAgent },
+        // Identity: the checksum and Content-Length are of the file itself, never of a compressed copy.
+        headers: { 'user-agent': this.userAgent, 'accept-encoding': 'identity' },
         redirect: 'follow',
         signal: AbortSignal.timeout(10 * 60_000),
       });
@@ -229,6 +240,9 @@ export class SoftwareInstaller {
     progress: (line: string) => void,
   ): Promise<Record<'sha256' | 'sha1' | 'md5', string>> {
     const response = await this.fetch(resolved.url, resolved.label);
+    // A file no checksum vouches for must not arrive over plain HTTP after asking over HTTPS.
+    if (!resolved.digest && new URL(resolved.url).protocol === 'https:' && new URL(response.url).protocol !== 'https:')
+      throw new InstallError(`The download of ${resolved.label} was redirected away from HTTPS, so it was not used.`);
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > MAX_JAR_BYTES) throw new InstallError(`${resolved.label} is larger than a server jar can be.`);
     if (!response.body) throw new InstallError(`The download of ${resolved.label} was empty.`);
@@ -271,6 +285,15 @@ export class SoftwareInstaller {
     if (Number.isFinite(declared) && declared >= 0 && bytes !== declared)
       throw new InstallError(`The download of ${resolved.label} was cut short (${bytes} of ${declared} bytes). Try again later.`);
     return { sha256: hashes.sha256.digest('hex'), sha1: hashes.sha1.digest('hex'), md5: hashes.md5.digest('hex') };
+  }
+}
+
+async function sweepParts(cacheDir: string): Promise<void> {
+  try {
+    for (const file of await readdir(cacheDir, { recursive: true, encoding: 'utf8' }))
+      if (file.endsWith('.part')) await rm(path.join(cacheDir, file), { force: true });
+  } catch {
+    // No cache yet.
   }
 }
 

@@ -24,7 +24,7 @@ import { readServerIcon } from './servers/server-icon.ts';
 type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers'>;
 
 /** States in which a wake has nothing to do: the server is on its way up or up. */
-const UNDER_WAY: readonly ServerState[] = ['queued', 'starting', 'waking', 'online'];
+const UNDER_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online'];
 const WAKE_FAILED = 'The server could not be started. Try again in a moment.';
 /** States in which the proxy answers status pings itself, with the icon it was sent. */
 const ANSWERED_BY_PROXY: readonly ServerState[] = ['offline', 'sleeping'];

@@ -72,7 +72,7 @@ export const HELD_BYTES_MAX = 64 * 1024;
 /** After a disconnect message, a client that does not close is closed. */
 const LINGER_MS = 2_000;
 
-const STARTING: readonly ServerState[] = ['queued', 'starting', 'waking'];
+const STARTING: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking'];
 const STOPPED: readonly ServerState[] = ['offline', 'sleeping'];
 
 /** Counts new connections per address in one-second windows; the map is emptied every second. */
@@ -398,6 +398,7 @@ function motdOf(state: ServerState): string {
     case 'sleeping':
       return proxyMessages.motd.sleeping;
     case 'queued':
+    case 'installing':
     case 'starting':
     case 'waking':
     case 'online':

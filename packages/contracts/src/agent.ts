@@ -22,7 +22,8 @@ export const agentServerSpec = z.object({
     .max(64)
     .regex(/^[A-Za-z0-9_-]+$/),
   software: z.enum(softwareIds),
-  version: z.string().min(1).max(32),
+  // A Minecraft version: it names files in the node's software cache, so no path can pass.
+  version: z.string().regex(/^[0-9][0-9A-Za-z.+_-]{0,31}$/),
   port: z.number().int().min(1).max(65535),
   memoryMb: z.number().int().min(128).max(65536),
   diskMb: z.number().int().min(64).max(10_485_760),

@@ -260,7 +260,7 @@ export const softwareResult = z.array(
  */
 export const powerPreconditions: Record<PowerAction, readonly z.infer<typeof serverState>[] | 'any'> = {
   start: ['offline', 'sleeping'],
-  stop: ['queued', 'starting', 'waking', 'online'],
+  stop: ['queued', 'installing', 'starting', 'waking', 'online'],
   restart: ['online'],
   kill: 'any',
 };

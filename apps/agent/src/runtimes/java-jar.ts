@@ -25,10 +25,12 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?
   const javaFor = (version: string): JavaRuntime => {
     javas ??= findJavaRuntimes(javaBin);
     const needed = javaMajorFor(version);
-    const java = pickJava(javas, needed);
+    // None fits: looked for again, so a Java the operator installed since counts without an agent restart.
+    let java = pickJava(javas, needed);
+    if (!java) java = pickJava((javas = findJavaRuntimes(javaBin)), needed);
     if (!java)
       throw new LaunchRefused(
-        `Minecraft ${version} needs Java ${needed} or newer, which this node does not have. Its operator installs it (on Debian: openjdk-${needed}-jre-headless).`,
+        `Minecraft ${version} needs Java ${needed} or newer, which this node does not have. Its operator installs it (on Debian: openjdk-${needed > 17 ? 21 : 17}-jre-headless).`,
       );
     return java;
   };

@@ -7,7 +7,7 @@ import {
   softwareCatalogue,
   type PowerAction,
 } from '@spawnpoint/contracts';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
@@ -30,19 +30,24 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     });
   });
 
-  route(
-    endpoints.serverEula,
-    async ({ server, access }) => {
-      if (!isJavaSoftware(server.software)) throw new ApiError('INVALID_STATE', undefined, 'Only Java servers need the Minecraft EULA.');
-      const [row] = await db.update(servers).set({ eulaAcceptedAt: new Date() }).where(eq(servers.id, server.id)).returning();
-      if (!row) throw new ApiError('NOT_FOUND');
-      directory.invalidate(row.ownerId);
-      // The node writes eula.txt from the spec it holds: it gets the new one now.
-      await nodes.install(row.nodeId, specOf(row)).catch(() => undefined);
-      return directory.details(row, access);
-    },
-    { activity: ({ server }) => ({ action: 'server.eula', target: server.name }) },
-  );
+  route(endpoints.serverEula, async ({ server, access, recordActivity }) => {
+    if (!isJavaSoftware(server.software)) throw new ApiError('INVALID_STATE', undefined, 'Only Java servers need the Minecraft EULA.');
+    // Accepted once: the first acceptance keeps its time, and only it is logged.
+    const row = await db.transaction(async (tx) => {
+      const [accepted] = await tx
+        .update(servers)
+        .set({ eulaAcceptedAt: new Date() })
+        .where(and(eq(servers.id, server.id), isNull(servers.eulaAcceptedAt)))
+        .returning();
+      if (accepted) await recordActivity(tx, { action: 'server.eula', target: server.name });
+      return accepted ?? (await tx.select().from(servers).where(eq(servers.id, server.id)).limit(1))[0];
+    });
+    if (!row) throw new ApiError('NOT_FOUND');
+    directory.invalidate(row.ownerId);
+    // The node writes eula.txt from the spec it holds: it gets the new one now.
+    await nodes.install(row.nodeId, specOf(row)).catch(() => undefined);
+    return directory.details(row, access);
+  });
 
   route(endpoints.nameAvailable, async ({ query: { name } }) => {
     const parsed = serverName.safeParse(name);

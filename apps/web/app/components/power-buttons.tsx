@@ -1,5 +1,6 @@
 import type { PermissionKey, PowerAction, ServerState } from '@spawnpoint/contracts';
 import { endpoints, eulaMessages, MINECRAFT_EULA_URL, powerPreconditions } from '@spawnpoint/contracts';
+import { useState } from 'react';
 import { ApiFailure, call } from '../lib/api.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { powerServer } from '../lib/servers.ts';
@@ -35,6 +36,7 @@ export function PowerButtons({
   /** Java servers: false until the Minecraft EULA is accepted (Start asks first); null when not needed or not known. */
   eulaAccepted?: boolean | null;
 }) {
+  const [accepted, setAccepted] = useState(false);
   const offered = actions.filter((action) => permissions.includes(needs[action]));
   if (offered.length === 0) return <p className="text-sm text-slate-500">Your role on this server cannot start or stop it.</p>;
   async function run(action: PowerAction) {
@@ -48,6 +50,16 @@ export function PowerButtons({
   }
   // The game's licence: accepted once per server, by whoever may change its settings, then it starts.
   function askEula() {
+    if (!permissions.includes('properties.update')) {
+      openDialog('confirm', {
+        title: 'The Minecraft EULA is not accepted yet',
+        message: "Only the server's owner or an administrator can accept it for this server. Ask them to start it once.",
+        link: { href: MINECRAFT_EULA_URL, label: 'Read the Minecraft EULA (opens in a new tab)' },
+        confirmLabel: 'OK',
+        onConfirm: () => undefined,
+      });
+      return;
+    }
     openDialog('confirm', {
       title: 'Accept the Minecraft EULA?',
       message:
@@ -56,6 +68,7 @@ export function PowerButtons({
       confirmLabel: 'Accept and start',
       onConfirm: async () => {
         await call(endpoints.serverEula, { params: { serverId }, body: { accept: true } });
+        setAccepted(true);
         await run('start');
       },
     });
@@ -76,7 +89,7 @@ export function PowerButtons({
                   danger: true,
                   onConfirm: () => run('kill'),
                 })
-              : action === 'start' && eulaAccepted === false
+              : action === 'start' && eulaAccepted === false && !accepted
                 ? askEula()
                 : run(action)
           }
