@@ -155,6 +155,11 @@ export class NodeRegistry {
     return this.nodes.get(nodeId)?.socket?.connected ?? false;
   }
 
+  /** Java major versions a node reported in its hello; null until it did. */
+  javaMajorsOf(nodeId: string): number[] | null {
+    return this.nodes.get(nodeId)?.javaMajors ?? null;
+  }
+
   /** Java major versions of the connected nodes (a Java server's version needs one at or above its own). */
   javaMajors(): number[] {
     return [...this.nodes.values()].filter((n) => n.socket?.connected).flatMap((n) => n.javaMajors ?? []);

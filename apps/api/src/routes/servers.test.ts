@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CONSOLE_SUBSCRIBERS_PER_SERVER_MAX, eulaMessages, FREE_SERVER_LIMIT, SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { servers as serverTable, users } from '../db/schema.ts';
 import { buildFakeJar } from '../../../agent/test-support/fake-jar.ts';
 import { FREE_MAX_PLAYERS } from '../servers/server-creator.ts';
@@ -145,6 +145,29 @@ describe('creating a server', () => {
       status: 'INVALID_INPUT',
       fields: { version: 'Built-in (flying-squid) does not offer version 1.2.3.' },
     });
+  });
+
+  it('offers Java software in the versions the node has the Java for, and refuses the others at create', async () => {
+    const { cookie } = await account();
+    // What the real agent reported in its hello: the Java runtimes of this machine (17 at least).
+    const reported = t.ctx.game.nodes.javaMajorsOf('test-node') ?? [];
+    expect(reported).toContain(17);
+    const paper = (
+      (await get('/v1/server/software', cookie)).json().result as { id: string; versions: string[]; available: boolean }[]
+    ).find((s) => s.id === 'paper');
+    expect(paper?.available).toBe(true);
+    expect(paper?.versions).toContain('1.20.4');
+    // A node with only Java 17 (this machine may have a newer one too): 1.21.4 needs 21, so it is refused.
+    const spy = vi.spyOn(t.ctx.game.nodes, 'javaMajorsOf').mockReturnValue([17]);
+    try {
+      const res = await create(cookie, { software: 'paper', version: '1.21.4' });
+      expect([res.statusCode, res.json().fields?.version]).toEqual([
+        400,
+        'No node can run this version yet (it needs Java 21). Choose another.',
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it(`keeps to the limit of ${FREE_SERVER_LIMIT} servers under 50 concurrent creates`, async () => {

@@ -4,6 +4,7 @@ import {
   FREE_SERVER_LIMIT,
   findSoftware,
   isRestrictedName,
+  javaMajorFor,
   type CreateServerRequest,
 } from '@spawnpoint/contracts';
 import { count, eq } from 'drizzle-orm';
@@ -24,9 +25,22 @@ export const FREE_MAX_PLAYERS = 10;
  * running servers are at capacity still takes new servers (their start waits in its start queue); no
  * connected node → NO_SERVERS_AVAILABLE.
  */
-function pickNode(nodes: NodeRegistry, hub: ServerHub, placed: Map<string, number>): string {
-  const candidates = nodes
-    .connectedIds()
+function pickNode(nodes: NodeRegistry, hub: ServerHub, placed: Map<string, number>, javaNeeded: number | null): string {
+  const connected = nodes.connectedIds();
+  // A Java server goes only to a node with the Java its Minecraft version needs.
+  // (A node that has not said yet is not held against it: its start says what is missing, if anything.)
+  const able =
+    javaNeeded === null
+      ? connected
+      : connected.filter((id) => {
+          const javas = nodes.javaMajorsOf(id);
+          return javas === null || javas.some((j) => j >= javaNeeded);
+        });
+  if (connected.length > 0 && able.length === 0)
+    throw new ApiError('INVALID_INPUT', {
+      version: `No node can run this version yet (it needs Java ${javaNeeded ?? ''}). Choose another.`,
+    });
+  const candidates = able
     .map((id) => ({ id, used: placed.get(id) ?? 0, full: hub.activeOn(id) >= (nodes.config(id)?.capacity ?? 0) }))
     .sort((a, b) => Number(a.full) - Number(b.full) || a.used - b.used);
   const chosen = candidates[0];
@@ -63,7 +77,8 @@ export async function serverCreator(
     if (taken) throw new ApiError('SERVER_NAME_ALREADY_IN_USE');
 
     const perNode = await tx.select({ nodeId: servers.nodeId, n: count() }).from(servers).groupBy(servers.nodeId);
-    const nodeId = pickNode(nodes, hub, new Map(perNode.map((r) => [r.nodeId, Number(r.n)])));
+    const javaNeeded = software.runtime === 'java-jar' ? javaMajorFor(version) : null;
+    const nodeId = pickNode(nodes, hub, new Map(perNode.map((r) => [r.nodeId, Number(r.n)])), javaNeeded);
     const port = await allocatePort(tx, nodes, nodeId);
 
     const inserted = await tx
