@@ -301,7 +301,8 @@ function ScheduleForm({ serverId, editing, onDone }: { serverId: string; editing
               ))}
             </select>
             <p className="mt-1 text-xs text-slate-500">
-              Older ones of this schedule go once a new one is made. Locked backups always stay.
+              Older ones of this schedule go once a new one is made. Locked backups always stay; beyond the plan&apos;s {FREE_BACKUP_LIMIT}{' '}
+              backups in all, the oldest unlocked one goes, whichever made it.
             </p>
           </div>
         ) : null}
