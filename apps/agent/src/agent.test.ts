@@ -205,6 +205,43 @@ describe('java-jar runtime (a jar the test compiles)', () => {
     expect(existsSync(path.join(dataDir, 'servers/noeula/eula.txt'))).toBe(false);
   });
 
+  it("rewrites a Java server's server.properties in one form, so Java reads the settings the agent checked", async () => {
+    buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
+    const port = await freePort();
+    const spec = {
+      serverId: 'jarprops',
+      software: 'paper',
+      version: '1.20.4',
+      port,
+      memoryMb: 256,
+      diskMb: 1024,
+      maxPlayers: 5,
+      motd: 'x',
+      eulaAccepted: true,
+    };
+    expect((await call('PUT', '/v1/servers/jarprops', spec)).body.status).toBe('SUCCESS');
+    // Forms Java's reader takes and ours does not: key:value, key value, a continuation, a second port.
+    const file = path.join(dataDir, 'servers/jarprops/server.properties');
+    writeFileSync(
+      file,
+      [
+        'level-name:../other-server/world',
+        'level-type escape',
+        'motd=hello\\',
+        'max-players=100',
+        'server-port=1',
+        'server-port=2',
+        'white-list=true',
+        '',
+      ].join('\n'),
+    );
+    expect((await call('PUT', '/v1/servers/jarprops', spec)).body.status).toBe('SUCCESS');
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
+    expect(lines).toEqual(['motd=hello\\\\', 'max-players=5', `server-port=${port}`, 'white-list=true']);
+  });
+
   it('installs from the software cache, detects readiness, runs commands and stops', async () => {
     // 1.20.4 runs on Java 17, the Java every development machine here has.
     buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));

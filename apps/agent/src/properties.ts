@@ -65,6 +65,33 @@ export function unescapeValue(value: string): string {
   });
 }
 
+// Keys as Minecraft and its forks name them; a key that needs escaping in Java's grammar is none of theirs.
+const PLAIN_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * The file rewritten in one canonical form from what the agent reads of it, with `overrides` (plain values)
+ * applied: `key=value` lines only, each key once (the last value, as both readers keep), values escaped on
+ * one line. Java's `Properties` grammar also takes `key:value`, `key value` and continuation lines, which
+ * the agent's reader does not; after this rewrite a Java server reads exactly the settings the agent
+ * checked (its port, its player cap, its `level-name`). Lines in other forms and comments are dropped.
+ */
+export function canonicalProperties(text: string, overrides: Record<string, string>): string {
+  const values = new Map<string, string>();
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
+    const eq = line.indexOf('=');
+    if (eq === -1) continue;
+    const key = line.slice(0, eq).trim();
+    if (!PLAIN_KEY.test(key)) continue;
+    values.set(key, unescapeValue(line.slice(eq + 1).trim()));
+  }
+  for (const [key, value] of Object.entries(overrides)) values.set(key, value);
+  const lines = ['#Minecraft server properties (kept in one form by Spawnpoint: key=value lines)'];
+  for (const [key, value] of values) lines.push(`${key}=${propertyValue(value)}`);
+  return `${lines.join('\n')}\n`;
+}
+
 export function defaultProperties(values: { motd: string; maxPlayers: number }): string {
   return updateProperties('#Minecraft server properties\n', {
     motd: propertyValue(values.motd),

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { heapMb } from '../cgroups.ts';
-import { defaultProperties, parseProperties, updateProperties } from '../properties.ts';
+import { canonicalProperties, defaultProperties, parseProperties } from '../properties.ts';
 import { effectiveMaxPlayers, LaunchRefused } from './game-settings.ts';
 import { javaMajorFor, MINECRAFT_EULA_URL } from '@spawnpoint/contracts';
 import { findJavaRuntimes, pickJava, type JavaRuntime } from '../java-runtimes.ts';
@@ -60,7 +60,9 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?
         (await sandbox.readTextIfExists('server.properties')) ?? defaultProperties({ motd: spec.motd, maxPlayers: spec.maxPlayers });
       // The game reads its own file: the port is ours, and the slots never more than the plan's.
       const slots = effectiveMaxPlayers(parseProperties(current), spec.maxPlayers);
-      const next = updateProperties(current, { 'server-port': String(spec.port), 'max-players': String(slots) });
+      // Rewritten in one form at every start: Java's reader accepts more forms than ours, and must see
+      // exactly what the agent checks before launching (level-name, the port, the player cap).
+      const next = canonicalProperties(current, { 'server-port': String(spec.port), 'max-players': String(slots) });
       if (next !== current) await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
       if (spec.eulaAccepted && (await sandbox.readTextIfExists('eula.txt'))?.trim() !== EULA_TEXT.trim())
         await sandbox.writeFrom('eula.txt', Readable.from([Buffer.from(EULA_TEXT)]), { overwrite: true });
