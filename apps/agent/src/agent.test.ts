@@ -5,7 +5,7 @@ import { createClient, ping } from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFakeJar } from '../test-support/fake-jar.ts';
 import type { Agent } from './agent.ts';
-import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { javaServerSpec, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 import { statusText } from '../../../test-support/status-text.ts';
@@ -193,8 +193,7 @@ describe('a game port held by another program', () => {
 describe('java-jar runtime (a jar the test compiles)', () => {
   it('does not start a Java server whose owner has not accepted the Minecraft EULA, and writes no eula.txt', async () => {
     buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
-    const port = await freePort();
-    const spec = { serverId: 'noeula', software: 'paper', version: '1.20.4', port, memoryMb: 256, diskMb: 1024, maxPlayers: 5, motd: 'x' };
+    const spec = await javaServerSpec('noeula', 'paper', false);
     expect((await call('PUT', '/v1/servers/noeula', spec)).body.status).toBe('SUCCESS');
     await call('POST', '/v1/servers/noeula/power', { action: 'start' });
     await until(
@@ -207,18 +206,7 @@ describe('java-jar runtime (a jar the test compiles)', () => {
 
   it("rewrites a Java server's server.properties in one form, so Java reads the settings the agent checked", async () => {
     buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
-    const port = await freePort();
-    const spec = {
-      serverId: 'jarprops',
-      software: 'paper',
-      version: '1.20.4',
-      port,
-      memoryMb: 256,
-      diskMb: 1024,
-      maxPlayers: 5,
-      motd: 'x',
-      eulaAccepted: true,
-    };
+    const spec = await javaServerSpec('jarprops', 'paper');
     expect((await call('PUT', '/v1/servers/jarprops', spec)).body.status).toBe('SUCCESS');
     // Forms Java's reader takes and ours does not: key:value, key value, a continuation, a second port.
     const file = path.join(dataDir, 'servers/jarprops/server.properties');
@@ -239,24 +227,14 @@ describe('java-jar runtime (a jar the test compiles)', () => {
     const lines = readFileSync(file, 'utf8')
       .split('\n')
       .filter((l) => l && !l.startsWith('#'));
-    expect(lines).toEqual(['motd=hello\\\\', 'max-players=5', `server-port=${port}`, 'white-list=true']);
+    expect(lines).toEqual(['motd=hello\\\\', 'max-players=5', `server-port=${spec.port}`, 'white-list=true']);
   });
 
   it('installs from the software cache, detects readiness, runs commands and stops', async () => {
-    // 1.20.4 runs on Java 17, the Java every development machine here has.
     buildFakeJar(path.join(dataDir, 'software/paper/1.20.4.jar'));
-    const port = await freePort();
-    const res = await call('PUT', '/v1/servers/jar1', {
-      serverId: 'jar1',
-      software: 'paper',
-      version: '1.20.4',
-      eulaAccepted: true,
-      port,
-      memoryMb: 256,
-      diskMb: 1024,
-      maxPlayers: 5,
-      motd: 'Jar',
-    });
+    const spec = await javaServerSpec('jar1', 'paper');
+    const { port } = spec;
+    const res = await call('PUT', '/v1/servers/jar1', spec);
     expect(res.body.status).toBe('SUCCESS');
     // The jar runs from the node's cache by absolute path; no copy the tenant could replace.
     expect(existsSync(path.join(dataDir, 'servers/jar1/server.jar'))).toBe(false);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildFakeJar } from '../test-support/fake-jar.ts';
-import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { javaServerSpec, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { SoftwareInstaller, type SoftwareMirrors } from './software-installer.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
@@ -190,23 +190,7 @@ describe('a Java server whose version the node lacks', () => {
   it('shows installing with download progress in the console, then starts from the downloaded jar', async () => {
     // The fake vendor serves the compiled stand-in server as Purpur's jar (its MD5 in the build JSON).
     jar = real;
-    const port = await freePort();
-    expect(
-      (
-        await t.call('PUT', '/v1/servers/java1', {
-          serverId: 'java1',
-          software: 'purpur',
-          // 1.20.4 runs on Java 17, the Java every development machine here has.
-          version: '1.20.4',
-          eulaAccepted: true,
-          port,
-          memoryMb: 256,
-          diskMb: 1024,
-          maxPlayers: 5,
-          motd: 'J',
-        })
-      ).body.status,
-    ).toBe('SUCCESS');
+    expect((await t.call('PUT', '/v1/servers/java1', await javaServerSpec('java1', 'purpur'))).body.status).toBe('SUCCESS');
     const states: string[] = [];
     const server = t.agent.servers.get('java1');
     expect(server).toBeDefined();
@@ -235,19 +219,7 @@ describe('a Java server whose version the node lacks', () => {
   it('stops at once when stopped or deleted while its software downloads, and nothing of it runs', async () => {
     mode = 'slow';
     try {
-      const port = await freePort();
-      const spec = {
-        serverId: 'java3',
-        software: 'paper',
-        version: '1.20.4',
-        port,
-        memoryMb: 256,
-        diskMb: 1024,
-        maxPlayers: 5,
-        motd: 'J',
-        eulaAccepted: true,
-      };
-      expect((await t.call('PUT', '/v1/servers/java3', spec)).body.status).toBe('SUCCESS');
+      expect((await t.call('PUT', '/v1/servers/java3', await javaServerSpec('java3', 'paper'))).body.status).toBe('SUCCESS');
       const server = t.agent.servers.get('java3');
       const installing = async () => {
         expect((await t.call('POST', '/v1/servers/java3/power', { action: 'start' })).body.status).toBe('SUCCESS');
@@ -275,19 +247,7 @@ describe('a Java server whose version the node lacks', () => {
   });
 
   it('stays offline with the reason in the console when the vendor has no such version', async () => {
-    const port = await freePort();
-    const spec = {
-      serverId: 'java2',
-      software: 'vanilla',
-      version: '1.20.4',
-      port,
-      memoryMb: 256,
-      diskMb: 1024,
-      maxPlayers: 5,
-      motd: 'J',
-      eulaAccepted: true,
-    };
-    expect((await t.call('PUT', '/v1/servers/java2', spec)).body.status).toBe('SUCCESS');
+    expect((await t.call('PUT', '/v1/servers/java2', await javaServerSpec('java2', 'vanilla'))).body.status).toBe('SUCCESS');
     const server = t.agent.servers.get('java2');
     expect((await t.call('POST', '/v1/servers/java2/power', { action: 'start' })).body.status).toBe('SUCCESS');
     await until(

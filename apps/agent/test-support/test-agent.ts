@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createAgent, type Agent, type AgentOptions } from '../src/agent.ts';
 import { loadAgentConfig } from '../src/config.ts';
+import { freePort } from '../../../test-support/free-port.ts';
 
 export interface TestAgent {
   agent: Agent;
@@ -57,4 +58,13 @@ export async function startTestAgent(prefix: string, options: AgentOptions = {},
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The spec of a small Java server on a free port, as the API sends it: 1.20.4 (it runs on Java 17, the Java
+ * every development machine here has), its EULA accepted unless `eulaAccepted` says otherwise.
+ */
+export async function javaServerSpec(serverId: string, software: 'paper' | 'purpur' | 'vanilla', eulaAccepted = true) {
+  const port = await freePort();
+  return { serverId, software, version: '1.20.4', port, memoryMb: 256, diskMb: 1024, maxPlayers: 5, motd: 'J', eulaAccepted };
 }

@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleRunner } from '../servers/schedule-runner.ts';
-import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
-import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
 /**
@@ -11,25 +9,18 @@ import { until } from '../../../../test-support/until.ts';
  * `tick` with the due time a schedule shows, instead of waiting for the clock: the expressions used here
  * name times weeks away, so the app's own ticker never takes them first.
  */
-let t: Awaited<ReturnType<typeof buildTestApp>>;
-let agent: AgentProcess;
+let env: Awaited<ReturnType<typeof buildTestAppWithAgent>>;
+let t: Awaited<ReturnType<typeof buildTestAppWithAgent>>['t'];
 const clients: Client[] = [];
 const send: Send = (...args) => requester(t.app)(...args);
 
 beforeAll(async () => {
-  agent = await prepareAgent();
-  t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), RATE_LIMIT_FACTOR: '3' });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  agent.start(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`);
-  await until(
-    async () => (await send('GET', '/healthz')).json().result.agents,
-    (a: string[]) => a.includes('test-node'),
-  );
+  env = await buildTestAppWithAgent({ RATE_LIMIT_FACTOR: '3' });
+  t = env.t;
 });
 afterAll(async () => {
   for (const c of clients) c.end('bye');
-  await t.cleanup();
-  await agent.stop();
+  await env.cleanup();
 });
 
 // Once a year, on New Year's Day at 04:00 in Berlin.

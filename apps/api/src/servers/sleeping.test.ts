@@ -1,41 +1,30 @@
-import type { AddressInfo } from 'node:net';
 import { createClient } from 'minecraft-protocol';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
-import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
-import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
 // Short settings, so a test sees a server go to sleep: 3 s without players, never sooner than 10 s after it came online.
 const IDLE_MS = 3000;
 const MIN_ONLINE_MS = 10_000;
 
-let t: Awaited<ReturnType<typeof buildTestApp>>;
-let agent: AgentProcess;
+let env: Awaited<ReturnType<typeof buildTestAppWithAgent>>;
+let t: Awaited<ReturnType<typeof buildTestAppWithAgent>>['t'];
 let base: string;
 const sockets: Socket[] = [];
 const send: Send = (...args) => requester(t.app)(...args);
 
 beforeAll(async () => {
-  agent = await prepareAgent();
-  t = await buildTestApp({
-    AGENTS: JSON.stringify([agent.nodeConfig]),
+  env = await buildTestAppWithAgent({
     IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
     MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
   });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  agent.start(base);
-  await until(
-    async () => (await send('GET', '/healthz')).json().result.agents,
-    (a: string[]) => a.includes('test-node'),
-  );
+  ({ t, base } = env);
 });
 afterAll(async () => {
   for (const s of sockets) s.disconnect();
-  await t.cleanup();
-  await agent.stop();
+  await env.cleanup();
 });
 
 /** The states the owner's browser is told, each with when it arrived. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import { buildApp, type App } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/index.ts';
 import { users } from '../db/schema.ts';
+import { prepareAgent } from './agent-process.ts';
 import { until } from '../../../../test-support/until.ts';
 
 export interface TestApp extends App {
@@ -167,4 +169,30 @@ export async function ownerWithServer(t: TestApp, prefix: string): Promise<{ coo
     (s) => s === 'SUCCESS',
   );
   return { cookie, id };
+}
+
+/**
+ * The real app listening on a port with a real agent process (test-node) connected to it, as in production.
+ * `cleanup` stops both.
+ */
+export async function buildTestAppWithAgent(env: Record<string, string> = {}) {
+  const agent = await prepareAgent();
+  const t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), ...env });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  agent.start(base);
+  const send = requester(t.app);
+  await until(
+    async () => (await send('GET', '/healthz')).json().result.agents,
+    (a: string[]) => a.includes('test-node'),
+  );
+  return {
+    t,
+    agent,
+    base,
+    async cleanup() {
+      await t.cleanup();
+      await agent.stop();
+    },
+  };
 }
