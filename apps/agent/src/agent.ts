@@ -29,6 +29,7 @@ import { agentRouter } from './agent-route.ts';
 import { serverRoutes } from './server-routes.ts';
 import { ConsoleOutbox } from './console-outbox.ts';
 import { playerRoutes } from './player-routes.ts';
+import { pluginRoutes } from './plugin-routes.ts';
 import { SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage } from './storage.ts';
@@ -202,6 +203,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   const route = agentRouter(http);
   route(agentEndpoints.servers, async () => statuses());
   serverRoutes(route, { servers, newServer, storage, config });
+  pluginRoutes(route, servers, cage.mode === 'caged');
 
   await http.listen({ port: config.AGENT_PORT, host: config.AGENT_HOST });
   socket.connect();

@@ -35,6 +35,11 @@ export class ManagedServer {
   private proc: RuntimeProcess | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private expectingExit = false;
+  /**
+   * The plugin record's `changedAt` the running game was started with (plugin-record.ts): a record changed
+   * since needs a restart. Null when unknown (a process adopted after an agent restart).
+   */
+  pluginsAtLaunch: string | null = null;
   private lastCrash = 0;
   private readonly guard = new OutputGuard();
   private readonly stats: StatsSampler;
@@ -228,7 +233,8 @@ export class ManagedServer {
     let proc: RuntimeProcess;
     try {
       // Every path the game will take from its files is checked here, through the sandbox.
-      const settings = await readGameSettings(sandbox);
+      const settings = await readGameSettings(sandbox, { caged: this.cage.mode === 'caged' });
+      for (const notice of settings.plugins.notices) this.console.notice(notice);
       await refuseLinksIn(sandbox, this.runtime.writtenFolders(settings));
       // Said at once, instead of a start that never becomes ready (the control plane moves the server to
       // a free port before a start; this catches a program that took the port since).
@@ -248,6 +254,7 @@ export class ManagedServer {
         runDir: this.runDir,
         memoryMb: this.spec.memoryMb,
       });
+      this.pluginsAtLaunch = settings.plugins.changedAt;
     } catch (err) {
       if (err instanceof LaunchRefused) {
         this.console.notice(`Not started: ${err.message}`);

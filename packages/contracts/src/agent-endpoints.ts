@@ -33,6 +33,7 @@ import {
   searchQuery,
 } from './files.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
+import { agentPluginsResult, pluginChangeRequest, pluginUploadRequest } from './plugins.ts';
 import { powerAction, serverIdParams } from './servers.ts';
 
 export interface AgentEndpoint {
@@ -142,5 +143,20 @@ export const agentEndpoints = {
     params: server,
     body: playerActionRequest,
     result: serverPlayersResult,
+  },
+  plugins: { method: 'GET', path: '/v1/servers/:serverId/plugins', params: server, result: agentPluginsResult },
+  pluginsChange: {
+    method: 'POST',
+    path: '/v1/servers/:serverId/plugins',
+    params: server,
+    body: pluginChangeRequest,
+    result: agentPluginsResult,
+  },
+  pluginUpload: {
+    method: 'POST',
+    path: '/v1/servers/:serverId/plugins/upload',
+    params: server,
+    body: pluginUploadRequest,
+    result: agentPluginsResult,
   },
 } satisfies Record<string, AgentEndpoint>;

@@ -24,3 +24,4 @@ export * from './players.ts';
 export * from './server-players.ts';
 export * from './proxy.ts';
 export * from './motd.ts';
+export * from './plugins.ts';

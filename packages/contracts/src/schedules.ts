@@ -29,7 +29,8 @@ export const scheduleMessages = {
 } as const;
 
 /** Control characters (and the Unicode line separators) have no place in a name or a console line. */
-const CONTROLS = /[\p{Cc}\u2028\u2029]/u;
+/** Control characters and line separators: free text typed by people and shown in a game's chat or console. */
+export const CONTROLS = /[\p{Cc}\u2028\u2029]/u;
 
 /** The runtime's own spelling of a zone ("utc" → "UTC"), so the page finds it in its list. */
 export function canonicalTimeZone(zone: string): string {

@@ -10,9 +10,13 @@
  * pvp). It does not depend on the agent: an agent restart leaves it running.
  */
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { motdComponent } from '@spawnpoint/contracts';
 import { installPlayerRules } from './flying-squid-players.ts';
 import { launcherSettingsSchema } from './launcher-settings.ts';
+import { builtinPluginCode } from './plugins/index.ts';
+import type { SquidPlugin } from './plugins/squid.ts';
 
 interface SquidPlayer {
   username: string;
@@ -35,11 +39,14 @@ interface SquidServer {
   commands: { add(command: { base: string; info: string; usage: string; op?: boolean; action: (params: string) => unknown }): void };
   info(message: string): void;
   on(event: string, fn: (...args: never[]) => void): void;
+  /** flying-squid's external plugins: runs the plugin's `server` at once and its `player` for each player. */
+  addPlugin(name: string, plugin: SquidPlugin, settings: unknown): void;
 }
 interface LoginClient {
   username: string;
   uuid: string;
   end(reason: string): void;
+  write(name: string, params: Record<string, unknown>): void;
   /** Set when the login was refused before the game saw the player. */
   spawnpointRefused?: boolean;
 }
@@ -98,11 +105,42 @@ let refusal: ((client: LoginClient) => string | null) | null = null;
 const serv = createMCServer(options);
 refusal = installPlayerRules(serv, { whitelistEnabled: settings.whiteList, pvp: settings.pvp });
 
+// Plugins: the first-party ones (code of the node's install, settings checked by the agent), then the
+// owner's own files from plugins/, which the agent passes only when this process runs in the cage. An
+// owner's plugin that fails to load is said in the console; the game runs on without it.
+for (const plugin of settings.plugins) {
+  const make = builtinPluginCode[plugin.id];
+  if (!make) continue;
+  serv.addPlugin(plugin.id, make(plugin.settings as never), plugin.settings);
+  serv.info(`Plugin ${plugin.id} loaded.`);
+}
+const pluginsLoaded = (async () => {
+  for (const file of settings.uploadedPlugins) {
+    try {
+      const loaded = (await import(pathToFileURL(path.resolve('plugins', file)).href)) as SquidPlugin & { default?: SquidPlugin };
+      const plugin = loaded.default && typeof loaded.default === 'object' ? loaded.default : loaded;
+      if (typeof plugin.server !== 'function' && typeof plugin.player !== 'function')
+        throw new Error('it exports neither a server nor a player function');
+      serv.addPlugin(file, { server: plugin.server, player: plugin.player }, {});
+      serv.info(`Your plugin ${file} loaded.`);
+    } catch (err) {
+      serv.info(`Your plugin ${file} could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+})();
+
 // flying-squid does not enforce max-players: refuse the login before its own handlers run.
 const loginHandlers = serv._server.listeners('login');
 serv._server.removeAllListeners('login');
 serv._server.on('login', (client) => {
   if (client.spawnpointRefused) return;
+  // From 1.21.2 the game's entity_teleport also carries a velocity and relative flags, which flying-squid
+  // leaves out: the packet then fails to encode and the connection of every player who sees someone
+  // teleport stops receiving anything. The missing fields are added (no motion, absolute position); older
+  // versions' packets ignore them.
+  const write = client.write.bind(client);
+  client.write = (name, params) =>
+    write(name, name === 'entity_teleport' ? { dx: 0, dy: 0, dz: 0, flags: { _value: 0 }, ...params } : params);
   if (serv._server.playerCount > maxPlayers) {
     client.end('The server is full.');
     return;
@@ -166,7 +204,7 @@ serv.on('newPlayer' as string, (player: SquidPlayer) => {
 });
 
 // The agent's ready signal (flyingSquidRuntime.readyPattern).
-serv.on('ready' as string, () => serv.info('Done! The server is ready for players.'));
+serv.on('ready' as string, () => void pluginsLoaded.then(() => serv.info('Done! The server is ready for players.')));
 
 process.on('SIGTERM', () => void gracefulStop());
 process.on('SIGINT', () => void gracefulStop());

@@ -22,14 +22,23 @@ export const flyingSquidRuntime: Runtime = {
 
   writtenFolders: (settings) => {
     const world = settings.levelName.split('/');
-    return [[], world, [...world, 'region'], [...world, 'playerdata'], ['logs']];
+    // plugins/: the first-party plugins keep their data there (homes, the spawn).
+    return [[], world, [...world, 'region'], [...world, 'playerdata'], ['logs'], ['plugins'], ['plugins', 'homes'], ['plugins', 'spawn']];
   },
 
   async plan({ dir, spec, bindHost, settings }) {
     const settingsJson = JSON.stringify(
       launcherSettings(
         settings.properties,
-        { port: spec.port, host: bindHost, version: spec.version, worldFolder: settings.levelName, favicon: settings.favicon },
+        {
+          port: spec.port,
+          host: bindHost,
+          version: spec.version,
+          worldFolder: settings.levelName,
+          favicon: settings.favicon,
+          plugins: settings.plugins.builtin,
+          uploadedPlugins: settings.plugins.uploaded,
+        },
         effectiveMaxPlayers(settings.properties, spec.maxPlayers),
       ),
     );

@@ -1,5 +1,6 @@
 import { faviconOf, SERVER_ICON_FILE, SERVER_ICON_MAX_BYTES, serverIconProblem } from '@spawnpoint/contracts';
 import { parseProperties, type Properties } from '../properties.ts';
+import { launchPlugins, PluginRecordError, type LaunchPlugins } from '../plugin-record.ts';
 import { pathParts, SandboxError, type Sandbox } from '../sandbox.ts';
 
 /** What a game reads from its folder, read by the agent through the sandbox and checked before a start. */
@@ -9,6 +10,8 @@ export interface GameSettings {
   levelName: string;
   /** server-icon.png as a status answer's favicon, when there is one that passes `serverIconProblem`. */
   favicon: string | null;
+  /** The plugins the game loads, from the server's plugin record. */
+  plugins: LaunchPlugins;
 }
 
 /**
@@ -28,7 +31,7 @@ export class LaunchRefused extends Error {}
  * a folder inside the server folder (no `..`, not absolute), reached without a link. A tenant can write
  * any byte of that file with the file editor, so the typed form is not the only way in.
  */
-export async function readGameSettings(sandbox: Sandbox): Promise<GameSettings> {
+export async function readGameSettings(sandbox: Sandbox, options: { caged: boolean }): Promise<GameSettings> {
   let text: string | null;
   try {
     text = await sandbox.readTextIfExists('server.properties');
@@ -51,7 +54,14 @@ export async function readGameSettings(sandbox: Sandbox): Promise<GameSettings> 
   }
   await refuseLinks(sandbox, parts, `level-name=${raw}`);
   const icon = await readServerIcon(sandbox).catch(() => null);
-  return { properties, levelName: parts.join('/'), favicon: icon && serverIconProblem(icon) === null ? faviconOf(icon) : null };
+  let plugins: LaunchPlugins;
+  try {
+    plugins = await launchPlugins(sandbox, options.caged);
+  } catch (err) {
+    if (err instanceof PluginRecordError) throw new LaunchRefused(err.message);
+    throw err;
+  }
+  return { properties, levelName: parts.join('/'), favicon: icon && serverIconProblem(icon) === null ? faviconOf(icon) : null, plugins };
 }
 
 /**

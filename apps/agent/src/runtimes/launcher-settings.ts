@@ -1,4 +1,4 @@
-import { faviconSchema } from '@spawnpoint/contracts';
+import { faviconSchema, uploadedPluginName } from '@spawnpoint/contracts';
 import { z } from 'zod';
 
 /**
@@ -30,6 +30,10 @@ export const launcherSettingsSchema = z.object({
   pvp: z.boolean(),
   /** server-icon.png as a data URL, read and checked by the agent; null: the client's default icon. */
   favicon: faviconSchema.nullable(),
+  /** Enabled first-party plugins, their settings checked by the agent against the catalogue's schema. */
+  plugins: z.array(z.object({ id: z.string(), settings: z.record(z.string(), z.unknown()) })),
+  /** The owner's own plugin files in `plugins/`, only when the game runs in the cage. */
+  uploadedPlugins: z.array(uploadedPluginName),
 });
 export type LauncherSettings = z.infer<typeof launcherSettingsSchema>;
 
@@ -39,7 +43,7 @@ const difficulties: Record<string, number> = { peaceful: 0, easy: 1, normal: 2, 
 /** Maps server.properties onto flying-squid's options (it has no properties file of its own). */
 export function launcherSettings(
   props: Map<string, string>,
-  base: { port: number; host: string; version: string; worldFolder: string; favicon: string | null },
+  base: Pick<LauncherSettings, 'port' | 'host' | 'version' | 'worldFolder' | 'favicon' | 'plugins' | 'uploadedPlugins'>,
   maxPlayers: number,
 ): LauncherSettings {
   const num = (key: string, fallback: number) => {

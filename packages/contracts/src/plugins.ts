@@ -1,0 +1,337 @@
+/**
+ * Plugins of a server (issue 15): the first-party catalogue of the built-in runtime, the record of what a
+ * server has installed (kept in its own folder, so a backup and its restore carry plugins and their record
+ * together), and the API's requests. One module for the API, the agent, the game's launcher and the page.
+ */
+import { z } from 'zod';
+import { CONTROLS } from './schedules.ts';
+
+/** The record of a server's plugins, inside its folder: read and checked by the agent before every start. */
+export const PLUGINS_FOLDER = 'plugins';
+export const PLUGIN_RECORD_FILE = 'plugins/spawnpoint-plugins.json';
+/** A plugin file of the owner's own (JavaScript for the built-in runtime) is at most this large. */
+export const PLUGIN_UPLOAD_MAX_BYTES = 512 * 1024;
+/** Plugins one server may have installed. */
+export const PLUGINS_MAX = 40;
+
+/** What a setting of a first-party plugin is, so the page can draw a field and the agent check a value. */
+export type PluginSettingField =
+  | { key: string; label: string; help: string; kind: 'text'; default: string; maxLength: number }
+  | { key: string; label: string; help: string; kind: 'lines'; default: string[]; maxItems: number; maxLength: number }
+  | { key: string; label: string; help: string; kind: 'number'; default: number; min: number; max: number; unit: string }
+  | { key: string; label: string; help: string; kind: 'boolean'; default: boolean };
+
+export interface BuiltinPlugin {
+  id: string;
+  name: string;
+  summary: string;
+  version: string;
+  /** Minecraft versions of the built-in runtime it works with. */
+  versions: string[];
+  /** What players type, for the catalogue card. */
+  commands: { usage: string; info: string }[];
+  settings: PluginSettingField[];
+}
+
+// Every version of the built-in runtime: the first-party plugins use only what flying-squid offers on all.
+const allBuiltinVersions = ['1.21.4', '1.21.3', '1.21.1', '1.20.5', '1.20.4', '1.19.4', '1.18.2', '1.17.1', '1.16.5', '1.12.2', '1.8.8'];
+
+/** Plugins written here for the built-in runtime; their code ships with the node (apps/agent/src/plugins). */
+export const builtinPlugins: BuiltinPlugin[] = [
+  {
+    id: 'welcome',
+    name: 'Welcome message',
+    summary: 'Greets every player who joins, and tells everybody else who arrived.',
+    version: '1.0.0',
+    versions: allBuiltinVersions,
+    commands: [],
+    settings: [
+      {
+        key: 'message',
+        label: 'Message to the player',
+        help: '{player} becomes the name. & codes colour it.',
+        kind: 'text',
+        default: '&eWelcome to the server, {player}!',
+        maxLength: 200,
+      },
+      {
+        key: 'announce',
+        label: 'Message to everybody else',
+        help: 'Leave empty to say nothing.',
+        kind: 'text',
+        default: '&7{player} arrived.',
+        maxLength: 200,
+      },
+    ],
+  },
+  {
+    id: 'homes',
+    name: 'Homes',
+    summary: 'Players save places with /sethome and go back with /home.',
+    version: '1.0.0',
+    versions: allBuiltinVersions,
+    commands: [
+      { usage: '/sethome [name]', info: 'Save where you stand' },
+      { usage: '/home [name]', info: 'Go back to a saved home' },
+      { usage: '/homes', info: 'List your homes' },
+      { usage: '/delhome <name>', info: 'Forget a home' },
+    ],
+    settings: [{ key: 'maxHomes', label: 'Homes per player', help: '', kind: 'number', default: 3, min: 1, max: 20, unit: '' }],
+  },
+  {
+    id: 'tpa',
+    name: 'Teleport requests',
+    summary: 'Ask to teleport to another player with /tpa; they accept or deny.',
+    version: '1.0.0',
+    versions: allBuiltinVersions,
+    commands: [
+      { usage: '/tpa <player>', info: 'Ask to teleport to a player' },
+      { usage: '/tpaccept', info: 'Let the player who asked come to you' },
+      { usage: '/tpdeny', info: 'Refuse the request' },
+    ],
+    settings: [
+      {
+        key: 'timeoutSeconds',
+        label: 'A request expires after',
+        help: '',
+        kind: 'number',
+        default: 60,
+        min: 10,
+        max: 600,
+        unit: 'seconds',
+      },
+    ],
+  },
+  {
+    id: 'kits',
+    name: 'Kits',
+    summary: 'Players take a ready-made set of items with /kit, once per cooldown.',
+    version: '1.0.0',
+    versions: allBuiltinVersions,
+    commands: [
+      { usage: '/kit', info: 'List the kits' },
+      { usage: '/kit <name>', info: 'Take a kit' },
+    ],
+    settings: [
+      {
+        key: 'kits',
+        label: 'Kits',
+        help: 'One kit per line: a name, a colon, then items with counts, for example "starter: stone_sword 1, bread 8".',
+        kind: 'lines',
+        default: ['starter: stone_sword 1, stone_pickaxe 1, bread 8', 'builder: oak_planks 64, torch 16'],
+        maxItems: 20,
+        maxLength: 300,
+      },
+      {
+        key: 'cooldownMinutes',
+        label: 'Time between two kits',
+        help: '0 lets players take a kit at any time.',
+        kind: 'number',
+        default: 60,
+        min: 0,
+        max: 10080,
+        unit: 'minutes',
+      },
+    ],
+  },
+  {
+    id: 'broadcasts',
+    name: 'Timed broadcasts',
+    summary: 'Says your messages in chat in turn, every few minutes.',
+    version: '1.0.0',
+    versions: allBuiltinVersions,
+    commands: [],
+    settings: [
+      {
+        key: 'messages',
+        label: 'Messages',
+        help: 'One message per line, said in turn. & codes colour them.',
+        kind: 'lines',
+        default: ['&6Tip: &finvite friends from the dashboard.', '&6Tip: &fbe kind to each other.'],
+        maxItems: 20,
+        maxLength: 200,
+      },
+      { key: 'intervalSeconds', label: 'Every', help: '', kind: 'number', default: 300, min: 10, max: 86400, unit: 'seconds' },
+    ],
+  },
+  {
+    id: 'spawn',
+    name: 'Spawn',
+    summary: 'Players return to the world spawn with /spawn; an operator moves it with /setspawn.',
+    version: '1.0.0',
+    versions: allBuiltinVersions,
+    commands: [
+      { usage: '/spawn', info: 'Go to the world spawn' },
+      { usage: '/setspawn', info: 'Operators: make where you stand the spawn' },
+    ],
+    settings: [],
+  },
+];
+
+export const builtinPluginIds = builtinPlugins.map((p) => p.id);
+export function builtinPlugin(id: string): BuiltinPlugin | undefined {
+  return builtinPlugins.find((p) => p.id === id);
+}
+
+// Settings are typed by people and read by the game: no control characters (a line break would end a chat
+// line, an escape would reach the console).
+const noControl = (s: string) => !CONTROLS.test(s);
+
+function fieldSchema(field: PluginSettingField): z.ZodType {
+  switch (field.kind) {
+    case 'text':
+      return z
+        .string()
+        .max(field.maxLength, `At most ${field.maxLength} characters.`)
+        .refine(noControl, 'Line breaks and control characters are not allowed.');
+    case 'lines':
+      return z
+        .array(
+          z
+            .string()
+            .max(field.maxLength, `At most ${field.maxLength} characters a line.`)
+            .refine(noControl, 'Control characters are not allowed.'),
+        )
+        .max(field.maxItems, `At most ${field.maxItems} lines.`);
+    case 'number':
+      return z
+        .number({ error: 'Enter a whole number.' })
+        .int('Enter a whole number.')
+        .min(field.min, `At least ${field.min}.`)
+        .max(field.max, `At most ${field.max}.`);
+    case 'boolean':
+      return z.boolean();
+  }
+}
+
+/**
+ * The settings of a first-party plugin, checked field by field; a missing field takes its default, an
+ * unknown one is dropped (a plugin's newer version may have removed it).
+ */
+export function pluginSettingsSchema(plugin: BuiltinPlugin) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const field of plugin.settings) shape[field.key] = fieldSchema(field).default(field.default as never);
+  return z.object(shape).strip();
+}
+export function defaultPluginSettings(plugin: BuiltinPlugin): Record<string, unknown> {
+  return Object.fromEntries(plugin.settings.map((f) => [f.key, f.default]));
+}
+
+/** A kit line: `name: item count, item count`. Items are checked against the game's list when it starts. */
+export interface KitDefinition {
+  name: string;
+  items: { item: string; count: number }[];
+}
+export function parseKitLine(line: string): KitDefinition | string {
+  const match = /^\s*([a-z0-9_-]{1,32})\s*:\s*(.+)$/i.exec(line);
+  if (!match) return `"${line}" is not "name: item count, item count".`;
+  const items: KitDefinition['items'] = [];
+  for (const part of match[2]!.split(',')) {
+    const item = /^\s*(?:minecraft:)?([a-z0-9_]{1,64})(?:\s+(\d{1,3}))?\s*$/i.exec(part);
+    if (!item) return `"${part.trim()}" in kit ${match[1]} is not "item count" (for example "bread 8").`;
+    const count = item[2] === undefined ? 1 : Number(item[2]);
+    if (count < 1 || count > 64) return `${item[1]} in kit ${match[1]}: a count is 1 to 64.`;
+    items.push({ item: item[1]!.toLowerCase(), count });
+  }
+  return { name: match[1]!.toLowerCase(), items };
+}
+
+/** Extra checks a plugin's settings need beyond their fields' (kit lines must parse). */
+export function pluginSettingsProblem(id: string, settings: Record<string, unknown>): { key: string; message: string } | null {
+  if (id === 'kits') {
+    const names = new Set<string>();
+    for (const line of (settings.kits as string[] | undefined) ?? []) {
+      if (line.trim() === '') continue;
+      const kit = parseKitLine(line);
+      if (typeof kit === 'string') return { key: 'kits', message: kit };
+      if (names.has(kit.name)) return { key: 'kits', message: `Two kits are called ${kit.name}.` };
+      names.add(kit.name);
+    }
+  }
+  return null;
+}
+
+export const pluginSource = z.enum(['builtin', 'upload']);
+export type PluginSource = z.infer<typeof pluginSource>;
+
+/** A file of the owner's own in `plugins/`: a plain name, never a path. */
+export const uploadedPluginName = z
+  .string()
+  .min(4)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\.js$/, 'A plugin file is a .js file with letters, digits, dots, dashes or underscores in its name.');
+
+export const installedPlugin = z.object({
+  /** The catalogue id of a first-party plugin, or the file name of an uploaded one. */
+  id: z.string().min(1).max(64),
+  source: pluginSource,
+  name: z.string().min(1).max(100),
+  version: z.string().max(40),
+  enabled: z.boolean(),
+  /** Uploaded plugins: the file in `plugins/` and its SHA-256 when it was uploaded. */
+  file: uploadedPluginName.nullable(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+  settings: z.record(z.string(), z.unknown()),
+  installedAt: z.string(),
+});
+export type InstalledPlugin = z.infer<typeof installedPlugin>;
+
+export const pluginRecord = z.object({
+  plugins: z.array(installedPlugin).max(PLUGINS_MAX),
+  /** When the record last changed: a running server started before it needs a restart to apply it. */
+  changedAt: z.string(),
+});
+export type PluginRecord = z.infer<typeof pluginRecord>;
+
+/** What the agent answers for a server's plugins. */
+export const agentPluginsResult = z.object({
+  plugins: z.array(installedPlugin),
+  /** The game runs with other plugins than the record says: a restart applies the change. */
+  restartNeeded: z.boolean(),
+  /** Whether this node runs the owner's own plugin code (only inside the cage). */
+  uploadsAllowed: z.boolean(),
+});
+export type AgentPluginsResult = z.infer<typeof agentPluginsResult>;
+
+const pluginId = z.string().min(1).max(64);
+export const pluginChangeRequest = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('install'), id: pluginId }),
+  z.object({ action: z.literal('enable'), id: pluginId }),
+  z.object({ action: z.literal('disable'), id: pluginId }),
+  z.object({ action: z.literal('remove'), id: pluginId }),
+  z.object({ action: z.literal('settings'), id: pluginId, settings: z.record(z.string(), z.unknown()) }),
+]);
+export type PluginChangeRequest = z.infer<typeof pluginChangeRequest>;
+
+export const pluginUploadRequest = z.object({
+  fileName: uploadedPluginName,
+  /** The file, base64. */
+  content: z
+    .string()
+    .max(Math.ceil((PLUGIN_UPLOAD_MAX_BYTES * 4) / 3) + 4, `A plugin file is at most ${PLUGIN_UPLOAD_MAX_BYTES / 1024} KiB.`),
+});
+export type PluginUploadRequest = z.infer<typeof pluginUploadRequest>;
+
+/** A catalogue entry as the page shows it, with whether the server has it. */
+export const catalogueEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  summary: z.string(),
+  version: z.string(),
+  commands: z.array(z.object({ usage: z.string(), info: z.string() })),
+  /** Works with the server's software and version. */
+  compatible: z.boolean(),
+  installed: z.boolean(),
+});
+
+export const serverPluginsResult = agentPluginsResult.extend({
+  /** The first-party catalogue, filtered by `q` when given. */
+  catalogue: z.array(catalogueEntry),
+  /** Whether the server's software runs the first-party plugins (the built-in runtime does). */
+  catalogueAvailable: z.boolean(),
+});
+export type ServerPluginsResult = z.infer<typeof serverPluginsResult>;
+export const pluginsQuery = z.object({ q: z.string().max(100).optional() });
