@@ -27,6 +27,7 @@ import { twoFactorRoutes } from './routes/two-factor.ts';
 import { router } from './http/route.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { appearanceRoutes } from './routes/appearance.ts';
+import { pluginRoutes } from './routes/plugins.ts';
 import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { BackupJobs } from './servers/backup-jobs.ts';
@@ -183,6 +184,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   operatorRoutes(route, ctx);
   fileRoutes(route, ctx);
   appearanceRoutes(route, ctx);
+  pluginRoutes(route, ctx);
   backupRoutes(route, ctx);
   scheduleRoutes(route, ctx);
   playerRoutes(route, ctx);

@@ -76,6 +76,7 @@ import {
   serverMembersResult,
 } from './members.ts';
 import { appearanceIconRequest, appearanceResult, appearanceUpdateRequest } from './motd.ts';
+import { pluginChangeRequest, pluginsQuery, pluginUploadRequest, serverPluginsResult } from './plugins.ts';
 import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
@@ -101,7 +102,7 @@ export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify style: `/v1/server/:serverId`. */
   path: string;
-  tag: 'Accounts' | 'Account security' | 'Servers' | 'Members' | 'Schedules' | 'Files' | 'Backups' | 'Public' | 'Operator';
+  tag: 'Accounts' | 'Account security' | 'Servers' | 'Members' | 'Schedules' | 'Plugins' | 'Files' | 'Backups' | 'Public' | 'Operator';
   summary: string;
   access: EndpointAccess;
   /** The permission key checked on the server named in the path (ARCHITECTURE §7) before the handler runs. */
@@ -467,6 +468,39 @@ export const endpoints = {
     access: 'session',
     permission: 'appearance.update',
     result: appearanceResult,
+  },
+  plugins: {
+    method: 'GET',
+    path: '/v1/server/:serverId/plugins',
+    params: serverIdParams,
+    query: pluginsQuery,
+    tag: 'Plugins',
+    summary: "The server's installed plugins, whether a restart applies a change, and the catalogue (searched with q)",
+    access: 'session',
+    permission: 'console.read',
+    result: serverPluginsResult,
+  },
+  pluginsChange: {
+    method: 'POST',
+    path: '/v1/server/:serverId/plugins',
+    params: serverIdParams,
+    tag: 'Plugins',
+    summary: 'Install, enable, disable, configure or remove a plugin (applies at the next start)',
+    access: 'session',
+    permission: 'plugins.manage',
+    body: pluginChangeRequest,
+    result: serverPluginsResult,
+  },
+  pluginUpload: {
+    method: 'POST',
+    path: '/v1/server/:serverId/plugins/upload',
+    params: serverIdParams,
+    tag: 'Plugins',
+    summary: 'Upload a plugin of your own: a .js file of at most 512 KiB, as base64 (built-in runtime, run in the cage)',
+    access: 'session',
+    permission: 'plugins.manage',
+    body: pluginUploadRequest,
+    result: serverPluginsResult,
   },
   serverDelete: {
     method: 'DELETE',

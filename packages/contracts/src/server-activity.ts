@@ -37,6 +37,12 @@ export const serverActivityActions = [
   'schedule.run',
   'schedule.failed',
   'server.eula',
+  'plugin.install',
+  'plugin.enable',
+  'plugin.disable',
+  'plugin.settings',
+  'plugin.remove',
+  'plugin.upload',
 ] as const;
 export type ServerActivityAction = (typeof serverActivityActions)[number];
 export const serverActivityAction = z.enum(serverActivityActions);
@@ -75,6 +81,12 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
   'schedule.run': 'A schedule ran',
   'schedule.failed': 'A schedule failed',
   'server.eula': 'Accepted the Minecraft EULA',
+  'plugin.install': 'Installed a plugin',
+  'plugin.enable': 'Turned a plugin on',
+  'plugin.disable': 'Turned a plugin off',
+  'plugin.settings': "Changed a plugin's settings",
+  'plugin.remove': 'Removed a plugin',
+  'plugin.upload': 'Uploaded a plugin',
 };
 
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */
