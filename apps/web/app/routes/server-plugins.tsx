@@ -1,0 +1,460 @@
+import {
+  builtinPlugin,
+  endpoints,
+  PLUGIN_UPLOAD_MAX_BYTES,
+  type InstalledPlugin,
+  type PluginChangeRequest,
+  type PluginSettingField,
+  type ServerPluginsResult,
+} from '@spawnpoint/contracts';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useParams } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { Field, FormError } from '../components/field.tsx';
+import { ServerShell } from '../components/server-shell.tsx';
+import { ApiFailure, call } from '../lib/api.ts';
+import { openDialog } from '../lib/dialogs.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { powerServer } from '../lib/servers.ts';
+import { notify } from '../lib/toasts.ts';
+import { useSending } from '../lib/use-sending.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () =>
+  pageMeta('servers-id-plugins', 'Install plugins on your Minecraft server: homes, teleport requests, kits and more.');
+
+const card = 'rounded-xl border border-slate-200 bg-white p-4 sm:p-6';
+
+export default function ServerPluginsPage() {
+  const { id = '' } = useParams();
+  return <PluginsPage key={id} id={id} />;
+}
+
+function PluginsPage({ id }: { id: string }) {
+  const load = useServer(id);
+  const ready = load.status === 'ready';
+  const mayManage = ready && load.server.permissions.includes('plugins.manage');
+  const mayRestart = ready && load.server.permissions.includes('power.stop');
+  const [data, setData] = useState<ServerPluginsResult | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  const [query, setQuery] = useState('');
+  const state = ready ? load.state : null;
+
+  const reload = useCallback(
+    async (q: string) => {
+      try {
+        setData(await call(endpoints.plugins, { params: { serverId: id }, query: q.trim() ? { q: q.trim() } : {} }, { background: true }));
+        setFailed(null);
+      } catch (failure) {
+        setFailed(failure instanceof ApiFailure ? failure.message : 'The plugins could not be loaded. Please reload the page.');
+      }
+    },
+    [id],
+  );
+
+  // Searched as the owner types, a moment after the last key; and again when the server's state changes
+  // (a restart applies the changes, so "restart needed" goes away).
+  useEffect(() => {
+    if (!ready) return;
+    const timer = setTimeout(() => void reload(query), query ? 250 : 0);
+    return () => clearTimeout(timer);
+  }, [ready, query, state, reload]);
+
+  const change = async (request: PluginChangeRequest, done: string) => {
+    const result = await call(endpoints.pluginsChange, { params: { serverId: id }, body: request });
+    setData({ ...result, catalogue: data?.catalogue.map((c) => ({ ...c, installed: result.plugins.some((p) => p.id === c.id) })) ?? [] });
+    notify(
+      'success',
+      done,
+      state === 'online' || state === 'starting' ? 'Restart the server to apply it.' : 'It applies when the server starts.',
+    );
+  };
+
+  return (
+    <ServerShell serverId={id} load={load}>
+      <div className="grid max-w-3xl gap-6">
+        {data?.restartNeeded ? (
+          <div
+            className="flex flex-wrap items-center justify-between gap-3 rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm"
+            role="status"
+          >
+            <span className="text-amber-900">Your plugin changes apply when the server restarts.</span>
+            {mayRestart ? (
+              <Button
+                onClick={() =>
+                  void powerServer(id, 'restart')
+                    .then(() => notify('success', 'Restarting', 'The plugins load as the server starts.'))
+                    .catch(() => undefined)
+                }
+              >
+                Restart now
+              </Button>
+            ) : null}
+          </div>
+        ) : null}
+        {failed ? (
+          <p className={`${card} text-sm text-red-700`} role="alert">
+            {failed}
+          </p>
+        ) : null}
+        <section aria-labelledby="installed-heading" className={card}>
+          <h2 id="installed-heading" className="text-lg font-semibold">
+            Installed
+          </h2>
+          {!data ? (
+            <p className="mt-3 text-sm text-slate-600" role="status">
+              Loading plugins…
+            </p>
+          ) : data.plugins.length === 0 ? (
+            <p className="mt-3 rounded-lg bg-slate-50 p-4 text-sm text-slate-600" data-testid="plugins-empty">
+              No plugins yet.{' '}
+              {data.catalogueAvailable ? 'Install one from the catalogue below: homes and teleport requests are the favourites.' : ''}
+            </p>
+          ) : (
+            <ul className="mt-3 divide-y divide-slate-100" data-testid="installed-plugins">
+              {data.plugins.map((p) => (
+                <InstalledRow key={p.id} plugin={p} mayManage={mayManage} change={change} />
+              ))}
+            </ul>
+          )}
+        </section>
+
+        {data && !data.catalogueAvailable ? (
+          <p className={`${card} text-sm text-slate-600`}>
+            The catalogue holds plugins for the built-in runtime. For this server&apos;s software, put plugin files in the{' '}
+            <code>plugins</code> folder with the file manager.
+          </p>
+        ) : (
+          <section aria-labelledby="catalogue-heading" className={card}>
+            <h2 id="catalogue-heading" className="text-lg font-semibold">
+              Catalogue
+            </h2>
+            <p className="mt-1 text-sm text-slate-600">Written and kept up to date by Spawnpoint, for this server&apos;s software.</p>
+            <div className="mt-3">
+              <Field
+                id="plugin-search"
+                label="Search plugins"
+                type="search"
+                placeholder="homes, teleport, kit…"
+                value={query}
+                onChange={(e) => setQuery(e.target.value)}
+              />
+            </div>
+            {data && data.catalogue.length === 0 ? (
+              <p className="mt-3 rounded-lg bg-slate-50 p-4 text-sm text-slate-600">No plugin matches “{query}”.</p>
+            ) : null}
+            <ul className="mt-3 grid gap-3 sm:grid-cols-2" data-testid="catalogue">
+              {data?.catalogue.map((entry) => (
+                <li
+                  key={entry.id}
+                  className="flex flex-col gap-2 rounded-lg border border-slate-200 p-3 text-sm"
+                  data-testid="catalogue-entry"
+                >
+                  <div className="flex items-start gap-3">
+                    <span
+                      aria-hidden
+                      className="grid h-10 w-10 shrink-0 place-items-center rounded-lg bg-brand-600/10 text-lg font-bold text-brand-700"
+                    >
+                      {entry.name.charAt(0)}
+                    </span>
+                    <div className="min-w-0">
+                      <h3 className="font-medium text-slate-900">{entry.name}</h3>
+                      <p className="text-xs text-slate-500">
+                        Version {entry.version} · Minecraft {versionsOf(entry.id)}
+                      </p>
+                    </div>
+                  </div>
+                  <p className="text-slate-700">{entry.summary}</p>
+                  {entry.commands.length ? (
+                    <ul className="text-xs text-slate-600">
+                      {entry.commands.map((c) => (
+                        <li key={c.usage}>
+                          <code className="text-slate-800">{c.usage}</code> — {c.info}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : null}
+                  <div className="mt-auto pt-1">
+                    {entry.installed ? (
+                      <span className="text-emerald-700">Installed</span>
+                    ) : !entry.compatible ? (
+                      <span className="text-slate-500">Not for this server&apos;s version</span>
+                    ) : mayManage ? (
+                      <InstallButton
+                        name={entry.name}
+                        onInstall={() => change({ action: 'install', id: entry.id }, `${entry.name} installed`)}
+                      />
+                    ) : null}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+
+        {data?.catalogueAvailable && mayManage ? <UploadPlugin serverId={id} allowed={data.uploadsAllowed} onDone={setData} /> : null}
+      </div>
+    </ServerShell>
+  );
+}
+
+function versionsOf(id: string): string {
+  const versions = builtinPlugin(id)?.versions ?? [];
+  return versions.length > 1 ? `${versions.at(-1)}–${versions[0]}` : (versions[0] ?? '');
+}
+
+function InstallButton({ name, onInstall }: { name: string; onInstall: () => Promise<void> }) {
+  const { sending, send } = useSending();
+  return (
+    <Button onClick={() => void send(onInstall).catch(() => undefined)} busy={sending} aria-label={`Install ${name}`}>
+      Install
+    </Button>
+  );
+}
+
+function InstalledRow({
+  plugin: p,
+  mayManage,
+  change,
+}: {
+  plugin: InstalledPlugin;
+  mayManage: boolean;
+  change: (request: PluginChangeRequest, done: string) => Promise<void>;
+}) {
+  const { sending, send } = useSending();
+  const [editing, setEditing] = useState(false);
+  const manifest = p.source === 'builtin' ? builtinPlugin(p.id) : undefined;
+  // A refusal is shown as a toast by the call.
+  const toggle = () =>
+    void send(() => change({ action: p.enabled ? 'disable' : 'enable', id: p.id }, `${p.name} turned ${p.enabled ? 'off' : 'on'}`)).catch(
+      () => undefined,
+    );
+  const remove = () =>
+    openDialog('confirm', {
+      title: `Remove ${p.name}?`,
+      message:
+        p.source === 'upload'
+          ? `plugins/${p.file} is deleted.`
+          : 'Its settings are forgotten; what players saved with it stays in the plugins folder.',
+      confirmLabel: 'Remove',
+      danger: true,
+      onConfirm: () => change({ action: 'remove', id: p.id }, `${p.name} removed`),
+    });
+  return (
+    <li className="grid gap-2 py-3 text-sm" data-testid="installed-plugin">
+      <div className="flex flex-wrap items-baseline justify-between gap-x-3">
+        <span className="min-w-0 font-medium break-words text-slate-900">{p.name}</span>
+        <span className="text-xs text-slate-500">
+          {p.source === 'upload' ? `Your file · SHA-256 ${p.sha256?.slice(0, 12)}…` : `Version ${p.version}`}
+        </span>
+      </div>
+      <span className={p.enabled ? 'text-emerald-700' : 'text-slate-500'}>{p.enabled ? 'On' : 'Off'}</span>
+      {mayManage ? (
+        <div className="flex flex-wrap gap-2">
+          <Button variant="secondary" onClick={toggle} disabled={sending} aria-label={`${p.enabled ? 'Turn off' : 'Turn on'} ${p.name}`}>
+            {p.enabled ? 'Turn off' : 'Turn on'}
+          </Button>
+          {manifest && manifest.settings.length ? (
+            <Button variant="secondary" onClick={() => setEditing((e) => !e)} aria-expanded={editing} aria-label={`Settings of ${p.name}`}>
+              Settings
+            </Button>
+          ) : null}
+          <Button variant="danger" onClick={remove} aria-label={`Remove ${p.name}`}>
+            Remove
+          </Button>
+        </div>
+      ) : null}
+      {editing && manifest ? (
+        <SettingsForm
+          plugin={p}
+          fields={manifest.settings}
+          onSave={async (settings) => {
+            await change({ action: 'settings', id: p.id, settings }, `${p.name} settings saved`);
+            setEditing(false);
+          }}
+        />
+      ) : null}
+    </li>
+  );
+}
+
+function SettingsForm({
+  plugin,
+  fields,
+  onSave,
+}: {
+  plugin: InstalledPlugin;
+  fields: PluginSettingField[];
+  onSave: (settings: Record<string, unknown>) => Promise<void>;
+}) {
+  const [values, setValues] = useState<Record<string, unknown>>(() =>
+    Object.fromEntries(fields.map((f) => [f.key, plugin.settings[f.key] ?? f.default])),
+  );
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string>();
+  const { sending, send } = useSending();
+  const set = (key: string, value: unknown) => setValues((v) => ({ ...v, [key]: value }));
+  const idOf = (key: string) => `plugin-${plugin.id}-${key}`;
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    void send(async () => {
+      setErrors({});
+      setFormError(undefined);
+      try {
+        await onSave(values);
+      } catch (failure) {
+        if (!(failure instanceof ApiFailure)) return;
+        const byKey = Object.fromEntries(Object.entries(failure.fields).map(([k, m]) => [k.replace(/^settings\./, ''), m]));
+        setErrors(byKey);
+        if (Object.keys(byKey).length === 0) setFormError(failure.message);
+      }
+    });
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="grid gap-3 rounded-lg bg-slate-50 p-3" aria-label={`Settings of ${plugin.name}`}>
+      {fields.map((f) => {
+        const id = idOf(f.key);
+        const hint = f.help ? <p className="mt-1 text-xs text-slate-500">{f.help}</p> : null;
+        switch (f.kind) {
+          case 'text':
+            return (
+              <div key={f.key}>
+                <Field
+                  id={id}
+                  label={f.label}
+                  maxLength={f.maxLength}
+                  value={String(values[f.key] ?? '')}
+                  onChange={(e) => set(f.key, e.target.value)}
+                  error={errors[f.key]}
+                />
+                {hint}
+              </div>
+            );
+          case 'number':
+            return (
+              <div key={f.key}>
+                <Field
+                  id={id}
+                  label={f.unit ? `${f.label} (${f.unit})` : f.label}
+                  type="number"
+                  min={f.min}
+                  max={f.max}
+                  value={String(values[f.key] ?? '')}
+                  onChange={(e) => set(f.key, e.target.value === '' ? '' : Number(e.target.value))}
+                  error={errors[f.key]}
+                />
+                {hint}
+              </div>
+            );
+          case 'boolean':
+            return (
+              <label key={f.key} className="flex items-start gap-2 text-sm">
+                <input type="checkbox" className="mt-1" checked={values[f.key] === true} onChange={(e) => set(f.key, e.target.checked)} />
+                <span>{f.label}</span>
+              </label>
+            );
+          case 'lines':
+            return (
+              <div key={f.key}>
+                <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+                  {f.label}
+                </label>
+                <textarea
+                  id={id}
+                  rows={4}
+                  className={`mt-1 block w-full rounded-md border px-3 py-2 font-mono text-xs text-slate-900 ${errors[f.key] ? 'border-red-500' : 'border-slate-300'}`}
+                  value={((values[f.key] as string[] | undefined) ?? []).join('\n')}
+                  onChange={(e) => set(f.key, e.target.value.split('\n'))}
+                />
+                {errors[f.key] ? (
+                  <p role="alert" className="mt-1 text-sm text-red-600">
+                    {errors[f.key]}
+                  </p>
+                ) : null}
+                {hint}
+              </div>
+            );
+        }
+      })}
+      <FormError message={formError} />
+      <div>
+        <Button type="submit" busy={sending}>
+          Save settings
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function UploadPlugin({
+  serverId,
+  allowed,
+  onDone,
+}: {
+  serverId: string;
+  allowed: boolean;
+  onDone: (result: ServerPluginsResult) => void;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  const [error, setError] = useState<string>();
+  const { sending, send } = useSending();
+
+  const upload = (file: File) =>
+    void send(async () => {
+      setError(undefined);
+      // Said before sending anything: the API would refuse it for the same reasons.
+      if (!file.name.endsWith('.js')) return setError('A plugin of your own is a .js file.');
+      if (file.size > PLUGIN_UPLOAD_MAX_BYTES) return setError(`${file.name} is larger than ${PLUGIN_UPLOAD_MAX_BYTES / 1024} KiB.`);
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      let binary = '';
+      for (const byte of bytes) binary += String.fromCharCode(byte);
+      try {
+        onDone(await call(endpoints.pluginUpload, { params: { serverId }, body: { fileName: file.name, content: btoa(binary) } }));
+        notify('success', `${file.name} uploaded`, 'It loads when the server starts.');
+      } catch (failure) {
+        if (failure instanceof ApiFailure) setError(Object.values(failure.fields)[0] ?? failure.message);
+      } finally {
+        if (input.current) input.current.value = '';
+      }
+    });
+
+  return (
+    <section aria-labelledby="upload-heading" className={card}>
+      <h2 id="upload-heading" className="text-lg font-semibold">
+        Your own plugin
+      </h2>
+      {allowed ? (
+        <>
+          <p className="mt-1 text-sm text-slate-600">
+            A flying-squid plugin: a <code>.js</code> file exporting <code>server</code> and/or <code>player</code> functions, at most{' '}
+            {PLUGIN_UPLOAD_MAX_BYTES / 1024} KiB. It runs inside your server&apos;s own sandbox, never beside other servers.
+          </p>
+          <label htmlFor="plugin-file" className="mt-3 block text-sm font-medium text-slate-700">
+            Plugin file
+          </label>
+          <input
+            ref={input}
+            id="plugin-file"
+            type="file"
+            accept=".js,text/javascript"
+            disabled={sending}
+            className="mt-1 block w-full text-sm"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) upload(file);
+            }}
+          />
+          <div className="mt-2">
+            <FormError message={error} />
+          </div>
+        </>
+      ) : (
+        <p className="mt-1 text-sm text-slate-600">
+          This node runs game servers without their sandbox, so it does not run plugin code of your own. The catalogue&apos;s plugins work.
+        </p>
+      )}
+    </section>
+  );
+}
