@@ -453,7 +453,8 @@ export const endpoints = {
     path: '/v1/server/:serverId/appearance/icon',
     params: serverIdParams,
     tag: 'Servers',
-    summary: 'Upload the server icon: a 64×64 PNG of at most 64 KiB, as base64 (applies at the next start)',
+    summary:
+      'Upload the server icon: a PNG, JPEG, GIF or WebP picture of at most 2 MiB, as base64, cut to a square and scaled to 64×64 (applies at the next start)',
     access: 'session',
     permission: 'appearance.update',
     body: appearanceIconRequest,

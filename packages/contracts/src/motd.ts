@@ -288,9 +288,14 @@ export type AppearanceResult = z.infer<typeof appearanceResult>;
 export const appearanceUpdateRequest = z.object({ motd: motdSchema });
 
 /** The icon travels as base64 in JSON; decoded it is checked by `serverIconProblem`. */
+/** A picture the owner uploads as the icon: scaled to 64×64 by the API when it is not already an icon. */
+export const SERVER_ICON_UPLOAD_MAX_BYTES = 2 * 1024 * 1024;
 export const appearanceIconRequest = z.object({
-  png: z
-    .string({ error: 'Choose a PNG image.' })
-    .max(Math.ceil(SERVER_ICON_MAX_BYTES / 3) * 4 + 4, `The icon may be at most ${SERVER_ICON_MAX_BYTES / 1024} KiB.`)
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The icon must be sent as base64.'),
+  image: z
+    .string({ error: 'Choose a picture.' })
+    .max(
+      Math.ceil(SERVER_ICON_UPLOAD_MAX_BYTES / 3) * 4 + 4,
+      `The picture may be at most ${SERVER_ICON_UPLOAD_MAX_BYTES / 1024 / 1024} MiB.`,
+    )
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The picture must be sent as base64.'),
 });

@@ -3,7 +3,8 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { agentEndpoints, faviconOf, SERVER_ICON_FILE } from '@spawnpoint/contracts';
+import { agentEndpoints, faviconOf, SERVER_ICON_FILE, serverIconProblem } from '@spawnpoint/contracts';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakePng } from '../../../../test-support/png.ts';
 import { until } from '../../../../test-support/until.ts';
@@ -60,15 +61,40 @@ describe('appearance', () => {
     const { cookie, id } = await ownerWithServer(t, 'icons');
     const icon = `/v1/server/${id}/appearance/icon`;
     const png = fakePng(64, 64);
-    expect((await send('PUT', icon, cookie, { png: png.toString('base64') })).json().result.icon).toBe(faviconOf(png));
+    expect((await send('PUT', icon, cookie, { image: png.toString('base64') })).json().result.icon).toBe(faviconOf(png));
     expect((await send('GET', `/v1/server/${id}/appearance`, cookie)).json().result.icon).toBe(faviconOf(png));
 
-    const big = (await send('PUT', icon, cookie, { png: fakePng(128, 64).toString('base64') })).json();
-    expect(big).toMatchObject({ status: 'INVALID_INPUT', message: 'The icon must be exactly 64×64 pixels; this one is 128×64.' });
-    const exe = (await send('PUT', icon, cookie, { png: Buffer.from('MZ\x90\x00this is a renamed program').toString('base64') })).json();
-    expect(exe).toMatchObject({ status: 'INVALID_INPUT', message: 'The icon must be a PNG image.' });
-    const huge = (await send('PUT', icon, cookie, { png: Buffer.alloc(70 * 1024).toString('base64') })).json();
+    // Any other picture is cut to a square and scaled to 64×64, then saved as PNG.
+    const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+      .jpeg()
+      .toBuffer();
+    const scaled = (await send('PUT', icon, cookie, { image: photo.toString('base64') })).json();
+    expect(scaled.status, scaled.message).toBe('SUCCESS');
+    const stored = Buffer.from((scaled.result.icon as string).replace(/^data:image\/png;base64,/, ''), 'base64');
+    expect(serverIconProblem(stored)).toBeNull();
+    const pixel = await sharp(stored).raw().toBuffer({ resolveWithObject: true });
+    expect([pixel.info.width, pixel.info.height]).toEqual([64, 64]);
+    expect([...pixel.data.subarray(0, 3)].map((c) => Math.round(c / 10))).toEqual([20, 4, 4]);
+
+    // Not pictures: a renamed program, an SVG (never rendered), a picture far too large to decode.
+    const exe = (await send('PUT', icon, cookie, { image: Buffer.from('MZ\x90\x00this is a renamed program').toString('base64') })).json();
+    expect(exe).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: { image: 'This is not a picture: choose a PNG, JPEG, GIF or WebP image.' },
+    });
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64"/></svg>');
+    expect((await send('PUT', icon, cookie, { image: svg.toString('base64') })).json()).toMatchObject({ status: 'INVALID_INPUT' });
+    const vast = await sharp({ create: { width: 5000, height: 10, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
+    expect((await send('PUT', icon, cookie, { image: vast.toString('base64') })).json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: 'The picture may be at most 4096×4096 pixels.',
+    });
+    const huge = (await send('PUT', icon, cookie, { image: Buffer.alloc(3 * 1024 * 1024).toString('base64') })).json();
     expect(huge.status).toBe('INVALID_INPUT');
+    // Back to the first icon, kept byte for byte.
+    expect((await send('PUT', icon, cookie, { image: png.toString('base64') })).json().result.icon).toBe(faviconOf(png));
     // The refused ones left the saved icon as it was.
     expect((await send('GET', `/v1/server/${id}/appearance`, cookie)).json().result.icon).toBe(faviconOf(png));
 
@@ -92,7 +118,7 @@ describe('appearance', () => {
       expect(table.get(name)?.icon).toBeNull();
 
       const png = fakePng(64, 64);
-      await send('PUT', `/v1/server/${id}/appearance/icon`, cookie, { png: png.toString('base64') });
+      await send('PUT', `/v1/server/${id}/appearance/icon`, cookie, { image: png.toString('base64') });
       await until(
         () => table.get(name)?.icon,
         (icon) => icon === faviconOf(png),

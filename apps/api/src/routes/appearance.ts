@@ -2,13 +2,14 @@ import {
   agentEndpoints,
   endpoints,
   SERVER_ICON_FILE,
-  serverIconProblem,
+  SERVER_ICON_UPLOAD_MAX_BYTES,
   toSectionCodes,
   type AppearanceResult,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import { serverIconFrom } from '../servers/icon-image.ts';
 import { readServerIcon } from '../servers/server-icon.ts';
 
 /**
@@ -46,9 +47,7 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.appearanceIcon,
     async ({ server, body }) => {
-      const bytes = Buffer.from(body.png, 'base64');
-      const problem = serverIconProblem(bytes);
-      if (problem) throw new ApiError('INVALID_INPUT', { png: problem }, problem);
+      const bytes = await serverIconFrom(Buffer.from(body.image, 'base64'));
       await nodes.send(
         server.nodeId,
         agentEndpoints.fileWrite,
@@ -57,7 +56,7 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
       );
       return current(server);
     },
-    { bodyLimit: 128 * 1024 },
+    { bodyLimit: 4 * SERVER_ICON_UPLOAD_MAX_BYTES },
   );
 
   route(endpoints.appearanceIconDelete, async ({ server }) => {

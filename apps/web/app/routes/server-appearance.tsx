@@ -4,8 +4,7 @@ import {
   MOTD_LINE_MAX,
   MOTD_RAW_MAX,
   parseMotd,
-  SERVER_ICON_MAX_BYTES,
-  serverIconProblem,
+  SERVER_ICON_UPLOAD_MAX_BYTES,
   type AppearanceResult,
 } from '@spawnpoint/contracts';
 import { useEffect, useId, useRef, useState } from 'react';
@@ -88,18 +87,18 @@ export default function ServerAppearancePage() {
 
   async function uploadIcon(file: File) {
     setIconError(null);
-    if (file.size > SERVER_ICON_MAX_BYTES) return setIconError(`The icon may be at most ${SERVER_ICON_MAX_BYTES / 1024} KiB.`);
+    // Said before sending: the API would refuse it for the same reason.
+    if (file.size > SERVER_ICON_UPLOAD_MAX_BYTES)
+      return setIconError(`The picture may be at most ${SERVER_ICON_UPLOAD_MAX_BYTES / 1024 / 1024} MiB.`);
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const problem = serverIconProblem(bytes);
-    if (problem) return setIconError(problem);
     let binary = '';
     for (const b of bytes) binary += String.fromCharCode(b);
     try {
-      setSaved(await call(endpoints.appearanceIcon, { params: { serverId: id }, body: { png: btoa(binary) } }));
+      setSaved(await call(endpoints.appearanceIcon, { params: { serverId: id }, body: { image: btoa(binary) } }));
       setPending(true);
       notify('success', 'Icon saved', 'It shows in the server list after the next start.');
     } catch (err) {
-      if (err instanceof ApiFailure) setIconError(err.fields.png ?? err.message);
+      if (err instanceof ApiFailure) setIconError(err.fields.image ?? err.message);
     } finally {
       if (fileInput.current) fileInput.current.value = '';
     }
@@ -241,7 +240,8 @@ export default function ServerAppearancePage() {
               Server icon
             </h2>
             <p className="text-sm text-slate-600">
-              A PNG image of exactly 64×64 pixels, at most {SERVER_ICON_MAX_BYTES / 1024} KiB. Without one the list shows the default icon.
+              Any PNG, JPEG, GIF or WebP picture up to {SERVER_ICON_UPLOAD_MAX_BYTES / 1024 / 1024} MiB: it is cut to a square and scaled to
+              64×64 (a 64×64 PNG is kept as it is). Without one the list shows the default icon.
             </p>
             <div className="mt-3 flex flex-wrap items-center gap-3">
               {saved.icon ? (
@@ -250,13 +250,13 @@ export default function ServerAppearancePage() {
                 <ServerIcon serverId={id} size={64} />
               )}
               <label htmlFor="icon-file" className="sr-only">
-                Upload an icon (64×64 PNG)
+                Upload an icon (a picture, scaled to 64×64)
               </label>
               <input
                 id="icon-file"
                 ref={fileInput}
                 type="file"
-                accept="image/png"
+                accept="image/png,image/jpeg,image/gif,image/webp"
                 disabled={!canEdit}
                 onChange={(e) => {
                   const file = e.target.files?.[0];
