@@ -103,13 +103,38 @@ test('an owner lists a server publicly and a visitor finds it on the server list
   await toggle.check();
   await expect(page.getByText('Listed publicly')).toBeVisible();
 
+  const joinAddress = await page.getByRole('button', { name: /^Join address: / }).getAttribute('aria-label');
+  const byName = /: (\S+)\. Copy$/.exec(joinAddress ?? '')?.[1] ?? '';
+
   const visitor = await browser.newContext();
   const other = await visitor.newPage();
   await other.goto('/server-list');
+  // Searched by part of its name (the list of a busy host runs to many pages).
+  await other.getByLabel('Search by name').fill(name.slice(0, -2));
+  await expect(other).toHaveURL(new RegExp(`q=${name.slice(0, -2)}`));
   const card = other.getByTestId('public-servers').getByRole('listitem').filter({ hasText: name });
   await expect(card).toBeVisible();
   await expect(card.getByTestId('server-state')).toHaveText('Offline');
-  await expect(card.getByRole('button', { name: `Address of ${name}: ${address}. Copy` })).toBeVisible();
+  // The MOTD as the game's list draws it, and the name address (a join proxy runs: joining starts it).
+  await expect(card.getByTestId('preview-line-1')).toHaveText(`${name} on Spawnpoint`);
+  await expect(card.getByRole('button', { name: `Address of ${name}: ${byName}. Copy` })).toBeVisible();
+  await other.getByLabel('Software').selectOption('paper');
+  await expect(other.getByText('No server matches')).toBeVisible();
+  await other.getByLabel('Software').selectOption('flying-squid');
+  await expect(card).toBeVisible();
+  await other.setViewportSize({ width: 360, height: 800 });
+  expect(await other.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  await other.screenshot({ path: test.info().outputPath('server-list-360.png'), fullPage: true });
+  await other.setViewportSize({ width: 1280, height: 800 });
+  await other.screenshot({ path: test.info().outputPath('server-list-1280.png'), fullPage: true });
+
+  // Its public page shows the same entry, the direct address for those without the name, and how to join.
+  await card.getByRole('link', { name }).click();
+  await expect(other).toHaveURL(new RegExp(`/server-list/${name}$`));
+  await expect(other.getByRole('heading', { level: 1, name })).toBeVisible();
+  await expect(other.getByTestId('preview-line-1')).toHaveText(`${name} on Spawnpoint`);
+  await expect(other.getByText('the server starts when you do')).toBeVisible();
+  await expect(other.getByRole('button', { name: `Direct address: ${address}. Copy` })).toBeVisible();
   await visitor.close();
 
   await toggle.uncheck();

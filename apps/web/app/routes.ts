@@ -13,6 +13,7 @@ const modules: Record<RouteName, string> = {
   'blog-slug': 'routes/blog-post.tsx',
   'blog-page-current': 'routes/blog.tsx',
   'server-list': 'routes/server-list.tsx',
+  'server-list-name': 'routes/public-server.tsx',
   account: 'routes/account.tsx',
   'account-security': 'routes/account-security.tsx',
   servers: 'routes/servers.tsx',

@@ -44,6 +44,7 @@ export const routeTable = [
     title: 'Blog',
   },
   { name: 'server-list', path: '/server-list', access: 'public', layout: 'default', prerender: true, title: 'Server list' },
+  { name: 'server-list-name', path: '/server-list/:name', access: 'public', layout: 'default', prerender: false, title: 'Server' },
   { name: 'account', path: '/account', access: 'authenticated', layout: 'dashboard-account', prerender: false, title: 'Account' },
   {
     name: 'account-security',

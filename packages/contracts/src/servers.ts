@@ -241,14 +241,40 @@ export const publicServerEntry = z.object({
   version: z.string(),
   state: serverState,
   players: z.object({ online: z.number().int(), max: z.number().int() }),
+  /** The message of the day as saved (`§` codes; the page draws it with the MOTD renderer). */
+  motd: z.string(),
+  /** The icon's address (`GET /v1/servers/list/{name}/icon?v=…`, cached for good), or null for the default. */
+  icon: z.string().nullable(),
   /** host:port, the direct connection. */
   address: z.string(),
+  /** `NAME.<PLAY_DOMAIN>` while a join proxy runs (joining wakes a sleeping server), else null. */
+  joinAddress: z.string().nullable(),
   createdAt: z.string(),
 });
 export type PublicServerEntry = z.infer<typeof publicServerEntry>;
-export const publicServerListResult = z.array(publicServerEntry);
-/** At most this many servers are listed, online and busiest first. */
-export const PUBLIC_SERVER_LIST_MAX = 100;
+
+/** Servers per page of the public list. */
+export const PUBLIC_SERVER_LIST_PAGE = 24;
+export const publicServerSorts = ['players', 'newest'] as const;
+export const publicServerListQuery = z.object({
+  /** Part of the name. */
+  q: z.string().trim().max(32).optional(),
+  software: z.enum(softwareIds).optional(),
+  version: z.string().max(16).optional(),
+  /** `players`: online first, then by players; `newest`: most recently created first. */
+  sort: z.enum(publicServerSorts).default('players'),
+  page: z.coerce.number().int().min(1).max(10_000).default(1),
+});
+export type PublicServerListQuery = z.infer<typeof publicServerListQuery>;
+export const publicServerListResult = z.object({
+  servers: z.array(publicServerEntry),
+  /** Servers matching the search and filters, on all pages. */
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
+export type PublicServerList = z.infer<typeof publicServerListResult>;
+export const publicServerNameParams = z.object({ name: z.string().min(1).max(64) });
 
 export const softwareResult = z.array(
   z.object({ id: z.enum(softwareIds), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),

@@ -82,6 +82,13 @@ export const servers = pgTable(
     sleepingSince: timestamp('sleeping_since', { withTimezone: true }),
     /** Java servers: when the owner (or an administrator) accepted the Minecraft EULA for it. */
     eulaAcceptedAt: timestamp('eula_accepted_at', { withTimezone: true }),
+    /**
+     * The public server list's copy of the MOTD (saved `§` form) and icon (a data URL), so a visitor's
+     * request never reaches a node: set when the Appearance or Properties page saves them and read again
+     * from the folder when a listed server stops (the file manager or game code may have changed them).
+     */
+    listMotd: text('list_motd').notNull().default(''),
+    listIcon: text('list_icon'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -29,6 +29,8 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
     ]);
     // The join proxies show the icon while the server sleeps: they get it as soon as it is known.
     proxies.setIcon(server.id, icon);
+    // And the public list keeps its own copy, so visitors never reach a node.
+    await ctx.game.directory.setListing(server.id, { motd: properties.motd ?? '', icon });
     return { motd: properties.motd ?? '', icon };
   };
 

@@ -41,7 +41,18 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.plans, async () => [...plans]);
 
-  route(endpoints.publicServers, async () => ctx.game.directory.publicList());
+  route(endpoints.publicServers, async ({ query }) => ctx.game.directory.publicList(query));
+  route(endpoints.publicServer, async ({ params: { name } }) => ctx.game.directory.publicServer(name));
+  // The address carries the icon's digest, so a browser keeps it until the icon changes.
+  route(endpoints.publicServerIcon, async ({ reply, params: { name } }) => {
+    const icon = await ctx.game.directory.publicIcon(name);
+    if (!icon) throw new ApiError('NOT_FOUND');
+    return reply
+      .header('content-type', 'image/png')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .send(icon);
+  });
 
   // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
   route(endpoints.referralCredit, async ({ session, body: { referral } }) => {

@@ -3,6 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CONSOLE_SUBSCRIBERS_PER_SERVER_MAX, eulaMessages, FREE_SERVER_LIMIT, SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
+import sharp from 'sharp';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { servers as serverTable, users } from '../db/schema.ts';
@@ -49,6 +50,9 @@ function get(url: string, cookie?: string) {
 }
 function post(url: string, cookie: string, payload: unknown = {}) {
   return t.app.inject({ method: 'POST', url, headers: { cookie }, payload: payload as Record<string, unknown>, remoteAddress: uniqueIp() });
+}
+function put(url: string, cookie: string, payload: unknown = {}) {
+  return t.app.inject({ method: 'PUT', url, headers: { cookie }, payload: payload as Record<string, unknown>, remoteAddress: uniqueIp() });
 }
 
 async function account({ verified = true } = {}) {
@@ -463,7 +467,7 @@ describe('public server list', () => {
     const created = (await create(owner.cookie)).json().result;
     const id = created.serverId as string;
     expect(created.publicListing).toBe(false);
-    const names = async () => ((await get('/v1/servers/list')).json().result as { name: string }[]).map((e) => e.name);
+    const names = async () => ((await get('/v1/servers/list')).json().result.servers as { name: string }[]).map((e) => e.name);
     expect(await names()).not.toContain(created.name);
 
     // Only someone who may change the server's appearance can list it; others learn nothing.
@@ -474,21 +478,84 @@ describe('public server list', () => {
     const listed = await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: true });
     expect(listed.json().result.publicListing).toBe(true);
 
-    // No session needed to read the list.
-    const entry = ((await get('/v1/servers/list')).json().result as Record<string, unknown>[]).find((e) => e.name === created.name);
+    // No session needed to read the list. Its MOTD is read from the folder once the server is listed.
+    const entry = await until(
+      async () =>
+        ((await get(`/v1/servers/list?q=${created.name}`)).json().result.servers as Record<string, unknown>[]).find(
+          (e) => e.name === created.name,
+        ),
+      (e) => Boolean(e?.motd),
+    );
     expect(entry).toEqual({
       name: created.name,
       software: 'flying-squid',
       version: created.version,
       state: 'offline',
       players: { online: 0, max: 10 },
+      motd: `${created.name} on Spawnpoint`,
+      icon: null,
       address: `localhost:${created.port}`,
+      // No join proxy is connected in this app: the name address would lead nowhere.
+      joinAddress: null,
       createdAt: created.createdAt,
     });
+    expect((await get(`/v1/servers/list/${created.name}`)).json().result).toEqual(entry);
     expect(JSON.stringify(entry)).not.toContain(owner.email);
 
     await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: false });
     expect(await names()).not.toContain(created.name);
+    expect((await get(`/v1/servers/list/${created.name}`)).json().status).toBe('NOT_FOUND');
+  });
+
+  it('searches by name, filters by software and version, sorts by players or newest, pages, and serves the saved MOTD and icon', async () => {
+    const tag = `q${Date.now().toString(36).slice(-5)}`;
+    const made: { id: string; name: string; cookie: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const owner = await account();
+      const name = `${tag}n${i}`;
+      const created = (await create(owner.cookie, { serverName: name })).json().result;
+      await post(`/v1/server/${created.serverId}/appearance`, owner.cookie, { publicListing: true });
+      made.push({ id: created.serverId as string, name, cookie: owner.cookie });
+    }
+    const list = async (query: string) => (await get(`/v1/servers/list?q=${tag}${query}`)).json().result;
+    expect((await list('&sort=newest')).servers.map((e: { name: string }) => e.name)).toEqual([`${tag}n2`, `${tag}n1`, `${tag}n0`]);
+    expect((await list('')).servers.map((e: { name: string }) => e.name)).toEqual([`${tag}n0`, `${tag}n1`, `${tag}n2`]);
+    expect(await list('&software=paper')).toMatchObject({ servers: [], total: 0 });
+    expect((await list('&software=flying-squid&version=1.21.4')).total).toBe(3);
+    expect((await list('&version=1.8.8')).total).toBe(0);
+    const all = (await get('/v1/servers/list?page=1')).json().result;
+    expect(all).toMatchObject({ page: 1, pageSize: 24 });
+    expect(all.total).toBeGreaterThanOrEqual(3);
+    expect((await get('/v1/servers/list?page=9999')).json().result.servers).toEqual([]);
+    expect((await get('/v1/servers/list?sort=random')).json().status).toBe('INVALID_INPUT');
+
+    // The Appearance page's MOTD and icon reach the list at once.
+    const [first] = made;
+    await put(`/v1/server/${first!.id}/appearance`, first!.cookie, { motd: '&aHello &lthere' });
+    const icon = await sharp({ create: { width: 64, height: 64, channels: 4, background: '#3355ff' } })
+      .png()
+      .toBuffer();
+    await put(`/v1/server/${first!.id}/appearance/icon`, first!.cookie, { image: icon.toString('base64') });
+    const entry = (await list('n0')).servers[0];
+    expect(entry).toMatchObject({
+      name: `${tag}n0`,
+      motd: '§aHello §lthere',
+      icon: expect.stringMatching(new RegExp(`^/v1/servers/list/${tag}n0/icon\\?v=[0-9a-f]{12}$`)),
+    });
+    const served = await t.app.inject({ method: 'GET', url: entry.icon as string });
+    expect(served.headers['content-type']).toBe('image/png');
+    expect(served.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(served.rawPayload.equals(icon)).toBe(true);
+    // A new icon gets a new address.
+    await put(`/v1/server/${first!.id}/appearance/icon`, first!.cookie, {
+      image: (
+        await sharp({ create: { width: 64, height: 64, channels: 4, background: '#ff0000' } })
+          .png()
+          .toBuffer()
+      ).toString('base64'),
+    });
+    expect((await list('n0')).servers[0].icon).not.toBe(entry.icon);
+    expect((await get(`/v1/servers/list/${made[1]!.name}/icon`)).json().status).toBe('NOT_FOUND');
   });
 });
 

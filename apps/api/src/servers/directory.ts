@@ -1,18 +1,21 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
+  agentEndpoints,
   isJavaSoftware,
   joinAddressOf,
   rolePermissions,
   type ServerAccess,
   type ServerRole,
   MINECRAFT_DEFAULT_PORT,
-  PUBLIC_SERVER_LIST_MAX,
+  PUBLIC_SERVER_LIST_PAGE,
   type PermissionKey,
   type PublicServerEntry,
+  type PublicServerList,
+  type PublicServerListQuery,
   type ServerDetails,
   type ServerSummary,
 } from '@spawnpoint/contracts';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableColumns, ne, or, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { serverMembers, servers } from '../db/schema.ts';
@@ -20,11 +23,17 @@ import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from './server-creator.ts';
+import { readServerIcon } from './server-icon.ts';
 
 const CACHE_TTL_MS = 30_000;
 // The public list is read by every visitor of /server-list; its rows are re-read at most this often.
 const PUBLIC_LIST_TTL_MS = 10_000;
 const stateOrder: Record<string, number> = { online: 0, starting: 1 };
+// Folder reads for the public list's MOTD and icon at once (many servers may stop together).
+const LISTING_READS_AT_ONCE = 4;
+
+/** A listed server's row as the public list keeps it: the icon's digest instead of its bytes. */
+type ListedRow = Omit<ServerRow, 'listIcon'> & { iconVersion: string | null };
 
 /** What the owner of a server holds. */
 export const ownerAccess: ServerAccess = { role: 'owner', permissions: [...rolePermissions.owner] };
@@ -53,7 +62,7 @@ export class ServerDirectory {
   private byOwner = new Map<string, { rows: ServerRow[]; at: number }>();
   private byMember = new Map<string, { rows: { row: ServerRow; role: ServerRole }[]; at: number }>();
   private accessListeners = new Set<(change: AccessChange) => void>();
-  private listed: { rows: ServerRow[]; at: number } | null = null;
+  private listed: { rows: ListedRow[]; at: number } | null = null;
 
   constructor(
     private db: Db,
@@ -88,6 +97,44 @@ export class ServerDirectory {
         .catch((err: unknown) => this.log?.warn({ err, serverId }, 'recording the sleeping state failed'));
     });
     for (const row of rows) if (row.sleepingSince) this.asleep.add(row.serverId);
+    // A listed server that stopped may have a new MOTD or icon in its folder (the file manager, game code).
+    this.hub.onStateChange((serverId, state) => {
+      if (state === 'offline' || state === 'sleeping') this.queueListingRead(serverId);
+    });
+  }
+
+  private listingQueue = new Set<string>();
+  private listingReads = 0;
+
+  /** Reads a listed server's MOTD and icon from its folder again (a few servers at a time). */
+  queueListingRead(serverId: string): void {
+    this.listingQueue.add(serverId);
+    while (this.listingReads < LISTING_READS_AT_ONCE && this.listingQueue.size) {
+      const next = this.listingQueue.values().next().value as string;
+      this.listingQueue.delete(next);
+      this.listingReads++;
+      void this.readListing(next)
+        .catch((err: unknown) => this.log?.debug({ err, serverId: next }, 'could not read the MOTD and icon for the public list'))
+        .finally(() => {
+          this.listingReads--;
+          const waiting = this.listingQueue.values().next().value;
+          if (waiting) this.queueListingRead(waiting);
+        });
+    }
+  }
+
+  private async readListing(serverId: string): Promise<void> {
+    const [row] = await this.db
+      .select({ id: servers.id, nodeId: servers.nodeId, listed: servers.publicListing })
+      .from(servers)
+      .where(eq(servers.id, serverId))
+      .limit(1);
+    if (!row?.listed) return;
+    const [properties, icon] = await Promise.all([
+      this.nodes.call(row.nodeId, agentEndpoints.propertiesRead, { params: { serverId } }),
+      readServerIcon(this.nodes, row),
+    ]);
+    await this.setListing(serverId, { motd: properties.motd ?? '', icon });
   }
 
   // Servers recorded asleep in the database (so only a change of it is written).
@@ -139,33 +186,105 @@ export class ServerDirectory {
   async setPublicListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
     const [updated] = await this.db.update(servers).set({ publicListing: listed }).where(eq(servers.id, row.id)).returning();
     this.invalidate(row.ownerId);
+    if (listed) this.queueListingRead(row.id);
     return updated ?? row;
   }
 
-  /** The public server list: listed servers, running and busiest first, with live state and players. */
-  async publicList(): Promise<PublicServerEntry[]> {
+  /** Listed servers' rows (without the icon's bytes, with a digest of them), re-read at most every 10 s. */
+  private async listedRows(): Promise<ListedRow[]> {
     if (!this.listed || Date.now() - this.listed.at > PUBLIC_LIST_TTL_MS) {
-      const rows = await this.db.select().from(servers).where(eq(servers.publicListing, true));
+      const { listIcon: _icon, ...columns } = getTableColumns(servers);
+      const rows = await this.db
+        .select({ ...columns, iconVersion: sql<string | null>`md5(${servers.listIcon})` })
+        .from(servers)
+        .where(eq(servers.publicListing, true));
       this.listed = { rows, at: Date.now() };
     }
-    return this.listed.rows
-      .map((row) => {
-        const details = this.details(row);
-        return {
-          name: row.name,
-          software: row.software,
-          version: row.version,
-          state: details.state,
-          players: details.players,
-          address: `${details.host}:${details.port}`,
-          createdAt: details.createdAt,
-        };
-      })
-      .sort(
-        (a, b) =>
-          (stateOrder[a.state] ?? 2) - (stateOrder[b.state] ?? 2) || b.players.online - a.players.online || a.name.localeCompare(b.name),
+    return this.listed.rows;
+  }
+
+  private publicEntry(row: ListedRow): PublicServerEntry {
+    const details = this.details({ ...row, listIcon: null });
+    return {
+      name: row.name,
+      software: row.software,
+      version: row.version,
+      state: details.state,
+      players: details.players,
+      motd: row.listMotd,
+      icon: row.iconVersion ? `/v1/servers/list/${row.name}/icon?v=${row.iconVersion.slice(0, 12)}` : null,
+      address: `${details.host}:${details.port}`,
+      joinAddress: details.joinByName ? details.joinAddress : null,
+      createdAt: details.createdAt,
+    };
+  }
+
+  /** The public server list: searched by name, filtered, sorted (players: running and busiest first), a page of it. */
+  async publicList(query: PublicServerListQuery): Promise<PublicServerList> {
+    const q = query.q?.toLowerCase();
+    const entries = (await this.listedRows())
+      .filter(
+        (row) =>
+          (!q || row.name.includes(q)) &&
+          (!query.software || row.software === query.software) &&
+          (!query.version || row.version === query.version),
       )
-      .slice(0, PUBLIC_SERVER_LIST_MAX);
+      .map((row) => this.publicEntry(row))
+      .sort((a, b) =>
+        query.sort === 'newest'
+          ? b.createdAt.localeCompare(a.createdAt) || a.name.localeCompare(b.name)
+          : (stateOrder[a.state] ?? 2) - (stateOrder[b.state] ?? 2) || b.players.online - a.players.online || a.name.localeCompare(b.name),
+      );
+    const from = (query.page - 1) * PUBLIC_SERVER_LIST_PAGE;
+    return {
+      servers: entries.slice(from, from + PUBLIC_SERVER_LIST_PAGE),
+      total: entries.length,
+      page: query.page,
+      pageSize: PUBLIC_SERVER_LIST_PAGE,
+    };
+  }
+
+  /** One listed server, for its public page. */
+  async publicServer(name: string): Promise<PublicServerEntry> {
+    const row = (await this.listedRows()).find((r) => r.name === name.toLowerCase());
+    if (!row) throw new ApiError('NOT_FOUND');
+    return this.publicEntry(row);
+  }
+
+  /** A listed server's icon as PNG bytes, or null. */
+  async publicIcon(name: string): Promise<Buffer | null> {
+    const [row] = await this.db
+      .select({ icon: servers.listIcon })
+      .from(servers)
+      .where(and(eq(servers.name, name.toLowerCase()), eq(servers.publicListing, true)))
+      .limit(1);
+    const data = row?.icon?.replace(/^data:image\/png;base64,/, '');
+    return data ? Buffer.from(data, 'base64') : null;
+  }
+
+  /**
+   * Keeps the public list's copy of a server's MOTD and icon (a data URL; null: the default) as the API
+   * last read or wrote them; written only when it changed.
+   */
+  async setListing(serverId: string, listing: { motd?: string; icon?: string | null }): Promise<void> {
+    const set: { listMotd?: string; listIcon?: string | null } = {};
+    if (listing.motd !== undefined) set.listMotd = listing.motd;
+    if (listing.icon !== undefined) set.listIcon = listing.icon;
+    if (Object.keys(set).length === 0) return;
+    const changed = await this.db
+      .update(servers)
+      .set(set)
+      .where(
+        and(
+          eq(servers.id, serverId),
+          or(
+            set.listMotd !== undefined ? ne(servers.listMotd, set.listMotd) : undefined,
+            set.listIcon !== undefined ? sql`${servers.listIcon} is distinct from ${set.listIcon}` : undefined,
+          ),
+        ),
+      )
+      .returning({ id: servers.id });
+    if (changed.length) this.listed = null;
   }
 
   /**

@@ -10,8 +10,8 @@ import {
 import { useEffect, useId, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
-import { MotdLine } from '../components/motd-text.tsx';
 import { ServerIcon } from '../components/pixel-art.tsx';
+import { ServerListRow } from '../components/server-list-row.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -123,48 +123,8 @@ export default function ServerAppearancePage() {
               Preview
             </h2>
             <p className="text-sm text-slate-600">How Minecraft’s server list shows it, updated as you type.</p>
-            <div
-              data-testid="motd-preview"
-              className="mt-3 flex min-w-0 items-start gap-3 overflow-hidden rounded-md bg-[#1b1b1b] p-2 text-[15px] leading-[1.35] ring-1 ring-black/40"
-              style={{ fontFamily: 'var(--font-pixel)' }}
-            >
-              {saved.icon ? (
-                <img
-                  src={saved.icon}
-                  alt=""
-                  width={64}
-                  height={64}
-                  className="shrink-0"
-                  style={{ imageRendering: 'pixelated' }}
-                  data-testid="preview-icon"
-                />
-              ) : (
-                <ServerIcon serverId={id} size={64} className="rounded-none ring-0" />
-              )}
-              <div className="min-w-0 flex-1">
-                <div className="flex items-baseline justify-between gap-2">
-                  <span className="truncate text-white" style={{ textShadow: '0.125em 0.125em 0 #3f3f3f' }}>
-                    {name}
-                  </span>
-                  <span className="flex shrink-0 items-end gap-2">
-                    <span className="text-[#AAAAAA]" style={{ textShadow: '0.125em 0.125em 0 #2a2a2a' }}>
-                      {players.online}
-                      <span className="text-[#555555]">/</span>
-                      {players.max}
-                    </span>
-                    <span className="flex items-end gap-px" role="img" aria-label="Good connection">
-                      {[3, 5, 7, 9, 11].map((h) => (
-                        <span key={h} className="w-[3px] bg-[#55FF55]" style={{ height: h, boxShadow: '1px 1px 0 #155415' }} />
-                      ))}
-                    </span>
-                  </span>
-                </div>
-                {[0, 1].map((line) => (
-                  <div key={line} className="whitespace-pre" data-testid={`preview-line-${line + 1}`}>
-                    <MotdLine spans={parsed.lines[line] ?? []} />
-                  </div>
-                ))}
-              </div>
+            <div className="mt-3">
+              <ServerListRow name={name} icon={saved.icon} fallbackId={id} lines={parsed.lines} players={players} />
             </div>
           </section>
 

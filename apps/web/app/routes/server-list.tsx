@@ -1,9 +1,15 @@
-import { endpoints, findSoftware, type PublicServerEntry } from '@spawnpoint/contracts';
+import {
+  endpoints,
+  PUBLIC_SERVER_LIST_PAGE,
+  publicServerSorts,
+  softwareCatalogue,
+  type PublicServerList,
+  type PublicServerListQuery,
+} from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { buttonClass } from '../components/button.tsx';
-import { CopyButton } from '../components/copy-button.tsx';
-import { StateBadge } from '../components/state-badge.tsx';
+import { PublicServerCard } from '../components/public-server-card.tsx';
 import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 
@@ -15,18 +21,59 @@ export const meta = () =>
 
 // The list changes as players come and go; a visitor keeping the page open sees it move.
 const REFRESH_MS = 15_000;
+const select = 'mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-2 text-sm';
+const sortLabels: Record<(typeof publicServerSorts)[number], string> = { players: 'Most players', newest: 'Newest' };
+
+/** The search, filters, sort and page live in the address, so a search can be shared and Back works. */
+function queryOf(params: URLSearchParams): PublicServerListQuery {
+  const sort = params.get('sort');
+  const software = softwareCatalogue.find((s) => s.id === params.get('software'))?.id;
+  return {
+    q: params.get('q') || undefined,
+    software,
+    version: params.get('version') || undefined,
+    sort: sort === 'newest' ? 'newest' : 'players',
+    page: Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1),
+  };
+}
 
 export default function ServerList() {
-  const [servers, setServers] = useState<PublicServerEntry[] | null>(null);
+  const [params, setParams] = useSearchParams();
+  const query = queryOf(params);
+  const [typed, setTyped] = useState(query.q ?? '');
+  const [list, setList] = useState<PublicServerList | null>(null);
   const [failed, setFailed] = useState(false);
+  const key = JSON.stringify(query);
+
+  const update = (changes: Record<string, string | undefined>) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        for (const [k, v] of Object.entries(changes)) {
+          if (v) next.set(k, v);
+          else next.delete(k);
+        }
+        // A new search or filter starts again at its first page.
+        if (!('page' in changes)) next.delete('page');
+        return next;
+      },
+      { replace: 'q' in changes },
+    );
+
+  // Searched a moment after the last key.
+  useEffect(() => {
+    if (typed === (query.q ?? '')) return;
+    const timer = setTimeout(() => update({ q: typed.trim() || undefined }), 250);
+    return () => clearTimeout(timer);
+  }, [typed]);
 
   useEffect(() => {
     let active = true;
     const load = () =>
-      call(endpoints.publicServers, {}, { background: true }).then(
-        (list) => {
+      call(endpoints.publicServers, { query: JSON.parse(key) as PublicServerListQuery }, { background: true }).then(
+        (result) => {
           if (!active) return;
-          setServers(list);
+          setList(result);
           setFailed(false);
         },
         () => active && setFailed(true),
@@ -37,26 +84,105 @@ export default function ServerList() {
       active = false;
       clearInterval(timer);
     };
-  }, []);
+  }, [key]);
+
+  const versions = query.software ? (softwareCatalogue.find((s) => s.id === query.software)?.versions ?? []) : [];
+  const filtered = Boolean(query.q || query.software || query.version);
+  const pages = list ? Math.max(1, Math.ceil(list.total / PUBLIC_SERVER_LIST_PAGE)) : 1;
 
   return (
     <main className="mx-auto max-w-5xl px-4 py-12">
       <h1 className="text-4xl font-extrabold">Server list</h1>
       <p className="mt-3 max-w-2xl text-lg text-slate-600">
-        Servers on Spawnpoint whose owners welcome everyone. Copy an address into Minecraft (Multiplayer → Direct connection) and say hi.
+        Servers on Spawnpoint whose owners welcome everyone. Copy an address into Minecraft (Multiplayer → Add Server) and say hi.
       </p>
 
-      <section className="mt-10" aria-labelledby="list-heading" aria-live="polite" aria-busy={servers === null && !failed}>
+      <form className="mt-8 grid gap-3 sm:grid-cols-3 lg:grid-cols-5" role="search" onSubmit={(e) => e.preventDefault()}>
+        <div className="sm:col-span-3 lg:col-span-2">
+          <label htmlFor="list-search" className="block text-sm font-medium text-slate-700">
+            Search by name
+          </label>
+          <input
+            id="list-search"
+            type="search"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            maxLength={32}
+            className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
+        </div>
+        <div>
+          <label htmlFor="list-software" className="block text-sm font-medium text-slate-700">
+            Software
+          </label>
+          <select
+            id="list-software"
+            className={select}
+            value={query.software ?? ''}
+            onChange={(e) => update({ software: e.target.value || undefined, version: undefined })}
+          >
+            <option value="">Any</option>
+            {softwareCatalogue.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="list-version" className="block text-sm font-medium text-slate-700">
+            Version
+          </label>
+          <select
+            id="list-version"
+            className={select}
+            value={query.version ?? ''}
+            disabled={!query.software}
+            onChange={(e) => update({ version: e.target.value || undefined })}
+          >
+            <option value="">Any</option>
+            {versions.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="list-sort" className="block text-sm font-medium text-slate-700">
+            Sort
+          </label>
+          <select
+            id="list-sort"
+            className={select}
+            value={query.sort}
+            onChange={(e) => update({ sort: e.target.value === 'players' ? undefined : e.target.value })}
+          >
+            {publicServerSorts.map((s) => (
+              <option key={s} value={s}>
+                {sortLabels[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+
+      <section className="mt-8" aria-labelledby="list-heading" aria-live="polite" aria-busy={list === null && !failed}>
         <h2 id="list-heading" className="sr-only">
           Public servers
         </h2>
-        {failed && servers === null ? (
+        {failed && list === null ? (
           <p className="rounded-xl border border-red-200 bg-red-50 p-6 text-red-800" role="alert">
             The server list could not be loaded. Check your connection; the page tries again on its own.
           </p>
-        ) : servers === null ? (
+        ) : list === null ? (
           <p className="text-slate-500">Loading the servers…</p>
-        ) : servers.length === 0 ? (
+        ) : list.servers.length === 0 && filtered ? (
+          <div className="rounded-xl border border-dashed border-slate-300 bg-white p-10 text-center">
+            <p className="text-lg font-semibold">No server matches</p>
+            <p className="mt-2 text-slate-600">Try another name, or any software and version.</p>
+          </div>
+        ) : list.servers.length === 0 ? (
           <div className="rounded-xl border border-dashed border-slate-300 bg-white p-10 text-center">
             <p className="text-lg font-semibold">No public servers yet</p>
             <p className="mt-2 text-slate-600">
@@ -67,29 +193,40 @@ export default function ServerList() {
             </Link>
           </div>
         ) : (
-          <ul className="grid gap-4 sm:grid-cols-2" data-testid="public-servers">
-            {servers.map((server) => (
-              <li key={server.name} className="flex flex-col gap-3 rounded-xl border border-slate-200 bg-white p-5">
-                <div className="flex items-start justify-between gap-3">
-                  <div>
-                    <h3 className="text-lg font-bold">{server.name}</h3>
-                    <p className="text-sm text-slate-600">
-                      {findSoftware(server.software)?.name ?? server.software} {server.version}
-                    </p>
-                  </div>
-                  <StateBadge state={server.state} />
-                </div>
-                <p className="text-sm text-slate-700">
-                  <strong className="tabular-nums">
-                    {server.players.online} / {server.players.max}
-                  </strong>{' '}
-                  players online
-                </p>
-                <CopyButton value={server.address} label={`Address of ${server.name}`} />
-              </li>
-            ))}
-          </ul>
+          <>
+            <p className="mb-3 text-sm text-slate-600">
+              {list.total === 1 ? '1 server' : `${list.total} servers`}
+              {pages > 1 ? ` · page ${list.page} of ${pages}` : ''}
+            </p>
+            <ul className="grid gap-4 sm:grid-cols-2" data-testid="public-servers">
+              {list.servers.map((server) => (
+                <li key={server.name} className="min-w-0">
+                  <PublicServerCard server={server} />
+                </li>
+              ))}
+            </ul>
+          </>
         )}
+        {list && pages > 1 ? (
+          <nav className="mt-6 flex items-center justify-between gap-3" aria-label="Pages">
+            <button
+              type="button"
+              className={buttonClass('secondary')}
+              disabled={list.page <= 1}
+              onClick={() => update({ page: String(list.page - 1) })}
+            >
+              Previous
+            </button>
+            <button
+              type="button"
+              className={buttonClass('secondary')}
+              disabled={list.page >= pages}
+              onClick={() => update({ page: String(list.page + 1) })}
+            >
+              Next
+            </button>
+          </nav>
+        ) : null}
       </section>
     </main>
   );

@@ -1,0 +1,89 @@
+import { endpoints, type PublicServerEntry } from '@spawnpoint/contracts';
+import { useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { CopyButton } from '../components/copy-button.tsx';
+import { PublicServerCard } from '../components/public-server-card.tsx';
+import { ApiFailure, call } from '../lib/api.ts';
+import { pageMeta } from '../lib/meta.ts';
+
+export const meta = () => pageMeta('server-list-name', 'A Minecraft server on Spawnpoint: who is online, and the address to join.');
+
+const REFRESH_MS = 15_000;
+
+/** A listed server's public page: the same entry as the list, live, with how to join. */
+export default function PublicServerPage() {
+  const { name = '' } = useParams();
+  const [server, setServer] = useState<PublicServerEntry | null>(null);
+  const [problem, setProblem] = useState<'missing' | 'failed' | null>(null);
+
+  useEffect(() => {
+    let active = true;
+    const load = () =>
+      call(endpoints.publicServer, { params: { name } }, { background: true }).then(
+        (found) => {
+          if (!active) return;
+          setServer(found);
+          setProblem(null);
+        },
+        (failure: unknown) => active && setProblem(failure instanceof ApiFailure && failure.code === 'NOT_FOUND' ? 'missing' : 'failed'),
+      );
+    void load();
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => {
+      active = false;
+      clearInterval(timer);
+    };
+  }, [name]);
+
+  return (
+    <main className="mx-auto max-w-2xl px-4 py-12">
+      <p className="text-sm">
+        <Link to="/server-list" className="text-brand-700 hover:underline">
+          ← Server list
+        </Link>
+      </p>
+      <h1 className="mt-2 text-4xl font-extrabold break-words">{name}</h1>
+      <div className="mt-6" aria-live="polite">
+        {problem === 'missing' ? (
+          <p className="rounded-xl border border-slate-200 bg-white p-6 text-slate-700" role="alert">
+            No server called {name} is on the public list. Its owner may have taken it off; find others on the server list.
+          </p>
+        ) : problem === 'failed' && !server ? (
+          <p className="rounded-xl border border-red-200 bg-red-50 p-6 text-red-800" role="alert">
+            The server could not be loaded. Check your connection; the page tries again on its own.
+          </p>
+        ) : !server ? (
+          <p className="text-slate-500">Loading…</p>
+        ) : (
+          <>
+            <PublicServerCard server={server} linked={false} />
+            {server.joinAddress ? (
+              <div className="mt-4 text-sm text-slate-600">
+                <p>Or connect straight to the machine (it does not start a stopped server):</p>
+                <div className="mt-1">
+                  <CopyButton value={server.address} label="Direct address" />
+                </div>
+              </div>
+            ) : null}
+            <h2 className="mt-8 text-lg font-semibold">How to join</h2>
+            <ol className="mt-2 list-decimal space-y-1 pl-5 text-slate-700">
+              <li>
+                Open Minecraft Java Edition {server.version} and choose <strong>Multiplayer</strong>.
+              </li>
+              <li>
+                Choose <strong>Add Server</strong> and paste the address above.
+              </li>
+              <li>
+                {server.state === 'online'
+                  ? 'Join: it is running now.'
+                  : server.joinAddress
+                    ? 'Join: the server starts when you do, in a few seconds.'
+                    : 'It is not running right now: it shows as offline in your list until its owner starts it.'}
+              </li>
+            </ol>
+          </>
+        )}
+      </div>
+    </main>
+  );
+}
