@@ -203,7 +203,10 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   const route = agentRouter(http);
   route(agentEndpoints.servers, async () => statuses());
   serverRoutes(route, { servers, newServer, storage, config });
-  pluginRoutes(route, servers, cage.mode === 'caged');
+  pluginRoutes(route, servers, cage.mode === 'caged', {
+    hosts: config.PLUGIN_DOWNLOAD_HOSTS,
+    allowHttp: config.PLUGIN_DOWNLOAD_ALLOW_HTTP === 'true',
+  });
 
   await http.listen({ port: config.AGENT_PORT, host: config.AGENT_HOST });
   socket.connect();

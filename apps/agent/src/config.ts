@@ -45,6 +45,21 @@ const envSchema = z.object({
   /** `pretty` (readable lines) or `json`; by default JSON when NODE_ENV is `production` and pretty otherwise. */
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   NODE_ENV: z.string().optional(),
+  /**
+   * Hosts (host or host:port) the node downloads catalogue plugins from; every redirect is checked too, so a
+   * catalogue's answer cannot make the node fetch from its own network.
+   */
+  PLUGIN_DOWNLOAD_HOSTS: z
+    .string()
+    .default('cdn.modrinth.com,hangarcdn.papermc.io,hangar.papermc.io')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  /** Tests and local mirrors only: allow plain HTTP from those hosts. */
+  PLUGIN_DOWNLOAD_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
   // Where server software comes from (software-installer.ts): the vendors, or an operator's mirror of them.
   SOFTWARE_MIRROR_PAPER: mirror('https://fill.papermc.io'),
   SOFTWARE_MIRROR_PURPUR: mirror('https://api.purpurmc.org'),

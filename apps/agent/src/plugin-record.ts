@@ -10,11 +10,12 @@ import {
   pluginSettingsSchema,
   PLUGINS_FOLDER,
   PLUGINS_MAX,
+  type AgentPluginChangeRequest,
   type InstalledPlugin,
-  type PluginChangeRequest,
   type PluginRecord,
 } from '@spawnpoint/contracts';
 import { z } from 'zod';
+import { downloadPluginFile, type PluginDownloadPolicy } from './plugin-download.ts';
 import { SandboxError, type Sandbox } from './sandbox.ts';
 
 const RECORD_MAX_BYTES = 256 * 1024;
@@ -49,7 +50,7 @@ export async function readPluginRecord(sandbox: Sandbox): Promise<PluginRecord> 
   for (const plugin of record.data.plugins) {
     if (ids.has(plugin.id)) throw new PluginRecordError(`${PLUGIN_RECORD_FILE} names ${plugin.id} twice. ${startOver}`);
     ids.add(plugin.id);
-    if (plugin.source === 'upload' && plugin.file !== plugin.id)
+    if (plugin.source === 'upload' && (plugin.file !== plugin.id || plugin.folder !== 'plugins' || !plugin.id.endsWith('.js')))
       throw new PluginRecordError(`${PLUGIN_RECORD_FILE}: the plugin ${plugin.id} names another file. ${startOver}`);
   }
   return record.data;
@@ -81,10 +82,54 @@ export function checkedSettings(id: string, settings: unknown): Record<string, u
   return parsed.data;
 }
 
+/** The fields a record entry has whatever its source, for a new entry. */
+const entryBase = { file: null, folder: 'plugins', sha256: null, sha512: null, projectId: null, versionId: null, settings: {} } as const;
+
+/** A catalogue plugin's file on disk: `name.jar`, or `name.jar.disabled` while it is turned off. */
+const onDisk = (p: InstalledPlugin, enabled = p.enabled) => [
+  p.folder,
+  p.source === 'modrinth' || p.source === 'hangar' ? (enabled ? p.file! : `${p.file!}.disabled`) : p.file!,
+];
+
 /** One change to the record (the caller holds the server's plugin lock). */
-export async function changePlugins(sandbox: Sandbox, request: PluginChangeRequest): Promise<PluginRecord> {
+export async function changePlugins(
+  sandbox: Sandbox,
+  request: AgentPluginChangeRequest,
+  policy: PluginDownloadPolicy,
+): Promise<PluginRecord> {
   const record = await readPluginRecord(sandbox);
   const plugins = [...record.plugins];
+  if (request.action === 'install-project' || request.action === 'update')
+    throw invalid('The control plane resolves catalogue versions; the node installs files only.');
+  if (request.action === 'install-file') {
+    const file = request.file;
+    const id = `${file.source}:${file.projectId}`;
+    const existing = plugins.find((p) => p.id === id);
+    if (!existing && plugins.length >= PLUGINS_MAX)
+      throw new SandboxError('INVALID_STATE', `A server has at most ${PLUGINS_MAX} plugins. Remove one first.`);
+    // Another plugin's file of the same name would be replaced: refused.
+    if (plugins.some((p) => p.id !== id && p.folder === file.folder && p.file === file.fileName))
+      throw new SandboxError('INVALID_STATE', `${file.folder}/${file.fileName} belongs to another plugin. Remove that one first.`);
+    await downloadPluginFile(sandbox, file, policy);
+    // An update with a new file name: the old file goes once the new one is in place.
+    if (existing?.file && existing.file !== file.fileName) await sandbox.remove(onDisk(existing)).catch(() => undefined);
+    const entry: InstalledPlugin = {
+      ...entryBase,
+      id,
+      source: file.source,
+      name: file.name,
+      version: file.version,
+      enabled: true,
+      file: file.fileName,
+      folder: file.folder,
+      sha256: file.sha512 ? null : file.sha256,
+      sha512: file.sha512,
+      projectId: file.projectId,
+      versionId: file.versionId,
+      installedAt: new Date().toISOString(),
+    };
+    return writeRecord(sandbox, existing ? plugins.map((p) => (p.id === id ? entry : p)) : [...plugins, entry]);
+  }
   const index = plugins.findIndex((p) => p.id === request.id);
   const found = plugins[index];
   if (request.action === 'install') {
@@ -94,6 +139,7 @@ export async function changePlugins(sandbox: Sandbox, request: PluginChangeReque
     if (plugins.length >= PLUGINS_MAX)
       throw new SandboxError('INVALID_STATE', `A server has at most ${PLUGINS_MAX} plugins. Remove one first.`);
     plugins.push({
+      ...entryBase,
       id: plugin.id,
       source: 'builtin',
       name: plugin.name,
@@ -109,9 +155,16 @@ export async function changePlugins(sandbox: Sandbox, request: PluginChangeReque
   if (!found) throw new SandboxError('NOT_FOUND', `The plugin ${request.id} is not installed.`);
   switch (request.action) {
     case 'enable':
-    case 'disable':
-      plugins[index] = { ...found, enabled: request.action === 'enable' };
+    case 'disable': {
+      const enabled = request.action === 'enable';
+      // A jar is turned off by its name, so Java does not load it.
+      if ((found.source === 'modrinth' || found.source === 'hangar') && found.enabled !== enabled)
+        await sandbox.rename(onDisk(found), onDisk(found, enabled)).catch((err: unknown) => {
+          if (!(err instanceof SandboxError && err.code === 'NOT_FOUND')) throw err;
+        });
+      plugins[index] = { ...found, enabled };
       return writeRecord(sandbox, plugins);
+    }
     case 'settings':
       if (found.source !== 'builtin') throw invalid(`${found.name} has no settings here: it reads its own files.`);
       plugins[index] = { ...found, settings: checkedSettings(found.id, request.settings) };
@@ -121,7 +174,7 @@ export async function changePlugins(sandbox: Sandbox, request: PluginChangeReque
       // The record first: a plugin whose file could not be deleted is no longer loaded either way.
       const written = await writeRecord(sandbox, plugins);
       if (found.file)
-        await sandbox.remove([PLUGINS_FOLDER, found.file]).catch((err: unknown) => {
+        await sandbox.remove(onDisk(found)).catch((err: unknown) => {
           if (!(err instanceof SandboxError && err.code === 'NOT_FOUND')) throw err;
         });
       return written;
@@ -146,6 +199,7 @@ export async function uploadPlugin(sandbox: Sandbox, fileName: string, bytes: Bu
   await sandbox.ensureDir(PLUGINS_FOLDER);
   await sandbox.writeFrom([PLUGINS_FOLDER, fileName], Readable.from([bytes]), { overwrite: true });
   const entry: InstalledPlugin = {
+    ...entryBase,
     id: fileName,
     source: 'upload',
     name: fileName.replace(/\.js$/, ''),
@@ -153,7 +207,6 @@ export async function uploadPlugin(sandbox: Sandbox, fileName: string, bytes: Bu
     enabled: existing?.enabled ?? true,
     file: fileName,
     sha256: createHash('sha256').update(bytes).digest('hex'),
-    settings: {},
     installedAt: new Date().toISOString(),
   };
   return writeRecord(sandbox, existing ? record.plugins.map((p) => (p.id === fileName ? entry : p)) : [...record.plugins, entry]);
@@ -196,6 +249,8 @@ export async function launchPlugins(sandbox: Sandbox, caged: boolean): Promise<L
       }
       continue;
     }
+    // Catalogue jars are read by the Java server from its plugins/ or mods/ folder, not by our launcher.
+    if (plugin.source !== 'upload') continue;
     if (!caged) {
       result.notices.push(`${plugin.file} was not loaded: this node runs game servers without the cage, so it runs no code of yours.`);
       continue;

@@ -1,6 +1,7 @@
 import { agentEndpoints, findSoftware, type PluginRecord } from '@spawnpoint/contracts';
 import type { AgentRoute } from './agent-route.ts';
 import { InvalidStateError, type ManagedServer } from './managed-server.ts';
+import type { PluginDownloadPolicy } from './plugin-download.ts';
 import { changePlugins, PluginRecordError, readPluginRecord, uploadPlugin } from './plugin-record.ts';
 import { SandboxError } from './sandbox.ts';
 
@@ -8,7 +9,7 @@ import { SandboxError } from './sandbox.ts';
  * A server's plugins on this node: the record in its folder, changed one operation at a time per server
  * (a second one while one runs is INVALID_STATE), every write through the sandbox and its disk quota.
  */
-export function pluginRoutes(route: AgentRoute, servers: Map<string, ManagedServer>, caged: boolean): void {
+export function pluginRoutes(route: AgentRoute, servers: Map<string, ManagedServer>, caged: boolean, policy: PluginDownloadPolicy): void {
   const busy = new Set<string>();
   const known = (serverId: string) => {
     const server = servers.get(serverId);
@@ -57,7 +58,9 @@ export function pluginRoutes(route: AgentRoute, servers: Map<string, ManagedServ
         'INVALID_INPUT',
         `The first-party plugins run on the built-in runtime only; this server runs ${server.spec.software}.`,
       );
-    return exclusive(serverId, async () => present(server, await changePlugins(await server.sandbox(), body)));
+    if (body.action === 'install-file' && builtinRuntime(server))
+      throw new SandboxError('INVALID_INPUT', 'Java plugins and mods run on Java servers only; this server runs the built-in runtime.');
+    return exclusive(serverId, async () => present(server, await changePlugins(await server.sandbox(), body, policy)));
   });
 
   route(agentEndpoints.pluginUpload, async ({ params: { serverId }, body }) => {

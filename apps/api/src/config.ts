@@ -90,6 +90,13 @@ const envSchema = z.object({
   DAILY_PLAY_TIME_MINUTES: z.coerce.number().min(0).max(1440).optional(),
   /** Starts that may wait in one node's start queue; one more is NO_SERVERS_AVAILABLE. */
   START_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(100),
+  /** The Java plugin catalogues (issue 15): their API addresses (a mirror or a test server) and optional keys. */
+  MODRINTH_API_URL: z.url().default('https://api.modrinth.com'),
+  MODRINTH_TOKEN: z.string().optional(),
+  HANGAR_API_URL: z.url().default('https://hangar.papermc.io'),
+  HANGAR_API_KEY: z.string().optional(),
+  /** Seconds a catalogue's answer is kept (searches repeat as people type). */
+  PLUGIN_CATALOGUE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   ANALYTICS_KEY: z.string().optional(),
   CHAT_WIDGET_ID: z.string().optional(),
   TAG_MANAGER_ID: z.string().optional(),

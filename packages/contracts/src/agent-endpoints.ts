@@ -33,7 +33,7 @@ import {
   searchQuery,
 } from './files.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
-import { agentPluginsResult, pluginChangeRequest, pluginUploadRequest } from './plugins.ts';
+import { agentPluginChangeRequest, agentPluginsResult, pluginUploadRequest } from './plugins.ts';
 import { powerAction, serverIdParams } from './servers.ts';
 
 export interface AgentEndpoint {
@@ -149,7 +149,7 @@ export const agentEndpoints = {
     method: 'POST',
     path: '/v1/servers/:serverId/plugins',
     params: server,
-    body: pluginChangeRequest,
+    body: agentPluginChangeRequest,
     result: agentPluginsResult,
   },
   pluginUpload: {

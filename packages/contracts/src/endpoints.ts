@@ -76,7 +76,14 @@ import {
   serverMembersResult,
 } from './members.ts';
 import { appearanceIconRequest, appearanceResult, appearanceUpdateRequest } from './motd.ts';
-import { pluginChangeRequest, pluginsQuery, pluginUploadRequest, serverPluginsResult } from './plugins.ts';
+import {
+  javaCatalogueQuery,
+  javaCatalogueResult,
+  pluginChangeRequest,
+  pluginsQuery,
+  pluginUploadRequest,
+  serverPluginsResult,
+} from './plugins.ts';
 import type { PermissionKey } from './permissions.ts';
 import { plansResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
@@ -483,6 +490,17 @@ export const endpoints = {
     access: 'session',
     permission: 'console.read',
     result: serverPluginsResult,
+  },
+  pluginCatalogue: {
+    method: 'GET',
+    path: '/v1/server/:serverId/plugins/catalogue',
+    params: serverIdParams,
+    query: javaCatalogueQuery,
+    tag: 'Plugins',
+    summary: "Search Modrinth or Hangar for plugins (mods for Fabric) that fit the server's software and Minecraft version",
+    access: 'session',
+    permission: 'console.read',
+    result: javaCatalogueResult,
   },
   pluginsChange: {
     method: 'POST',

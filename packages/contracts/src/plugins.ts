@@ -251,8 +251,27 @@ export function pluginSettingsProblem(id: string, settings: Record<string, unkno
   return null;
 }
 
-export const pluginSource = z.enum(['builtin', 'upload']);
+export const pluginSource = z.enum(['builtin', 'upload', 'modrinth', 'hangar']);
 export type PluginSource = z.infer<typeof pluginSource>;
+/** Where the Java catalogues' plugins come from. */
+export const javaPluginSources = ['modrinth', 'hangar'] as const;
+export type JavaPluginSource = (typeof javaPluginSources)[number];
+export const javaPluginSourceNames: Record<JavaPluginSource, string> = { modrinth: 'Modrinth', hangar: 'Hangar' };
+
+/** A plugin (or mod) jar of a Java server, as its catalogue names it: a plain file name, never a path. */
+export const jarFileName = z
+  .string()
+  .min(5)
+  .max(128)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._+-]*\.jar$/,
+    'A plugin file is a .jar with letters, digits, dots, dashes, plus signs or underscores in its name.',
+  );
+/** A jar downloaded from a catalogue is at most this large. */
+export const PLUGIN_JAR_MAX_BYTES = 64 * 1024 * 1024;
+/** Java servers load plugins from `plugins/`; Fabric loads mods from `mods/`. */
+export const pluginFolder = z.enum(['plugins', 'mods']);
+export type PluginFolder = z.infer<typeof pluginFolder>;
 
 /** A file of the owner's own in `plugins/`: a plain name, never a path. */
 export const uploadedPluginName = z
@@ -268,12 +287,25 @@ export const installedPlugin = z.object({
   name: z.string().min(1).max(100),
   version: z.string().max(40),
   enabled: z.boolean(),
-  /** Uploaded plugins: the file in `plugins/` and its SHA-256 when it was uploaded. */
-  file: uploadedPluginName.nullable(),
+  /**
+   * The plugin's file in `folder`: an uploaded `.js`, or a catalogue's `.jar` (named `….jar.disabled` on
+   * disk while turned off, so Java does not load it).
+   */
+  file: z.union([uploadedPluginName, jarFileName]).nullable(),
+  folder: pluginFolder.default('plugins'),
+  /** The file's SHA-256 (uploads, Hangar) or SHA-512 (Modrinth), as published and checked. */
   sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .nullable(),
+  sha512: z
+    .string()
+    .regex(/^[0-9a-f]{128}$/)
+    .nullable()
+    .default(null),
+  /** Catalogue plugins: the project and the exact version installed, so updates and removals are exact. */
+  projectId: z.string().max(100).nullable().default(null),
+  versionId: z.string().max(100).nullable().default(null),
   settings: z.record(z.string(), z.unknown()),
   installedAt: z.string(),
 });
@@ -303,8 +335,69 @@ export const pluginChangeRequest = z.discriminatedUnion('action', [
   z.object({ action: z.literal('disable'), id: pluginId }),
   z.object({ action: z.literal('remove'), id: pluginId }),
   z.object({ action: z.literal('settings'), id: pluginId, settings: z.record(z.string(), z.unknown()) }),
+  /** A Java plugin or mod from a catalogue: its newest version for the server's software and Minecraft version. */
+  z.object({ action: z.literal('install-project'), source: z.enum(javaPluginSources), projectId: z.string().min(1).max(100) }),
+  /** An installed catalogue plugin to its newest compatible version. */
+  z.object({ action: z.literal('update'), id: pluginId }),
 ]);
 export type PluginChangeRequest = z.infer<typeof pluginChangeRequest>;
+
+/** What the node is asked to fetch and install: the API resolved the version; the node checks every byte. */
+export const pluginFileInstall = z.object({
+  source: z.enum(javaPluginSources),
+  projectId: z.string().min(1).max(100),
+  versionId: z.string().min(1).max(100),
+  name: z.string().min(1).max(100),
+  version: z.string().max(40),
+  url: z.url({ protocol: /^https?$/ }),
+  fileName: jarFileName,
+  folder: pluginFolder,
+  size: z.number().int().min(1).max(PLUGIN_JAR_MAX_BYTES).nullable(),
+  sha512: z
+    .string()
+    .regex(/^[0-9a-f]{128}$/)
+    .nullable(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+});
+export type PluginFileInstall = z.infer<typeof pluginFileInstall>;
+/** Agent: one change of the record. Catalogue files arrive as `install-file`, resolved by the API. */
+export const agentPluginChangeRequest = z.union([
+  pluginChangeRequest,
+  z.object({ action: z.literal('install-file'), file: pluginFileInstall }),
+]);
+export type AgentPluginChangeRequest = z.infer<typeof agentPluginChangeRequest>;
+
+/** A project of a Java catalogue, as the page lists it. */
+export const javaCatalogueEntry = z.object({
+  source: z.enum(javaPluginSources),
+  projectId: z.string(),
+  name: z.string(),
+  summary: z.string(),
+  author: z.string(),
+  /** An https address of the project's icon, or null. */
+  icon: z.string().nullable(),
+  downloads: z.number().int(),
+  installed: z.boolean(),
+});
+export type JavaCatalogueEntry = z.infer<typeof javaCatalogueEntry>;
+export const JAVA_CATALOGUE_PAGE = 20;
+export const javaCatalogueQuery = z.object({
+  source: z.enum(javaPluginSources).default('modrinth'),
+  q: z.string().trim().max(100).optional(),
+  page: z.coerce.number().int().min(1).max(500).default(1),
+});
+export const javaCatalogueResult = z.object({
+  entries: z.array(javaCatalogueEntry),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  /** `plugins` or `mods`: what the server's software loads. */
+  kind: z.enum(['plugins', 'mods']),
+});
+export type JavaCatalogueResult = z.infer<typeof javaCatalogueResult>;
 
 export const pluginUploadRequest = z.object({
   fileName: uploadedPluginName,
@@ -328,6 +421,10 @@ export const catalogueEntry = z.object({
 });
 
 export const serverPluginsResult = agentPluginsResult.extend({
+  /** Installed catalogue plugins with a newer compatible version, by id: that version's number. */
+  updates: z.record(z.string(), z.string()),
+  /** The Java catalogues this server's software can use (none for the built-in runtime and Vanilla). */
+  javaSources: z.array(z.enum(javaPluginSources)),
   /** The first-party catalogue, filtered by `q` when given. */
   catalogue: z.array(catalogueEntry),
   /** Whether the server's software runs the first-party plugins (the built-in runtime does). */

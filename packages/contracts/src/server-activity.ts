@@ -43,6 +43,7 @@ export const serverActivityActions = [
   'plugin.settings',
   'plugin.remove',
   'plugin.upload',
+  'plugin.update',
 ] as const;
 export type ServerActivityAction = (typeof serverActivityActions)[number];
 export const serverActivityAction = z.enum(serverActivityActions);
@@ -87,6 +88,7 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
   'plugin.settings': "Changed a plugin's settings",
   'plugin.remove': 'Removed a plugin',
   'plugin.upload': 'Uploaded a plugin',
+  'plugin.update': 'Updated a plugin',
 };
 
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */

@@ -4,15 +4,20 @@ import {
   builtinPlugins,
   endpoints,
   findSoftware,
+  JAVA_CATALOGUE_PAGE,
+  javaPluginSourceNames,
+  javaPluginSources,
   PLUGIN_UPLOAD_MAX_BYTES,
   pluginSettingsProblem,
   pluginSettingsSchema,
   type AgentPluginsResult,
+  type JavaPluginSource,
   type ServerPluginsResult,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import { catalogueTarget, fileNameProblem, HangarCatalogue, ModrinthCatalogue, type JavaCatalogue } from '../plugins/java-catalogue.ts';
 
 type Server = { id: string; nodeId: string; software: string; version: string };
 
@@ -22,17 +27,58 @@ const runsBuiltins = (server: Server) => findSoftware(server.software)?.runtime 
 /**
  * The Plugins page (issue 15): the node keeps the record in the server folder and does every write
  * through its sandbox (plugin-record.ts in the agent), one operation per server at a time; the API checks
- * each request field by field first, so a mistake is named on its field, and logs what was done.
+ * each request field by field first, so a mistake is named on its field, resolves catalogue versions
+ * (Modrinth, Hangar) for Java servers, and logs what was done.
  */
 export function pluginRoutes(route: Route, ctx: AppContext): void {
   const { nodes } = ctx.game;
+  // The name of a plugin being removed, for its activity entry (the answer no longer lists it).
+  const removedNames = new WeakMap<object, string>();
+  const userAgent = `spawnpoint/0.1 (+${ctx.config.publicUrl})`;
+  const cacheMs = ctx.config.PLUGIN_CATALOGUE_CACHE_SECONDS * 1000;
+  const catalogues: Record<JavaPluginSource, JavaCatalogue> = {
+    modrinth: new ModrinthCatalogue(ctx.config.MODRINTH_API_URL, userAgent, cacheMs, ctx.config.MODRINTH_TOKEN),
+    hangar: new HangarCatalogue(ctx.config.HANGAR_API_URL, userAgent, cacheMs, ctx.config.HANGAR_API_KEY),
+  };
+  // Hangar lists Paper plugins only; Fabric's mods come from Modrinth.
+  const sourcesFor = (server: Server): JavaPluginSource[] => {
+    const target = catalogueTarget(server.software, server.version);
+    if (!target) return [];
+    return target.kind === 'plugins' ? [...javaPluginSources] : ['modrinth'];
+  };
+  const targetFor = (server: Server, source: JavaPluginSource) => {
+    const target = catalogueTarget(server.software, server.version);
+    if (!target || !sourcesFor(server).includes(source)) {
+      const message = `${javaPluginSourceNames[source]} has nothing for ${findSoftware(server.software)?.name ?? server.software} servers.`;
+      throw new ApiError('INVALID_INPUT', { source: message }, message);
+    }
+    return target;
+  };
+  const agentList = (server: Server) => nodes.call(server.nodeId, agentEndpoints.plugins, { params: { serverId: server.id } });
 
-  const withCatalogue = (server: Server, installed: AgentPluginsResult, q = ''): ServerPluginsResult => {
+  /** Newer versions of installed catalogue plugins; a catalogue that cannot be asked now shows none. */
+  const updatesOf = async (server: Server, installed: AgentPluginsResult): Promise<Record<string, string>> => {
+    const target = catalogueTarget(server.software, server.version);
+    const updates: Record<string, string> = {};
+    if (!target) return updates;
+    await Promise.all(
+      installed.plugins.map(async (p) => {
+        if ((p.source !== 'modrinth' && p.source !== 'hangar') || !p.projectId) return;
+        const newest = await catalogues[p.source].newest(p.projectId, target).catch(() => null);
+        if (newest && newest.versionId !== p.versionId) updates[p.id] = newest.version;
+      }),
+    );
+    return updates;
+  };
+
+  const present = async (server: Server, installed: AgentPluginsResult, q = ''): Promise<ServerPluginsResult> => {
     const words = q.trim().toLowerCase().split(/\s+/).filter(Boolean);
     const has = new Set(installed.plugins.map((p) => p.id));
     const available = runsBuiltins(server);
     return {
       ...installed,
+      updates: await updatesOf(server, installed),
+      javaSources: sourcesFor(server),
       catalogueAvailable: available,
       catalogue: builtinPlugins
         .filter((p) => words.every((w) => `${p.name} ${p.summary} ${p.commands.map((c) => c.usage).join(' ')}`.toLowerCase().includes(w)))
@@ -48,29 +94,89 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     };
   };
 
-  route(endpoints.plugins, async ({ server, query }) =>
-    withCatalogue(server, await nodes.call(server.nodeId, agentEndpoints.plugins, { params: { serverId: server.id } }), query.q),
-  );
+  /** Asks the node to fetch and install the newest compatible version of a catalogue project. */
+  const installNewest = async (server: Server, source: JavaPluginSource, projectId: string, installedVersion: string | null) => {
+    const target = targetFor(server, source);
+    const [project, newest] = await Promise.all([catalogues[source].project(projectId), catalogues[source].newest(projectId, target)]);
+    if (!newest) {
+      const message = `${project.name} has no version for ${findSoftware(server.software)?.name ?? server.software} ${server.version}.`;
+      throw new ApiError('INVALID_INPUT', { projectId: message }, message);
+    }
+    if (newest.versionId === installedVersion)
+      throw new ApiError('INVALID_STATE', undefined, `${project.name} is already at its newest version.`);
+    const badName = fileNameProblem(newest.fileName);
+    if (badName) throw new ApiError('INVALID_INPUT', { projectId: badName }, badName);
+    return nodes.call(server.nodeId, agentEndpoints.pluginsChange, {
+      params: { serverId: server.id },
+      body: {
+        action: 'install-file',
+        file: {
+          source,
+          projectId: newest.projectId,
+          versionId: newest.versionId,
+          name: project.name.slice(0, 100),
+          version: newest.version,
+          url: newest.url,
+          fileName: newest.fileName,
+          folder: target.kind,
+          size: newest.size,
+          sha512: newest.sha512,
+          sha256: newest.sha256,
+        },
+      },
+    });
+  };
+
+  route(endpoints.plugins, async ({ server, query }) => present(server, await agentList(server), query.q));
+
+  route(endpoints.pluginCatalogue, async ({ server, query }) => {
+    const target = targetFor(server, query.source);
+    const [found, installed] = await Promise.all([catalogues[query.source].search(query.q ?? '', target, query.page), agentList(server)]);
+    const has = new Set(installed.plugins.map((p) => p.id));
+    return {
+      entries: found.entries.map((e) => ({ ...e, source: query.source, installed: has.has(`${query.source}:${e.projectId}`) })),
+      total: found.total,
+      page: query.page,
+      pageSize: JAVA_CATALOGUE_PAGE,
+      kind: target.kind,
+    };
+  });
 
   route(
     endpoints.pluginsChange,
     async ({ server, body }) => {
-      if (body.action === 'install') {
-        const plugin = builtinPlugin(body.id);
-        if (!plugin)
-          throw new ApiError(
-            'INVALID_INPUT',
-            { id: 'There is no such plugin in the catalogue.' },
-            'There is no such plugin in the catalogue.',
-          );
-        if (!runsBuiltins(server) || !plugin.versions.includes(server.version)) {
-          const message = `${plugin.name} runs on the built-in runtime's versions only; this server runs ${server.software} ${server.version}.`;
-          throw new ApiError('INVALID_INPUT', { id: message }, message);
+      switch (body.action) {
+        case 'install-project':
+          return present(server, await installNewest(server, body.source, body.projectId, null));
+        case 'update': {
+          const found = (await agentList(server)).plugins.find((p) => p.id === body.id);
+          if (!found) throw new ApiError('NOT_FOUND', undefined, 'That plugin is not installed.');
+          if ((found.source !== 'modrinth' && found.source !== 'hangar') || !found.projectId)
+            throw new ApiError(
+              'INVALID_INPUT',
+              undefined,
+              `${found.name} does not come from a catalogue: it updates with the node, or upload it again.`,
+            );
+          return present(server, await installNewest(server, found.source, found.projectId, found.versionId));
         }
-      }
-      if (body.action === 'settings') {
-        const plugin = builtinPlugin(body.id);
-        if (plugin) {
+        case 'install': {
+          const plugin = builtinPlugin(body.id);
+          const missing = 'There is no such plugin in the catalogue.';
+          if (!plugin) throw new ApiError('INVALID_INPUT', { id: missing }, missing);
+          if (!runsBuiltins(server) || !plugin.versions.includes(server.version)) {
+            const message = `${plugin.name} runs on the built-in runtime's versions only; this server runs ${server.software} ${server.version}.`;
+            throw new ApiError('INVALID_INPUT', { id: message }, message);
+          }
+          break;
+        }
+        case 'remove': {
+          const found = (await agentList(server)).plugins.find((p) => p.id === body.id);
+          if (found) removedNames.set(body, found.name);
+          break;
+        }
+        case 'settings': {
+          const plugin = builtinPlugin(body.id);
+          if (!plugin) break;
           const parsed = pluginSettingsSchema(plugin).safeParse(body.settings);
           if (!parsed.success) {
             const fields = Object.fromEntries(parsed.error.issues.map((i) => [`settings.${String(i.path[0] ?? '')}`, i.message]));
@@ -78,24 +184,32 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
           }
           const problem = pluginSettingsProblem(plugin.id, parsed.data);
           if (problem) throw new ApiError('INVALID_INPUT', { [`settings.${problem.key}`]: problem.message }, problem.message);
+          break;
         }
       }
-      return withCatalogue(
-        server,
-        await nodes.call(server.nodeId, agentEndpoints.pluginsChange, { params: { serverId: server.id }, body }),
-      );
+      return present(server, await nodes.call(server.nodeId, agentEndpoints.pluginsChange, { params: { serverId: server.id }, body }));
     },
-    { activity: ({ body }) => ({ action: `plugin.${body.action}`, target: builtinPlugin(body.id)?.name ?? body.id }) },
+    {
+      activity: ({ body }, result) => {
+        if (body.action === 'install-project') {
+          const installed = result?.plugins.find((p) => p.id === `${body.source}:${body.projectId}`);
+          return { action: 'plugin.install', target: installed ? `${installed.name} ${installed.version}` : body.projectId };
+        }
+        const target = result?.plugins.find((p) => p.id === body.id);
+        if (body.action === 'update') return { action: 'plugin.update', target: target ? `${target.name} ${target.version}` : body.id };
+        return { action: `plugin.${body.action}`, target: target?.name ?? removedNames.get(body) ?? body.id };
+      },
+    },
   );
 
   route(
     endpoints.pluginUpload,
     async ({ server, body }) => {
       if (!runsBuiltins(server)) {
-        const message = `Your own .js plugins run on the built-in runtime only; this server runs ${server.software}.`;
+        const message = `Your own .js plugins run on the built-in runtime only; this server runs ${server.software}. Put jar files in plugins/ with the file manager.`;
         throw new ApiError('INVALID_INPUT', { fileName: message }, message);
       }
-      return withCatalogue(server, await nodes.call(server.nodeId, agentEndpoints.pluginUpload, { params: { serverId: server.id }, body }));
+      return present(server, await nodes.call(server.nodeId, agentEndpoints.pluginUpload, { params: { serverId: server.id }, body }));
     },
     // Room beyond base64 of the largest file, so a file somewhat too large is told its limit by the schema.
     { bodyLimit: 4 * PLUGIN_UPLOAD_MAX_BYTES, activity: ({ body }) => ({ action: 'plugin.upload', target: body.fileName }) },

@@ -18,7 +18,7 @@ export interface AgentProcess {
 }
 
 /** A real agent for API tests; its game ports come from a random block so parallel suites do not collide. */
-export async function prepareAgent(capacity = 50): Promise<AgentProcess> {
+export async function prepareAgent(capacity = 50, env: Record<string, string> = {}): Promise<AgentProcess> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   // Below the ephemeral range (32768+), so the ports of test connections never take a game port.
@@ -42,6 +42,7 @@ export async function prepareAgent(capacity = 50): Promise<AgentProcess> {
           DATA_DIR: dataDir,
           GAME_PORT_RANGE: portRange,
           LOG_LEVEL: 'warn',
+          ...env,
         },
       });
     },

@@ -152,15 +152,19 @@ export async function verifiedOwner(t: TestApp, prefix: string): Promise<string>
 }
 
 let serverCounter = 0;
-/** A verified owner with one new server whose folder the node has installed. */
-export async function ownerWithServer(t: TestApp, prefix: string): Promise<{ cookie: string; id: string }> {
+/** A verified owner with one new server (the built-in runtime unless `create` says) whose folder the node has installed. */
+export async function ownerWithServer(
+  t: TestApp,
+  prefix: string,
+  create: Record<string, unknown> = {},
+): Promise<{ cookie: string; id: string }> {
   const send = requester(t.app);
   const cookie = await verifiedOwner(t, prefix);
   // A random tail can spell a word names may not contain (after undoing digit swaps: "5ex"): draw again.
   let name = '';
   do name = `${prefix.slice(0, 4)}${Date.now().toString(36).slice(-6)}${++serverCounter}`.slice(0, 16);
   while (isRestrictedName(name));
-  const created = (await send('POST', '/v1/server/create', cookie, { serverName: name })).json();
+  const created = (await send('POST', '/v1/server/create', cookie, { serverName: name, ...create })).json();
   if (created.status !== 'SUCCESS') throw new Error(`creating ${name} answered ${JSON.stringify(created)}`);
   const id = created.result.serverId as string;
   // The node installs the folder right after creation.
@@ -175,8 +179,8 @@ export async function ownerWithServer(t: TestApp, prefix: string): Promise<{ coo
  * The real app listening on a port with a real agent process (test-node) connected to it, as in production.
  * `cleanup` stops both.
  */
-export async function buildTestAppWithAgent(env: Record<string, string> = {}) {
-  const agent = await prepareAgent();
+export async function buildTestAppWithAgent(env: Record<string, string> = {}, agentEnv: Record<string, string> = {}) {
+  const agent = await prepareAgent(50, agentEnv);
   const t = await buildTestApp({ AGENTS: JSON.stringify([agent.nodeConfig]), ...env });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

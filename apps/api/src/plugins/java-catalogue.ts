@@ -1,0 +1,303 @@
+import { JAVA_CATALOGUE_PAGE, javaPluginSourceNames, jarFileName, type JavaPluginSource } from '@spawnpoint/contracts';
+import { z } from 'zod';
+import { ApiError } from '../http/errors.ts';
+
+/** What a Java server loads, for a catalogue's filters. */
+export interface CatalogueTarget {
+  /** Modrinth loaders (categories) the server's software runs. */
+  loaders: string[];
+  gameVersion: string;
+  kind: 'plugins' | 'mods';
+}
+
+export interface CatalogueProject {
+  projectId: string;
+  name: string;
+  summary: string;
+  author: string;
+  icon: string | null;
+  downloads: number;
+}
+
+export interface CatalogueFile {
+  projectId: string;
+  versionId: string;
+  version: string;
+  fileName: string;
+  url: string;
+  size: number | null;
+  sha512: string | null;
+  sha256: string | null;
+}
+
+export interface JavaCatalogue {
+  readonly source: JavaPluginSource;
+  search(q: string, target: CatalogueTarget, page: number): Promise<{ entries: CatalogueProject[]; total: number }>;
+  project(projectId: string): Promise<CatalogueProject>;
+  /** The newest version of a project for the target, or null when it has none. */
+  newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null>;
+}
+
+const CACHE_MAX = 500;
+const TIMEOUT_MS = 8000;
+const httpsOrNull = (value: string | null | undefined) => (value && /^https:\/\//.test(value) ? value : null);
+
+/**
+ * A catalogue's HTTP API: JSON answers checked with a schema (a catalogue's answer is input from outside),
+ * a short timeout, 429 said with its Retry-After, and answers kept for a minute (searches repeat as people type).
+ */
+class CatalogueClient {
+  private cache = new Map<string, { at: number; value: unknown }>();
+  constructor(
+    private name: string,
+    private base: string,
+    private headers: Record<string, string>,
+    private cacheMs: number,
+  ) {}
+
+  async get<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S> | null> {
+    const url = `${this.base.replace(/\/$/, '')}${path}`;
+    const hit = this.cache.get(url);
+    if (hit && Date.now() - hit.at < this.cacheMs) return hit.value as z.infer<S> | null;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { accept: 'application/json', ...this.headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch {
+      throw new ApiError('TEMPORARILY_DISABLED', undefined, `${this.name} did not answer in time. Try again in a minute.`);
+    }
+    if (response.status === 429) {
+      const wait = Number(response.headers.get('retry-after') ?? response.headers.get('x-ratelimit-reset') ?? 'NaN');
+      await response.body?.cancel();
+      throw new ApiError(
+        'RATE_LIMIT',
+        undefined,
+        `${this.name} is busy right now. Try again in ${Number.isFinite(wait) && wait > 0 ? `${Math.ceil(wait)} seconds` : 'a minute'}.`,
+      );
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      this.remember(url, null);
+      return null;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new ApiError('TEMPORARILY_DISABLED', undefined, `${this.name} answered ${response.status}. Try again in a minute.`);
+    }
+    const parsed = schema.safeParse(await response.json().catch(() => undefined));
+    if (!parsed.success)
+      throw new ApiError('TEMPORARILY_DISABLED', undefined, `${this.name} answered in a way we do not understand. Try again later.`);
+    this.remember(url, parsed.data);
+    return parsed.data;
+  }
+
+  private remember(url: string, value: unknown): void {
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(url, { at: Date.now(), value });
+  }
+}
+
+// --- Modrinth (API v2) ---------------------------------------------------------------------------------
+
+const modrinthHit = z.object({
+  project_id: z.string(),
+  title: z.string(),
+  description: z.string().default(''),
+  author: z.string().default(''),
+  icon_url: z.string().nullable().optional(),
+  downloads: z.number().int().default(0),
+});
+const modrinthSearch = z.object({ hits: z.array(modrinthHit), total_hits: z.number().int() });
+const modrinthProject = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string().default(''),
+  icon_url: z.string().nullable().optional(),
+  downloads: z.number().int().default(0),
+});
+const modrinthVersion = z.object({
+  id: z.string(),
+  version_number: z.string(),
+  version_type: z.string().default('release'),
+  files: z.array(
+    z.object({
+      url: z.string(),
+      filename: z.string(),
+      size: z.number().int().optional(),
+      primary: z.boolean().default(false),
+      hashes: z.object({ sha512: z.string().optional(), sha1: z.string().optional() }),
+    }),
+  ),
+});
+
+export class ModrinthCatalogue implements JavaCatalogue {
+  readonly source = 'modrinth' as const;
+  private client: CatalogueClient;
+  constructor(base: string, userAgent: string, cacheMs: number, token?: string) {
+    this.client = new CatalogueClient(
+      javaPluginSourceNames.modrinth,
+      `${base.replace(/\/$/, '')}/v2`,
+      { 'user-agent': userAgent, ...(token ? { authorization: token } : {}) },
+      cacheMs,
+    );
+  }
+
+  async search(q: string, target: CatalogueTarget, page: number) {
+    const facets = [target.loaders.map((l) => `categories:${l}`), [`versions:${target.gameVersion}`]];
+    if (target.kind === 'mods') facets.push(['project_type:mod']);
+    const params = new URLSearchParams({
+      query: q,
+      facets: JSON.stringify(facets),
+      limit: String(JAVA_CATALOGUE_PAGE),
+      offset: String((page - 1) * JAVA_CATALOGUE_PAGE),
+      index: q ? 'relevance' : 'downloads',
+    });
+    const found = await this.client.get(`/search?${params}`, modrinthSearch);
+    return {
+      total: found?.total_hits ?? 0,
+      entries: (found?.hits ?? []).map((h) => ({
+        projectId: h.project_id,
+        name: h.title,
+        summary: h.description,
+        author: h.author,
+        icon: httpsOrNull(h.icon_url),
+        downloads: h.downloads,
+      })),
+    };
+  }
+
+  async project(projectId: string): Promise<CatalogueProject> {
+    const p = await this.client.get(`/project/${encodeURIComponent(projectId)}`, modrinthProject);
+    if (!p) throw new ApiError('NOT_FOUND', undefined, 'Modrinth has no such project.');
+    return { projectId: p.id, name: p.title, summary: p.description, author: '', icon: httpsOrNull(p.icon_url), downloads: p.downloads };
+  }
+
+  async newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null> {
+    const params = new URLSearchParams({ loaders: JSON.stringify(target.loaders), game_versions: JSON.stringify([target.gameVersion]) });
+    const versions = (await this.client.get(`/project/${encodeURIComponent(projectId)}/version?${params}`, z.array(modrinthVersion))) ?? [];
+    // Newest first, as Modrinth lists them; a release before any beta or alpha.
+    const version = versions.find((v) => v.version_type === 'release') ?? versions[0];
+    const file = version && (version.files.find((f) => f.primary) ?? version.files[0]);
+    if (!version || !file) return null;
+    return {
+      projectId,
+      versionId: version.id,
+      version: version.version_number.slice(0, 40),
+      fileName: file.filename,
+      url: file.url,
+      size: file.size ?? null,
+      sha512: file.hashes.sha512?.toLowerCase() ?? null,
+      sha256: null,
+    };
+  }
+}
+
+// --- Hangar (API v1, Paper plugins) -------------------------------------------------------------------
+
+const hangarProject = z.object({
+  name: z.string(),
+  namespace: z.object({ owner: z.string(), slug: z.string() }),
+  description: z.string().default(''),
+  avatarUrl: z.string().nullable().optional(),
+  stats: z.object({ downloads: z.number().int().default(0) }).default({ downloads: 0 }),
+});
+const hangarSearch = z.object({ pagination: z.object({ count: z.number().int() }), result: z.array(hangarProject) });
+const hangarVersions = z.object({
+  result: z.array(
+    z.object({
+      id: z.union([z.number(), z.string()]),
+      name: z.string(),
+      downloads: z.record(
+        z.string(),
+        z.object({
+          fileInfo: z.object({ name: z.string(), sizeBytes: z.number().int().optional(), sha256Hash: z.string() }).nullable().optional(),
+          downloadUrl: z.string().nullable().optional(),
+          externalUrl: z.string().nullable().optional(),
+        }),
+      ),
+    }),
+  ),
+});
+
+export class HangarCatalogue implements JavaCatalogue {
+  readonly source = 'hangar' as const;
+  private client: CatalogueClient;
+  constructor(base: string, userAgent: string, cacheMs: number, apiKey?: string) {
+    this.client = new CatalogueClient(
+      javaPluginSourceNames.hangar,
+      `${base.replace(/\/$/, '')}/api/v1`,
+      { 'user-agent': userAgent, ...(apiKey ? { authorization: apiKey } : {}) },
+      cacheMs,
+    );
+  }
+
+  private entry = (p: z.infer<typeof hangarProject>): CatalogueProject => ({
+    projectId: p.namespace.slug,
+    name: p.name,
+    summary: p.description,
+    author: p.namespace.owner,
+    icon: httpsOrNull(p.avatarUrl),
+    downloads: p.stats.downloads,
+  });
+
+  async search(q: string, target: CatalogueTarget, page: number) {
+    if (target.kind !== 'plugins') return { entries: [], total: 0 };
+    const params = new URLSearchParams({
+      limit: String(JAVA_CATALOGUE_PAGE),
+      offset: String((page - 1) * JAVA_CATALOGUE_PAGE),
+      platform: 'PAPER',
+      version: target.gameVersion,
+      sort: '-downloads',
+      ...(q ? { q } : {}),
+    });
+    const found = await this.client.get(`/projects?${params}`, hangarSearch);
+    return { total: found?.pagination.count ?? 0, entries: (found?.result ?? []).map(this.entry) };
+  }
+
+  async project(projectId: string): Promise<CatalogueProject> {
+    const p = await this.client.get(`/projects/${encodeURIComponent(projectId)}`, hangarProject);
+    if (!p) throw new ApiError('NOT_FOUND', undefined, 'Hangar has no such project.');
+    return this.entry(p);
+  }
+
+  async newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null> {
+    const params = new URLSearchParams({ limit: '10', offset: '0', platform: 'PAPER', platformVersion: target.gameVersion });
+    const versions = await this.client.get(`/projects/${encodeURIComponent(projectId)}/versions?${params}`, hangarVersions);
+    for (const version of versions?.result ?? []) {
+      const download = version.downloads.PAPER;
+      // Hosted elsewhere (externalUrl only): nothing Hangar vouches for with a hash.
+      if (!download?.fileInfo || !download.downloadUrl) continue;
+      return {
+        projectId,
+        versionId: String(version.id),
+        version: version.name.slice(0, 40),
+        fileName: download.fileInfo.name,
+        url: download.downloadUrl,
+        size: download.fileInfo.sizeBytes ?? null,
+        sha512: null,
+        sha256: download.fileInfo.sha256Hash.toLowerCase(),
+      };
+    }
+    return null;
+  }
+}
+
+/** What a server's software loads from the Java catalogues (none for the built-in runtime and Vanilla). */
+export function catalogueTarget(software: string, version: string): CatalogueTarget | null {
+  switch (software) {
+    case 'paper':
+      return { loaders: ['paper', 'spigot', 'bukkit'], gameVersion: version, kind: 'plugins' };
+    case 'purpur':
+      return { loaders: ['purpur', 'paper', 'spigot', 'bukkit'], gameVersion: version, kind: 'plugins' };
+    case 'fabric':
+      return { loaders: ['fabric'], gameVersion: version, kind: 'mods' };
+    default:
+      return null;
+  }
+}
+
+/** A catalogue file name that would not be a plain jar name in the server folder is refused. */
+export function fileNameProblem(fileName: string): string | null {
+  return jarFileName.safeParse(fileName).success
+    ? null
+    : `The catalogue's file name ${JSON.stringify(fileName.slice(0, 80))} is not a plain .jar name.`;
+}
