@@ -11,6 +11,9 @@ process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-e2e-
 // run would add its servers to one shared PostgreSQL database until the node's game ports run out.
 delete process.env.DATABASE_URL;
 const baseURL = `http://localhost:${port}`;
+// Modrinth and Hangar are out of reach here: java-plugins.spec.ts serves their API shapes on this port.
+process.env.E2E_CATALOGUE_PORT ??= String(port + 3000);
+const catalogue = `http://127.0.0.1:${process.env.E2E_CATALOGUE_PORT}`;
 
 export default defineConfig({
   testDir: '.',
@@ -64,6 +67,11 @@ export default defineConfig({
       // sleeping.spec.ts sees one fall asleep; every other spec is done with an empty server sooner.
       IDLE_STOP_MINUTES: process.env.E2E_IDLE_STOP_MINUTES ?? '0.75',
       MIN_ONLINE_MINUTES: '0.25',
+      MODRINTH_API_URL: catalogue,
+      HANGAR_API_URL: catalogue,
+      PLUGIN_DOWNLOAD_HOSTS: new URL(catalogue).host,
+      PLUGIN_DOWNLOAD_ALLOW_HTTP: 'true',
+      PLUGIN_CATALOGUE_CACHE_SECONDS: '0',
     },
   },
 });

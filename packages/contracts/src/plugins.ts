@@ -370,6 +370,12 @@ export const agentPluginChangeRequest = z.union([
 ]);
 export type AgentPluginChangeRequest = z.infer<typeof agentPluginChangeRequest>;
 
+/**
+ * Where catalogue icons may come from: the page's Content-Security-Policy allows images from these hosts
+ * only, and the API passes on no other icon address.
+ */
+export const CATALOGUE_ICON_ORIGINS = ['https://cdn.modrinth.com', 'https://hangarcdn.papermc.io'] as const;
+
 /** A project of a Java catalogue, as the page lists it. */
 export const javaCatalogueEntry = z.object({
   source: z.enum(javaPluginSources),

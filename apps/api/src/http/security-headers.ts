@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { CATALOGUE_ICON_ORIGINS } from '@spawnpoint/contracts';
 import type { Config } from '../config.ts';
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
@@ -39,7 +40,8 @@ export function pageCsp(
     "default-src 'self'",
     `script-src 'self' ${[...extra.script, ...hashes].join(' ')}`.trim(),
     "style-src 'self' 'unsafe-inline'",
-    `img-src 'self' data: ${extra.script.join(' ')}`.trim(),
+    // Plugin catalogues' icons (the Plugins page) come from their image hosts.
+    `img-src 'self' data: ${[...CATALOGUE_ICON_ORIGINS, ...extra.script].join(' ')}`.trim(),
     "font-src 'self' data:",
     `connect-src ${connect}`,
     "frame-ancestors 'none'",

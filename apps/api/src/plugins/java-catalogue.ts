@@ -1,4 +1,10 @@
-import { JAVA_CATALOGUE_PAGE, javaPluginSourceNames, jarFileName, type JavaPluginSource } from '@spawnpoint/contracts';
+import {
+  CATALOGUE_ICON_ORIGINS,
+  JAVA_CATALOGUE_PAGE,
+  javaPluginSourceNames,
+  jarFileName,
+  type JavaPluginSource,
+} from '@spawnpoint/contracts';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
 
@@ -40,7 +46,15 @@ export interface JavaCatalogue {
 
 const CACHE_MAX = 500;
 const TIMEOUT_MS = 8000;
-const httpsOrNull = (value: string | null | undefined) => (value && /^https:\/\//.test(value) ? value : null);
+// Only icons on the catalogues' own image hosts reach the page (its CSP allows no others).
+const httpsOrNull = (value: string | null | undefined) => {
+  if (!value) return null;
+  try {
+    return (CATALOGUE_ICON_ORIGINS as readonly string[]).includes(new URL(value).origin) ? value : null;
+  } catch {
+    return null;
+  }
+};
 
 /**
  * A catalogue's HTTP API: JSON answers checked with a schema (a catalogue's answer is input from outside),

@@ -1,8 +1,11 @@
 import {
   builtinPlugin,
   endpoints,
+  javaPluginSourceNames,
   PLUGIN_UPLOAD_MAX_BYTES,
   type InstalledPlugin,
+  type JavaCatalogueResult,
+  type JavaPluginSource,
   type PluginChangeRequest,
   type PluginSettingField,
   type ServerPluginsResult,
@@ -113,16 +116,18 @@ function PluginsPage({ id }: { id: string }) {
           ) : (
             <ul className="mt-3 divide-y divide-slate-100" data-testid="installed-plugins">
               {data.plugins.map((p) => (
-                <InstalledRow key={p.id} plugin={p} mayManage={mayManage} change={change} />
+                <InstalledRow key={p.id} plugin={p} update={data.updates[p.id] ?? null} mayManage={mayManage} change={change} />
               ))}
             </ul>
           )}
         </section>
 
-        {data && !data.catalogueAvailable ? (
+        {data && data.javaSources.length > 0 ? (
+          <JavaCatalogue serverId={id} sources={data.javaSources} mayManage={mayManage} onChanged={setData} />
+        ) : data && !data.catalogueAvailable ? (
           <p className={`${card} text-sm text-slate-600`}>
-            The catalogue holds plugins for the built-in runtime. For this server&apos;s software, put plugin files in the{' '}
-            <code>plugins</code> folder with the file manager.
+            There is no plugin catalogue for this server&apos;s software. Put plugin files in the <code>plugins</code> folder with the file
+            manager.
           </p>
         ) : (
           <section aria-labelledby="catalogue-heading" className={card}>
@@ -214,10 +219,13 @@ function InstallButton({ name, onInstall }: { name: string; onInstall: () => Pro
 
 function InstalledRow({
   plugin: p,
+  update,
   mayManage,
   change,
 }: {
   plugin: InstalledPlugin;
+  /** A newer version in its catalogue. */
+  update: string | null;
   mayManage: boolean;
   change: (request: PluginChangeRequest, done: string) => Promise<void>;
 }) {
@@ -245,12 +253,34 @@ function InstalledRow({
       <div className="flex flex-wrap items-baseline justify-between gap-x-3">
         <span className="min-w-0 font-medium break-words text-slate-900">{p.name}</span>
         <span className="text-xs text-slate-500">
-          {p.source === 'upload' ? `Your file · SHA-256 ${p.sha256?.slice(0, 12)}…` : `Version ${p.version}`}
+          {p.source === 'upload'
+            ? `Your file · SHA-256 ${p.sha256?.slice(0, 12)}…`
+            : p.source === 'builtin'
+              ? `Version ${p.version}`
+              : `${javaPluginSourceNames[p.source]} · version ${p.version}`}
         </span>
       </div>
-      <span className={p.enabled ? 'text-emerald-700' : 'text-slate-500'}>{p.enabled ? 'On' : 'Off'}</span>
+      <span className="flex flex-wrap items-center gap-2">
+        <span className={p.enabled ? 'text-emerald-700' : 'text-slate-500'}>{p.enabled ? 'On' : 'Off'}</span>
+        {update ? (
+          <span className="rounded-full bg-sky-100 px-2 py-0.5 text-xs font-medium text-sky-800" data-testid="update-available">
+            Update available: {update}
+          </span>
+        ) : null}
+      </span>
       {mayManage ? (
         <div className="flex flex-wrap gap-2">
+          {update ? (
+            <Button
+              onClick={() =>
+                void send(() => change({ action: 'update', id: p.id }, `${p.name} updated to ${update}`)).catch(() => undefined)
+              }
+              busy={sending}
+              aria-label={`Update ${p.name} to ${update}`}
+            >
+              Update
+            </Button>
+          ) : null}
           <Button variant="secondary" onClick={toggle} disabled={sending} aria-label={`${p.enabled ? 'Turn off' : 'Turn on'} ${p.name}`}>
             {p.enabled ? 'Turn off' : 'Turn on'}
           </Button>
@@ -455,6 +485,195 @@ function UploadPlugin({
           This node runs game servers without their sandbox, so it does not run plugin code of your own. The catalogue&apos;s plugins work.
         </p>
       )}
+    </section>
+  );
+}
+
+/** Modrinth and Hangar, searched for what fits the server's software and version; installed with one click. */
+function JavaCatalogue({
+  serverId,
+  sources,
+  mayManage,
+  onChanged,
+}: {
+  serverId: string;
+  sources: JavaPluginSource[];
+  mayManage: boolean;
+  onChanged: (result: ServerPluginsResult) => void;
+}) {
+  const [source, setSource] = useState<JavaPluginSource>(sources[0] ?? 'modrinth');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(1);
+  const [found, setFound] = useState<JavaCatalogueResult | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [installing, setInstalling] = useState<string | null>(null);
+
+  // Searched a moment after the last key; a catalogue that cannot answer is said in its own words.
+  useEffect(() => {
+    let active = true;
+    const timer = setTimeout(
+      () =>
+        void call(
+          endpoints.pluginCatalogue,
+          { params: { serverId }, query: { source, q: query.trim() || undefined, page } },
+          { background: true },
+        ).then(
+          (result) => {
+            if (!active) return;
+            setFound(result);
+            setProblem(null);
+          },
+          (failure: unknown) => {
+            if (active)
+              setProblem(failure instanceof ApiFailure ? failure.message : 'The catalogue could not be searched. Try again in a minute.');
+          },
+        ),
+      query ? 300 : 0,
+    );
+    return () => {
+      active = false;
+      clearTimeout(timer);
+    };
+  }, [serverId, source, query, page]);
+
+  const install = async (projectId: string, name: string) => {
+    setInstalling(projectId);
+    try {
+      const result = await call(endpoints.pluginsChange, { params: { serverId }, body: { action: 'install-project', source, projectId } });
+      onChanged(result);
+      setFound((f) => f && { ...f, entries: f.entries.map((e) => (e.projectId === projectId ? { ...e, installed: true } : e)) });
+      notify('success', `${name} installed`, 'Its file was checked against the catalogue’s hash. It loads when the server (re)starts.');
+    } catch {
+      // The call's toast says why (no version for this server, a hash that did not match…).
+    } finally {
+      setInstalling(null);
+    }
+  };
+
+  const pages = found ? Math.max(1, Math.ceil(found.total / found.pageSize)) : 1;
+  const kind = found?.kind ?? 'plugins';
+  return (
+    <section aria-labelledby="java-catalogue-heading" className={card}>
+      <h2 id="java-catalogue-heading" className="text-lg font-semibold">
+        {kind === 'mods' ? 'Mods' : 'Plugins'} from {sources.map((s) => javaPluginSourceNames[s]).join(' and ')}
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Only what fits this server&apos;s software and Minecraft version. Each file is checked against the hash its catalogue publishes.
+      </p>
+      <div className="mt-3 grid gap-3 sm:grid-cols-3">
+        {sources.length > 1 ? (
+          <div>
+            <label htmlFor="java-source" className="block text-sm font-medium text-slate-700">
+              Catalogue
+            </label>
+            <select
+              id="java-source"
+              className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-2 text-sm"
+              value={source}
+              onChange={(e) => {
+                setSource(e.target.value as JavaPluginSource);
+                setPage(1);
+              }}
+            >
+              {sources.map((s) => (
+                <option key={s} value={s}>
+                  {javaPluginSourceNames[s]}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        <div className={sources.length > 1 ? 'sm:col-span-2' : 'sm:col-span-3'}>
+          <Field
+            id="java-search"
+            label={`Search ${javaPluginSourceNames[source]}`}
+            type="search"
+            placeholder="worldedit, essentials…"
+            value={query}
+            onChange={(e) => {
+              setQuery(e.target.value);
+              setPage(1);
+            }}
+          />
+        </div>
+      </div>
+      {problem ? (
+        <p className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900" role="alert">
+          {problem}
+        </p>
+      ) : !found ? (
+        <p className="mt-3 text-sm text-slate-600" role="status">
+          Searching…
+        </p>
+      ) : found.entries.length === 0 ? (
+        <p className="mt-3 rounded-lg bg-slate-50 p-4 text-sm text-slate-600">Nothing found for “{query}” that fits this server.</p>
+      ) : (
+        <ul className="mt-3 grid gap-3 sm:grid-cols-2" data-testid="java-catalogue">
+          {found.entries.map((entry) => (
+            <li
+              key={entry.projectId}
+              className="flex flex-col gap-2 rounded-lg border border-slate-200 p-3 text-sm"
+              data-testid="java-catalogue-entry"
+            >
+              <div className="flex items-start gap-3">
+                {entry.icon ? (
+                  <img
+                    src={entry.icon}
+                    alt=""
+                    width={40}
+                    height={40}
+                    loading="lazy"
+                    referrerPolicy="no-referrer"
+                    className="h-10 w-10 shrink-0 rounded-lg"
+                  />
+                ) : (
+                  <span
+                    aria-hidden
+                    className="grid h-10 w-10 shrink-0 place-items-center rounded-lg bg-slate-100 text-lg font-bold text-slate-600"
+                  >
+                    {entry.name.charAt(0)}
+                  </span>
+                )}
+                <div className="min-w-0">
+                  <h3 className="font-medium break-words text-slate-900">{entry.name}</h3>
+                  <p className="text-xs text-slate-500">
+                    {entry.author ? `by ${entry.author} · ` : ''}
+                    {entry.downloads.toLocaleString()} downloads
+                  </p>
+                </div>
+              </div>
+              <p className="break-words text-slate-700">{entry.summary}</p>
+              <div className="mt-auto pt-1">
+                {entry.installed ? (
+                  <span className="text-emerald-700">Installed</span>
+                ) : mayManage ? (
+                  <Button
+                    onClick={() => void install(entry.projectId, entry.name)}
+                    busy={installing === entry.projectId}
+                    disabled={installing !== null}
+                    aria-label={`Install ${entry.name}`}
+                  >
+                    Install
+                  </Button>
+                ) : null}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {found && pages > 1 ? (
+        <nav className="mt-4 flex items-center justify-between gap-3 text-sm" aria-label="Catalogue pages">
+          <Button variant="secondary" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+            Previous
+          </Button>
+          <span className="text-slate-600">
+            Page {found.page} of {pages}
+          </span>
+          <Button variant="secondary" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
+            Next
+          </Button>
+        </nav>
+      ) : null}
     </section>
   );
 }
