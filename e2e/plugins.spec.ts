@@ -46,7 +46,7 @@ test('plugins: search the catalogue, install Homes while running, restart from t
   await page.screenshot({ path: test.info().outputPath('plugins-1280.png'), fullPage: true });
   await page.setViewportSize({ width: 360, height: 800 });
   await page.screenshot({ path: test.info().outputPath('plugins-360.png'), fullPage: true });
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
   await page.setViewportSize({ width: 1280, height: 800 });
   await banner.getByRole('button', { name: 'Restart now' }).click();
   // The banner goes as the server stops; then it starts again with the plugin.
