@@ -40,7 +40,6 @@ async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> 
 
 /** What shows that a page has rendered its real content (not its loading state), by route name. */
 const comingSoonTabs: Record<string, string> = {
-  'servers-id-plugins': 'Plugins',
   'servers-id-upgrade': 'Upgrade',
   'servers-id-shop': 'Shop',
 };
@@ -58,6 +57,7 @@ const readyMarks: Record<string, (page: Page) => Locator> = {
   'servers-id-players': (page) => page.getByRole('switch', { name: /Whitelist/ }),
   'servers-id-subusers': (page) => page.getByRole('heading', { name: 'Pending invitations' }),
   'servers-id-appearance': (page) => page.getByTestId('motd-preview'),
+  'servers-id-plugins': (page) => page.getByTestId('catalogue-entry'),
   'servers-id-schedules': (page) => page.getByTestId('schedule-preview').getByRole('listitem'),
   // By then the log has the start, the backup and the upload, newest first.
   'servers-id-activity': (page) => page.getByTestId('server-activity').getByText('Uploaded a file'),
