@@ -38,16 +38,18 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
   };
 
   route(endpoints.backups, async ({ server }) => {
+    // The job is read before the rows: a job that ends while they are read was recorded (and its rotation
+    // done) before it ended, so its rows are seen; read after, a stale snapshot could show as finished.
+    const job = jobs.get(server.id);
     const rows = await db.select().from(backups).where(eq(backups.serverId, server.id)).orderBy(desc(backups.createdAt));
     // The newest pending row is the job's; a row no job stands for is a leftover and shows nothing.
-    const job = jobs.get(server.id);
     const pending = job ? rows.find((row) => row.id === job && row.status === 'pending') : undefined;
     // A job whose backup is already recorded complete is over for the page (the job is cleared a moment later).
     const recorded = job ? rows.some((row) => row.id === job && row.status === 'complete') : false;
     return {
       backups: rows.filter((row) => row.status === 'complete').map(present),
       limit: FREE_BACKUP_LIMIT,
-      running: jobs.has(server.id) && !recorded,
+      running: job !== undefined && !recorded,
       pending: pending ? { backupId: pending.id, percent: percents.get(pending.id) ?? 0 } : null,
     };
   });
