@@ -122,6 +122,9 @@ test('an owner lists a server publicly and a visitor finds it on the server list
   await expect(other.getByText('No server matches')).toBeVisible();
   await other.getByLabel('Software').selectOption('flying-squid');
   await expect(card).toBeVisible();
+  // The owner starts it: the visitor's card follows live, without a reload.
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await expect(card.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
   await other.setViewportSize({ width: 360, height: 800 });
   expect(await other.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
   await other.screenshot({ path: test.info().outputPath('server-list-360.png'), fullPage: true });
@@ -133,10 +136,12 @@ test('an owner lists a server publicly and a visitor finds it on the server list
   await expect(other).toHaveURL(new RegExp(`/server-list/${name}$`));
   await expect(other.getByRole('heading', { level: 1, name })).toBeVisible();
   await expect(other.getByTestId('preview-line-1')).toHaveText(`${name} on Spawnpoint`);
-  await expect(other.getByText('the server starts when you do')).toBeVisible();
+  await expect(other.getByText('Join: it is running now.')).toBeVisible();
   await expect(other.getByRole('button', { name: `Direct address: ${address}. Copy` })).toBeVisible();
   await visitor.close();
 
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await expect(page.getByTestId('server-state')).toHaveText('Offline', { timeout: 30_000 });
   await toggle.uncheck();
   await expect(page.getByText('Hidden from the list')).toBeVisible();
   await page.goto('/server-list');

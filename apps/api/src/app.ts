@@ -12,6 +12,7 @@ import { ApiError, installErrorHandling } from './http/errors.ts';
 import { createAddressBudget, createLimiter } from './http/rate-limits.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { fileMailer, smtpMailer, type Mailer } from './mail/mailer.ts';
+import { handlePublicListSockets } from './public-list-sockets.ts';
 import { createRealtime, handleBrowserSockets, type Realtime } from './realtime.ts';
 import { NodeRegistry } from './nodes.ts';
 import { ServerHub } from './server-hub.ts';
@@ -193,6 +194,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   await installWeb(app, config);
 
   handleBrowserSockets(io, ctx);
+  handlePublicListSockets(io, ctx);
 
   const sweeper = setInterval(
     () => void ctx.sessions.sweep().catch((err: unknown) => log.error({ err }, 'session sweep failed')),

@@ -35,7 +35,7 @@ const INBOUND_MAX = 10;
 const INBOUND_WINDOW_MS = 200;
 
 /** Live authenticated sockets per key; a key leaves the map when its count returns to 0, so nothing accumulates. */
-class LiveCounts {
+export class LiveCounts {
   private counts = new Map<string, number>();
 
   of(key: string): number {

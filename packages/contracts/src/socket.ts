@@ -49,6 +49,8 @@ export interface ServerToClientEvents {
     percent: number;
     message?: string;
   }) => void;
+  /** On the public list's namespace only: a watched server's state and players changed. */
+  'public:server': (payload: PublicServerEvent) => void;
 }
 
 export interface ClientToServerEvents {
@@ -56,6 +58,8 @@ export interface ClientToServerEvents {
   'server:subscribe': (payload: z.infer<typeof serverSubscribePayload>) => void;
   'server:unsubscribe': (payload: z.infer<typeof serverSubscribePayload>) => void;
   'server:command': (payload: z.infer<typeof serverCommandPayload>) => void;
+  /** On the public list's namespace only. */
+  'public:watch': (payload: z.infer<typeof publicWatchPayload>) => void;
 }
 
 export const serverSubscribePayload = z.object({ serverId: z.string().min(1).max(64) });
@@ -81,3 +85,20 @@ export const SOCKETS_PER_SESSION_MAX = 10;
 export const SOCKETS_PER_USER_MAX = 50;
 /** Sockets subscribed to one server's console at once (as Pterodactyl's Wings); each console line is copied to each of them. */
 export const CONSOLE_SUBSCRIBERS_PER_SERVER_MAX = 30;
+
+/**
+ * The public server list's live counts: an anonymous namespace (no session), where a page names the
+ * servers it shows and receives their state and players as they change.
+ */
+export const PUBLIC_LIST_NAMESPACE = '/public-list';
+/** At most this many servers watched by one socket (a page of the list). */
+export const PUBLIC_WATCH_MAX = 24;
+/** Anonymous sockets one address may hold on the public namespace. */
+export const PUBLIC_SOCKETS_PER_ADDRESS_MAX = 8;
+export const publicWatchPayload = z.object({ names: z.array(z.string().min(1).max(64)).max(PUBLIC_WATCH_MAX) });
+export const publicServerEvent = z.object({
+  name: z.string(),
+  state: serverState,
+  players: z.object({ online: z.number().int(), max: z.number().int() }),
+});
+export type PublicServerEvent = z.infer<typeof publicServerEvent>;

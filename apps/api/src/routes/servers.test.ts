@@ -557,6 +557,40 @@ describe('public server list', () => {
     expect((await list('n0')).servers[0].icon).not.toBe(entry.icon);
     expect((await get(`/v1/servers/list/${made[1]!.name}/icon`)).json().status).toBe('NOT_FOUND');
   });
+
+  it('sends a watching visitor (no session) the live state and players of a listed server, and only those it watches', async () => {
+    const owner = await account();
+    const created = (await create(owner.cookie)).json().result;
+    await post(`/v1/server/${created.serverId}/appearance`, owner.cookie, { publicListing: true });
+    const visitor = connect(`${base}/public-list`, { transports: ['websocket'], reconnection: false });
+    sockets.push(visitor);
+    const seen: { name: string; state: string }[] = [];
+    visitor.on('public:server', (event: { name: string; state: string }) => seen.push(event));
+    await new Promise<void>((resolve) => visitor.on('connect', () => resolve()));
+    // A list as big as a page, with another server's name the visitor does not show.
+    visitor.emit('public:watch', { names: [created.name, 'someone-else'] });
+    // Not a valid message: ignored, the socket stays.
+    visitor.emit('public:watch', { names: 'all' });
+    expect((await post(`/v1/server/${created.serverId}/start`, owner.cookie)).json().status).toBe('SUCCESS');
+    await until(
+      () => seen,
+      (events) => events.some((e) => e.name === created.name && e.state === 'online'),
+    );
+    expect(seen.every((e) => e.name === created.name)).toBe(true);
+    expect(visitor.connected).toBe(true);
+    visitor.disconnect();
+    await post(`/v1/server/${created.serverId}/stop`, owner.cookie);
+  });
+
+  it('holds at most a few anonymous list sockets per address', async () => {
+    const opened = Array.from({ length: 9 }, () => connect(`${base}/public-list`, { transports: ['websocket'], reconnection: false }));
+    sockets.push(...opened);
+    await until(
+      () => opened.filter((s) => s.connected).length + opened.filter((s) => !s.active).length,
+      (n) => n === 9,
+    );
+    expect(opened.filter((s) => s.connected)).toHaveLength(8);
+  });
 });
 
 describe('player slots', () => {

@@ -244,6 +244,12 @@ export class ServerDirectory {
     };
   }
 
+  /** A listed server's entry by id (null when it is not listed), for the public list's live counts. */
+  async publicEntryById(serverId: string): Promise<PublicServerEntry | null> {
+    const row = (await this.listedRows()).find((r) => r.id === serverId);
+    return row ? this.publicEntry(row) : null;
+  }
+
   /** One listed server, for its public page. */
   async publicServer(name: string): Promise<PublicServerEntry> {
     const row = (await this.listedRows()).find((r) => r.name === name.toLowerCase());

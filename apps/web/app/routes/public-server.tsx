@@ -5,6 +5,7 @@ import { CopyButton } from '../components/copy-button.tsx';
 import { PublicServerCard } from '../components/public-server-card.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
+import { watchPublicServers } from '../lib/public-live.ts';
 
 export const meta = () => pageMeta('server-list-name', 'A Minecraft server on Spawnpoint: who is online, and the address to join.');
 
@@ -34,6 +35,15 @@ export default function PublicServerPage() {
       clearInterval(timer);
     };
   }, [name]);
+
+  // Its state and players move live.
+  const listed = server !== null;
+  useEffect(() => {
+    if (!listed) return;
+    return watchPublicServers([name.toLowerCase()], (event) =>
+      setServer((current) => current && { ...current, state: event.state, players: event.players }),
+    );
+  }, [listed, name]);
 
   return (
     <main className="mx-auto max-w-2xl px-4 py-12">

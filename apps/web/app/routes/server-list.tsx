@@ -12,6 +12,7 @@ import { buttonClass } from '../components/button.tsx';
 import { PublicServerCard } from '../components/public-server-card.tsx';
 import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
+import { watchPublicServers } from '../lib/public-live.ts';
 
 export const meta = () =>
   pageMeta(
@@ -85,6 +86,23 @@ export default function ServerList() {
       clearInterval(timer);
     };
   }, [key]);
+
+  // Counts and states move live between the 15-second refreshes.
+  const shown = list?.servers.map((server) => server.name).join(',') ?? '';
+  useEffect(() => {
+    if (!shown) return;
+    return watchPublicServers(shown.split(','), (event) =>
+      setList(
+        (current) =>
+          current && {
+            ...current,
+            servers: current.servers.map((server) =>
+              server.name === event.name ? { ...server, state: event.state, players: event.players } : server,
+            ),
+          },
+      ),
+    );
+  }, [shown]);
 
   const versions = query.software ? (softwareCatalogue.find((s) => s.id === query.software)?.versions ?? []) : [];
   const filtered = Boolean(query.q || query.software || query.version);
