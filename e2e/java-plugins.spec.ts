@@ -40,7 +40,16 @@ const catalogue = createServer((req, res) => {
   }
   if (url.pathname === '/v2/search')
     return json({
-      hits: [{ project_id: 'hp', title: 'HomesPlus', description: 'Homes with menus', author: 'someone', downloads: 12345 }],
+      hits: [
+        {
+          project_id: 'hp',
+          title: 'HomesPlus',
+          description: 'Homes with menus',
+          author: 'someone',
+          downloads: 12345,
+          versions: ['1.20.4', '1.21.4'],
+        },
+      ],
       offset: 0,
       limit: 20,
       total_hits: 1,
@@ -74,7 +83,7 @@ test('a Paper server: search Modrinth, install a plugin, see "update available",
   await page.getByLabel('Search Modrinth').fill('homes');
   const entry = page.getByTestId('java-catalogue-entry').filter({ hasText: 'HomesPlus' });
   await expect(entry).toContainText('by someone');
-  await expect(entry).toContainText('12,345 downloads');
+  await expect(entry).toContainText('12,345 downloads · Minecraft 1.20.4–1.21.4');
   await entry.getByRole('button', { name: 'Install HomesPlus' }).click();
   await expect(page.getByText('HomesPlus installed')).toBeVisible();
   await expect(entry).toContainText('Installed');

@@ -386,6 +386,8 @@ export const javaCatalogueEntry = z.object({
   /** An https address of the project's icon, or null. */
   icon: z.string().nullable(),
   downloads: z.number().int(),
+  /** The Minecraft versions the catalogue lists for the project (as it writes them, newest last when it says). */
+  gameVersions: z.array(z.string()),
   installed: z.boolean(),
 });
 export type JavaCatalogueEntry = z.infer<typeof javaCatalogueEntry>;

@@ -23,6 +23,7 @@ export interface CatalogueProject {
   author: string;
   icon: string | null;
   downloads: number;
+  gameVersions: string[];
 }
 
 export interface CatalogueFile {
@@ -119,6 +120,7 @@ const modrinthHit = z.object({
   author: z.string().default(''),
   icon_url: z.string().nullable().optional(),
   downloads: z.number().int().default(0),
+  versions: z.array(z.string()).default([]),
 });
 const modrinthSearch = z.object({ hits: z.array(modrinthHit), total_hits: z.number().int() });
 const modrinthProject = z.object({
@@ -175,6 +177,7 @@ export class ModrinthCatalogue implements JavaCatalogue {
         author: h.author,
         icon: httpsOrNull(h.icon_url),
         downloads: h.downloads,
+        gameVersions: h.versions.slice(-200),
       })),
     };
   }
@@ -182,7 +185,15 @@ export class ModrinthCatalogue implements JavaCatalogue {
   async project(projectId: string): Promise<CatalogueProject> {
     const p = await this.client.get(`/project/${encodeURIComponent(projectId)}`, modrinthProject);
     if (!p) throw new ApiError('NOT_FOUND', undefined, 'Modrinth has no such project.');
-    return { projectId: p.id, name: p.title, summary: p.description, author: '', icon: httpsOrNull(p.icon_url), downloads: p.downloads };
+    return {
+      projectId: p.id,
+      name: p.title,
+      summary: p.description,
+      author: '',
+      icon: httpsOrNull(p.icon_url),
+      downloads: p.downloads,
+      gameVersions: [],
+    };
   }
 
   async newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null> {
@@ -213,6 +224,7 @@ const hangarProject = z.object({
   description: z.string().default(''),
   avatarUrl: z.string().nullable().optional(),
   stats: z.object({ downloads: z.number().int().default(0) }).default({ downloads: 0 }),
+  supportedPlatforms: z.record(z.string(), z.array(z.string())).default({}),
 });
 const hangarSearch = z.object({ pagination: z.object({ count: z.number().int() }), result: z.array(hangarProject) });
 const hangarVersions = z.object({
@@ -251,6 +263,7 @@ export class HangarCatalogue implements JavaCatalogue {
     author: p.namespace.owner,
     icon: httpsOrNull(p.avatarUrl),
     downloads: p.stats.downloads,
+    gameVersions: (p.supportedPlatforms.PAPER ?? []).slice(-200),
   });
 
   async search(q: string, target: CatalogueTarget, page: number) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../../test-support/free-port.ts';
@@ -45,8 +45,13 @@ function modrinthVersion(id: string, versionNumber: string, fileName: string, ha
   };
 }
 
-function answer(url: URL): { status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer } | 'hang' {
+// The slow file's download: held open until the test lets it end.
+let slowStarted: () => void = () => undefined;
+let slowResponse: ServerResponse | null = null;
+
+function answer(url: URL): { status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer } | 'hang' | 'slow' {
   const p = url.pathname;
+  if (p === '/files/slow.jar') return 'slow';
   if (p.startsWith('/files/')) {
     const file = files[p.slice('/files/'.length)];
     return file ? { status: 200, raw: file } : { status: 404 };
@@ -64,6 +69,7 @@ function answer(url: URL): { status: number; body?: unknown; headers?: Record<st
       author: 'sk89q',
       icon_url: i === 0 ? 'https://cdn.modrinth.com/icon.png' : 'javascript:alert(1)',
       downloads: 1000 - i,
+      versions: ['1.20.4', '1.21'],
       facets,
     }));
     return { status: 200, body: { hits: all.slice(offset, offset + 20), offset, limit: 20, total_hits: all.length } };
@@ -71,7 +77,7 @@ function answer(url: URL): { status: number; body?: unknown; headers?: Record<st
   const project = /^\/v2\/project\/([^/]+)(\/version)?$/.exec(p);
   if (project) {
     const id = project[1]!;
-    if (!['wg', 'oldonly', 'broken', 'notajar', 'elsewhere', 'sneaky'].includes(id)) return { status: 404 };
+    if (!['wg', 'oldonly', 'broken', 'notajar', 'elsewhere', 'sneaky', 'slow'].includes(id)) return { status: 404 };
     if (!project[2])
       return { status: 200, body: { id, title: id === 'wg' ? 'WorldGuard' : `Project ${id}`, description: '', downloads: 5 } };
     const loaders = JSON.parse(url.searchParams.get('loaders') ?? '[]') as string[];
@@ -100,6 +106,8 @@ function answer(url: URL): { status: number; body?: unknown; headers?: Record<st
           status: 200,
           body: [modrinthVersion('e1', '1.0', 'worldguard-7.0.9.jar', sha512(files['worldguard-7.0.9.jar']!), `${base}/redirect`)],
         };
+      case 'slow':
+        return { status: 200, body: [modrinthVersion('sl1', '1.0', 'slow.jar', sha512(Buffer.from('never sent whole')))] };
       case 'sneaky':
         return { status: 200, body: [modrinthVersion('s1', '1.0', '../../escape.jar', sha512(files['worldguard-7.0.9.jar']!))] };
       default:
@@ -120,6 +128,7 @@ function answer(url: URL): { status: number; body?: unknown; headers?: Record<st
             description: 'Pre-generates chunks',
             avatarUrl: 'https://hangarcdn.papermc.io/avatar.png',
             stats: { downloads: 42 },
+            supportedPlatforms: { PAPER: ['1.20-1.21.4'] },
           },
         ],
       },
@@ -159,6 +168,13 @@ beforeAll(async () => {
   catalogue = createServer((req, res) => {
     const result = answer(new URL(req.url ?? '/', base));
     if (result === 'hang') return;
+    if (result === 'slow') {
+      res.writeHead(200, { 'content-type': 'application/java-archive' });
+      res.write(Buffer.from('PK\u0003\u0004', 'latin1'));
+      slowResponse = res;
+      slowStarted();
+      return;
+    }
     res.writeHead(result.status, { 'content-type': result.raw ? 'application/java-archive' : 'application/json', ...result.headers });
     res.end(result.raw ?? (result.body === undefined ? '' : JSON.stringify(result.body)));
   });
@@ -205,6 +221,7 @@ describe('Java plugins from the catalogues', () => {
       author: 'sk89q',
       icon: 'https://cdn.modrinth.com/icon.png',
       downloads: 1000,
+      gameVersions: ['1.20.4', '1.21'],
       installed: false,
     });
     // Only https icons are passed on.
@@ -286,6 +303,22 @@ describe('Java plugins from the catalogues', () => {
     expect(left).toEqual([]);
     expect((await send('GET', `/v1/server/${id}/plugins`, cookie)).json().result.plugins).toEqual([]);
 
+    // One plugin operation per server at a time: a second one while a download runs is refused, and the
+    // first ends on its own terms (here more bytes than the catalogue declared), leaving nothing.
+    const started = new Promise<void>((resolve) => (slowStarted = resolve));
+    const first = install('slow');
+    await started;
+    expect(await install('wg')).toMatchObject({
+      status: 'INVALID_STATE',
+      message: 'Another plugin change is still running on this server. Try again when it is done.',
+    });
+    slowResponse!.end('the rest');
+    expect(await first).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: 'Project slow is larger than it should be, so it was not installed.',
+    });
+    expect((await send('GET', `/v1/server/${id}/plugins`, cookie)).json().result.plugins).toEqual([]);
+
     // The catalogue's own limits are said as they are.
     expect((await send('GET', `/v1/server/${id}/plugins/catalogue?source=modrinth&q=busy`, cookie)).json()).toMatchObject({
       status: 'RATE_LIMIT',
@@ -300,7 +333,9 @@ describe('Java plugins from the catalogues', () => {
   it('installs a Paper plugin from Hangar checked against its SHA-256; the built-in runtime is offered no Java catalogue', async () => {
     const { cookie, id } = await ownerWithServer(t, 'hangar', { software: 'paper', version: '1.20.4' });
     const found = (await send('GET', `/v1/server/${id}/plugins/catalogue?source=hangar&q=chunk`, cookie)).json().result;
-    expect(found.entries).toEqual([expect.objectContaining({ source: 'hangar', projectId: 'Chunky', author: 'pop4959', downloads: 42 })]);
+    expect(found.entries).toEqual([
+      expect.objectContaining({ source: 'hangar', projectId: 'Chunky', author: 'pop4959', downloads: 42, gameVersions: ['1.20-1.21.4'] }),
+    ]);
     const installed = (
       await send('POST', `/v1/server/${id}/plugins`, cookie, { action: 'install-project', source: 'hangar', projectId: 'Chunky' })
     ).json();

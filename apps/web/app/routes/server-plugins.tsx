@@ -639,6 +639,9 @@ function JavaCatalogue({
                   <p className="text-xs text-slate-500">
                     {entry.author ? `by ${entry.author} · ` : ''}
                     {entry.downloads.toLocaleString()} downloads
+                    {entry.gameVersions.length
+                      ? ` · Minecraft ${entry.gameVersions.length > 1 ? `${entry.gameVersions[0]}–${entry.gameVersions.at(-1)}` : entry.gameVersions[0]}`
+                      : ''}
                   </p>
                 </div>
               </div>
