@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
-import { buildTestApp, requester, verifiedOwner, type Send } from './test/build-test-app.ts';
+import { buildTestApp, requester, uniqueServerName, verifiedOwner, type Send } from './test/build-test-app.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 
@@ -38,8 +38,7 @@ afterAll(async () => {
 const send: Send = (...args) => requester(t.app)(...args);
 const owner = () => verifiedOwner(t, 'nodes');
 
-let n = 0;
-const uniqueName = () => `n${Date.now().toString(36).slice(-6)}${++n}`;
+const uniqueName = () => uniqueServerName('n');
 
 describe('a node whose answers have the wrong shape', () => {
   it("is the node's fault, logged and answered INTERNAL_ERROR — never INVALID_INPUT, as if the user erred", async () => {

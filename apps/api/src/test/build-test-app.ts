@@ -152,6 +152,17 @@ export async function verifiedOwner(t: TestApp, prefix: string): Promise<string>
 }
 
 let serverCounter = 0;
+/**
+ * A server name no test has used, at most 16 characters. A random tail can spell a word names may not
+ * contain (after undoing digit swaps: "5ex"), which the create form refuses: such a draw is drawn again.
+ */
+export function uniqueServerName(prefix: string): string {
+  let name = '';
+  do name = `${prefix.slice(0, 4)}${Date.now().toString(36).slice(-6)}${++serverCounter}`.slice(0, 16);
+  while (isRestrictedName(name));
+  return name;
+}
+
 /** A verified owner with one new server (the built-in runtime unless `create` says) whose folder the node has installed. */
 export async function ownerWithServer(
   t: TestApp,
@@ -160,10 +171,7 @@ export async function ownerWithServer(
 ): Promise<{ cookie: string; id: string }> {
   const send = requester(t.app);
   const cookie = await verifiedOwner(t, prefix);
-  // A random tail can spell a word names may not contain (after undoing digit swaps: "5ex"): draw again.
-  let name = '';
-  do name = `${prefix.slice(0, 4)}${Date.now().toString(36).slice(-6)}${++serverCounter}`.slice(0, 16);
-  while (isRestrictedName(name));
+  const name = uniqueServerName(prefix);
   const created = (await send('POST', '/v1/server/create', cookie, { serverName: name, ...create })).json();
   if (created.status !== 'SUCCESS') throw new Error(`creating ${name} answered ${JSON.stringify(created)}`);
   const id = created.result.serverId as string;
