@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fakePng } from '../../../test-support/png.ts';
-import { motdComponent, parseMotd, serverIconProblem, toSectionCodes, type MotdSpan } from './motd.ts';
+import { motdComponent, parseMotd, publicMotd, serverIconProblem, toSectionCodes, type MotdSpan } from './motd.ts';
 
 const plain: Omit<MotdSpan, 'text'> = {
   colour: null,
@@ -79,6 +79,16 @@ describe('toSectionCodes and motdComponent', () => {
         { text: 'x plain', color: '#112233', bold: false, italic: false, underlined: false, strikethrough: false, obfuscated: false },
       ],
     });
+  });
+});
+
+describe('publicMotd', () => {
+  it('keeps a MOTD the Appearance page would save, and shows nothing for one it would refuse', () => {
+    expect(publicMotd('§aHello\n§lthere')).toBe('§aHello\n§lthere');
+    expect(publicMotd('one\ntwo\nthree')).toBe('');
+    expect(publicMotd('nazi stuff')).toBe('');
+    expect(publicMotd('x'.repeat(60))).toBe('');
+    expect(publicMotd('§zbad code')).toBe('');
   });
 });
 

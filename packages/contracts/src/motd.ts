@@ -287,7 +287,15 @@ export type AppearanceResult = z.infer<typeof appearanceResult>;
 
 export const appearanceUpdateRequest = z.object({ motd: motdSchema });
 
-/** The icon travels as base64 in JSON; decoded it is checked by `serverIconProblem`. */
+/**
+ * A MOTD as the public server list may show it: one the Appearance page would save (two lines, real
+ * codes, no restricted word), else nothing. The tenant can write any bytes into server.properties with the
+ * file manager or game code, and the list shows them to every visitor.
+ */
+export function publicMotd(raw: string): string {
+  return raw.length <= MOTD_RAW_MAX && motdSchema.safeParse(raw).success ? raw : '';
+}
+
 /** A picture the owner uploads as the icon: scaled to 64×64 by the API when it is not already an icon. */
 export const SERVER_ICON_UPLOAD_MAX_BYTES = 2 * 1024 * 1024;
 export const appearanceIconRequest = z.object({

@@ -480,6 +480,11 @@ describe('public server list', () => {
     expect((await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: 'yes' })).json()).toMatchObject({
       status: 'INVALID_INPUT',
     });
+    // Listed once the node has made its folder (as the owner does from the page), so its MOTD can be read.
+    await until(
+      async () => (await get(`/v1/server/${id}/files/list?path=/`, owner.cookie)).json().status,
+      (status) => status === 'SUCCESS',
+    );
     const listed = await post(`/v1/server/${id}/appearance`, owner.cookie, { publicListing: true });
     expect(listed.json().result.publicListing).toBe(true);
 
@@ -564,6 +569,24 @@ describe('public server list', () => {
     });
     expect((await list('n0')).servers[0].icon).not.toBe(entry.icon);
     expect((await get(`/v1/servers/list/${made[1]!.name}/icon`)).json().status).toBe('NOT_FOUND');
+
+    // A MOTD written straight into server.properties (file manager, game code) that the Appearance page
+    // would refuse is not shown to visitors: a restricted word, or more lines than the list has.
+    const second = made[1]!;
+    for (const motd of ['nazi stuff', 'one\\ntwo\\nthree']) {
+      await put(`/v1/server/${second.id}/appearance`, second.cookie, { motd: '&aFine' });
+      expect((await list('n1')).servers[0].motd).toBe('§aFine');
+      const file = `motd=${motd}\nserver-port=25565\n`;
+      expect(
+        (await put(`/v1/server/${second.id}/files/content`, second.cookie, { path: '/server.properties', content: file })).json().status,
+      ).toBe('SUCCESS');
+      await post(`/v1/server/${second.id}/appearance`, second.cookie, { publicListing: false });
+      await post(`/v1/server/${second.id}/appearance`, second.cookie, { publicListing: true });
+      await until(
+        async () => (await list('n1')).servers[0]?.motd,
+        (shown) => shown === '',
+      );
+    }
   });
 
   it('sends a watching visitor (no session) the live state and players of a listed server, and only those it watches', async () => {

@@ -8,6 +8,7 @@ import {
   type ServerRole,
   MINECRAFT_DEFAULT_PORT,
   PUBLIC_SERVER_LIST_PAGE,
+  publicMotd,
   type PermissionKey,
   type PublicServerEntry,
   type PublicServerList,
@@ -274,7 +275,7 @@ export class ServerDirectory {
    */
   async setListing(serverId: string, listing: { motd?: string; icon?: string | null }): Promise<void> {
     const set: { listMotd?: string; listIcon?: string | null } = {};
-    if (listing.motd !== undefined) set.listMotd = listing.motd;
+    if (listing.motd !== undefined) set.listMotd = publicMotd(listing.motd);
     if (listing.icon !== undefined) set.listIcon = listing.icon;
     if (Object.keys(set).length === 0) return;
     const changed = await this.db
