@@ -3,10 +3,9 @@ import path from 'node:path';
 import { faviconOf, toSectionCodes } from '@spawnpoint/contracts';
 import minecraftProtocol from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../test-support/free-port.ts';
 import { fakePng } from '../../../test-support/png.ts';
 import { until } from '../../../test-support/until.ts';
-import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { installBuiltin, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 
 let t: TestAgent;
 
@@ -19,21 +18,7 @@ afterAll(async () => {
 
 const stateOf = (id: string) => t.agent.servers.get(id)?.state;
 
-async function install(serverId: string): Promise<number> {
-  const port = await freePort();
-  const res = await t.call('PUT', `/v1/servers/${serverId}`, {
-    serverId,
-    software: 'flying-squid',
-    version: '1.21.4',
-    port,
-    memoryMb: 512,
-    diskMb: 1024,
-    maxPlayers: 5,
-    motd: 'Appearance test',
-  });
-  expect(res.body.status).toBe('SUCCESS');
-  return port;
-}
+const install = (serverId: string) => installBuiltin(t, serverId, 'Appearance test');
 
 /** Writes a file the way the API's icon upload does (PUT …/files/write). */
 async function putFile(serverId: string, file: string, bytes: Buffer) {

@@ -4,9 +4,8 @@ import { offlineUuid, serverPlayersResult, type ServerPlayers } from '@spawnpoin
 import { createClient } from 'minecraft-protocol';
 import mineflayer, { type Bot } from 'mineflayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
-import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { installBuiltin, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 
 let t: TestAgent;
 const bots: Bot[] = [];
@@ -30,21 +29,7 @@ const consoleShows = (id: string, text: string) =>
 const folder = (id: string, file: string) => path.join(t.dataDir, 'servers', id, file);
 const readJson = (id: string, file: string) => JSON.parse(readFileSync(folder(id, file), 'utf8')) as unknown;
 
-async function install(serverId: string): Promise<number> {
-  const port = await freePort();
-  const res = await t.call('PUT', `/v1/servers/${serverId}`, {
-    serverId,
-    software: 'flying-squid',
-    version: '1.21.4',
-    port,
-    memoryMb: 512,
-    diskMb: 1024,
-    maxPlayers: 5,
-    motd: 'Players test',
-  });
-  expect(res.body.status).toBe('SUCCESS');
-  return port;
-}
+const install = (serverId: string) => installBuiltin(t, serverId, 'Players test');
 
 async function power(serverId: string, action: 'start' | 'stop', until_: 'online' | 'offline') {
   expect((await t.call('POST', `/v1/servers/${serverId}/power`, { action })).body.status).toBe('SUCCESS');

@@ -3,9 +3,8 @@ import path from 'node:path';
 import { agentPluginsResult, type AgentPluginsResult } from '@spawnpoint/contracts';
 import mineflayer, { type Bot } from 'mineflayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
-import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { installBuiltin, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 
 let t: TestAgent;
 const bots: Bot[] = [];
@@ -23,18 +22,7 @@ const consoleOf = (id: string) => t.agent.servers.get(id)?.console.lines().join(
 const folder = (id: string, ...parts: string[]) => path.join(t.dataDir, 'servers', id, ...parts);
 
 async function install(serverId: string): Promise<number> {
-  const port = await freePort();
-  const res = await t.call('PUT', `/v1/servers/${serverId}`, {
-    serverId,
-    software: 'flying-squid',
-    version: '1.21.4',
-    port,
-    memoryMb: 512,
-    diskMb: 1024,
-    maxPlayers: 5,
-    motd: 'Plugins test',
-  });
-  expect(res.body.status).toBe('SUCCESS');
+  const port = await installBuiltin(t, serverId, 'Plugins test');
   // A flat world: players walk and land where the test sends them.
   expect((await t.call('PUT', `/v1/servers/${serverId}/properties`, { values: { 'level-type': 'flat' } })).body.status).toBe('SUCCESS');
   return port;

@@ -68,3 +68,23 @@ export async function javaServerSpec(serverId: string, software: 'paper' | 'purp
   const port = await freePort();
   return { serverId, software, version: '1.20.4', port, memoryMb: 256, diskMb: 1024, maxPlayers: 5, motd: 'J', eulaAccepted };
 }
+
+/**
+ * Installs a built-in (flying-squid 1.21.4) server on a free port, as the API does before a start, and
+ * answers the port. Throws with the agent's words when the install is refused.
+ */
+export async function installBuiltin(t: TestAgent, serverId: string, motd = `Test ${serverId}`): Promise<number> {
+  const port = await freePort();
+  const res = await t.call('PUT', `/v1/servers/${serverId}`, {
+    serverId,
+    software: 'flying-squid',
+    version: '1.21.4',
+    port,
+    memoryMb: 512,
+    diskMb: 1024,
+    maxPlayers: 5,
+    motd,
+  });
+  if (res.body.status !== 'SUCCESS') throw new Error(`installing ${serverId} answered ${JSON.stringify(res.body)}`);
+  return port;
+}
