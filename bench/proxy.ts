@@ -63,6 +63,7 @@ if (role === 'game') {
     maxPlayers: 10,
     version: '1.21.4',
     icon: null,
+    motd: '',
   });
   table.replace({
     playDomain: DOMAIN,

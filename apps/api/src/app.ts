@@ -125,11 +125,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   );
   freeTier.attach(power);
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
-  const proxies = new ProxyGateway(database.db, hub, nodes, power, config, log);
+  let proxiesConnected = () => false;
+  const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxiesConnected(), log);
+  const proxies = new ProxyGateway(database.db, hub, nodes, power, config, log, () => directory.keptAppearances());
+  proxiesConnected = () => proxies.connected();
   await proxies.load();
   proxies.attach(io);
   hub.onStateChange((serverId) => proxies.changed(serverId));
-  const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxies.connected(), log);
+  directory.onAppearance((serverId, look) => proxies.setAppearance(serverId, look));
   await directory.load();
   directory.extras = (row) => freeTier.extras(row);
   // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.

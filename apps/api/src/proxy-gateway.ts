@@ -19,17 +19,13 @@ import type { NodeRegistry } from './nodes.ts';
 import type { ServerHub } from './server-hub.ts';
 import type { PowerDispatcher } from './servers/power.ts';
 import type { ServerRow } from './servers/server-creator.ts';
-import { readServerIcon } from './servers/server-icon.ts';
+import type { KeptAppearance } from './servers/directory.ts';
 
 type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers'>;
 
 /** States in which a wake has nothing to do: the server is on its way up or up. */
 const UNDER_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online'];
 const WAKE_FAILED = 'The server could not be started. Try again in a moment.';
-/** States in which the proxy answers status pings itself, with the icon it was sent. */
-const ANSWERED_BY_PROXY: readonly ServerState[] = ['offline', 'sleeping'];
-/** Icons read from nodes at once: a node that reports all its servers at connect gets a few reads at a time. */
-const ICON_READS_AT_ONCE = 4;
 
 function sameToken(a: string, b: unknown): boolean {
   if (typeof b !== 'string') return false;
@@ -47,10 +43,8 @@ function sameToken(a: string, b: unknown): boolean {
  */
 export class ProxyGateway {
   private rows = new Map<string, RouteRow>();
-  /** Each server's icon as last read from its node; absent until read (the route then has none). */
-  private icons = new Map<string, string | null>();
-  private iconQueue = new Set<string>();
-  private iconReads = 0;
+  /** Each server's MOTD and icon as the directory keeps them (read from its folder when it stopped). */
+  private looks = new Map<string, KeptAppearance>();
   private ns: Namespace<ProxyToApiEvents, ApiToProxyEvents> | null = null;
 
   constructor(
@@ -60,6 +54,8 @@ export class ProxyGateway {
     private power: PowerDispatcher,
     private config: Config,
     private log: FastifyBaseLogger,
+    /** Every server's kept MOTD and icon, read once at start (the directory keeps them). */
+    private appearances: () => Promise<Map<string, KeptAppearance>>,
   ) {}
 
   async load(): Promise<void> {
@@ -74,6 +70,7 @@ export class ProxyGateway {
       })
       .from(servers);
     for (const row of rows) this.rows.set(row.id, row);
+    this.looks = await this.appearances();
   }
 
   attach(io: Server): void {
@@ -121,49 +118,21 @@ export class ProxyGateway {
     const row = this.rows.get(serverId);
     if (!row) return;
     this.rows.delete(serverId);
-    this.icons.delete(serverId);
-    this.iconQueue.delete(serverId);
+    this.looks.delete(serverId);
     this.ns?.emit('proxy:route', { name: row.name, route: null });
   }
 
   /** Pushes a server's current route (its state changed). */
   changed(serverId: string): void {
     const row = this.rows.get(serverId);
-    if (!row) return;
-    // The server just stopped (or its node first reported it): the tenant may have replaced the icon
-    // while it ran, and from now on the proxy shows it, so it is read again.
-    if (ANSWERED_BY_PROXY.includes(this.hub.stateOf(serverId))) this.queueIconRead(serverId);
-    this.ns?.emit('proxy:route', { name: row.name, route: this.routeOf(row) });
-  }
-
-  /** The icon as the API just read or wrote it (the Appearance page); pushed when it changed. */
-  setIcon(serverId: string, icon: string | null): void {
-    if (!this.rows.has(serverId) || this.icons.get(serverId) === icon) return;
-    this.icons.set(serverId, icon);
-    const row = this.rows.get(serverId);
     if (row) this.ns?.emit('proxy:route', { name: row.name, route: this.routeOf(row) });
   }
 
-  private queueIconRead(serverId: string): void {
-    this.iconQueue.add(serverId);
-    this.readIcons();
-  }
-
-  private readIcons(): void {
-    while (this.iconReads < ICON_READS_AT_ONCE && this.iconQueue.size) {
-      const serverId = this.iconQueue.values().next().value as string;
-      this.iconQueue.delete(serverId);
-      const row = this.rows.get(serverId);
-      if (!row) continue;
-      this.iconReads++;
-      readServerIcon(this.nodes, row)
-        .then((icon) => this.setIcon(serverId, icon))
-        .catch((err: unknown) => this.log.debug({ err, serverId }, 'could not read the server icon for the join proxy'))
-        .finally(() => {
-          this.iconReads--;
-          this.readIcons();
-        });
-    }
+  /** The MOTD and icon kept for a server changed (read from its folder, or saved on the Appearance page). */
+  setAppearance(serverId: string, look: KeptAppearance): void {
+    if (!this.rows.has(serverId)) return;
+    this.looks.set(serverId, look);
+    this.changed(serverId);
   }
 
   /**
@@ -201,7 +170,8 @@ export class ProxyGateway {
       state: this.hub.stateOf(row.id),
       maxPlayers: this.hub.maxPlayersOf(row.id) ?? row.maxPlayers,
       version: row.version,
-      icon: this.icons.get(row.id) ?? null,
+      icon: this.looks.get(row.id)?.icon ?? null,
+      motd: this.looks.get(row.id)?.motd ?? '',
     };
   }
 }

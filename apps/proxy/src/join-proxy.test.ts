@@ -49,8 +49,8 @@ async function backend(): Promise<Backend> {
 /** A 1×1 PNG as a data URL: the proxy passes on whatever icon the API sent, it does not read images. */
 const ICON = `data:image/png;base64,${Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4d20000000049454e44ae426082', 'hex').toString('base64')}`;
 
-function route(name: string, state: ProxyRoute['state'], port: number, icon: string | null = null): ProxyRoute {
-  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4', icon };
+function route(name: string, state: ProxyRoute['state'], port: number, icon: string | null = null, motd = ''): ProxyRoute {
+  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4', icon, motd };
 }
 
 /** Opens a raw connection; `all` resolves with every byte the proxy sent once it closed. */
@@ -86,7 +86,7 @@ function pingThrough(proxyPort: number, host: string, version = '1.21.4') {
   }) as Promise<{
     version: { name: string; protocol: number };
     players: { online: number; max: number };
-    description: { text: string };
+    description: { text: string; extra?: { text: string; color?: string; bold?: boolean }[] };
     favicon?: string;
   }>;
 }
@@ -168,6 +168,14 @@ describe('the join proxy', () => {
     expect(sleeping.description.text).toBe('Sleeping — join to wake it');
     // The server's own picture stays beside its entry in the player's list while it sleeps.
     expect(sleeping.favicon).toBe(ICON);
+    // With a MOTD of its own: its first line in its colours, then the proxy's line in grey.
+    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port, ICON, '§6§lGold Hills\n§7second line') });
+    const own = await pingThrough(proxy.port, `sleepy.${DOMAIN}`);
+    expect(own.description.extra).toEqual([
+      expect.objectContaining({ text: 'Gold Hills', color: 'gold', bold: true }),
+      { text: '\n' },
+      { text: 'Sleeping — join to wake it', color: 'gray' },
+    ]);
     expect(wakes).toEqual([]);
     expect(game.sockets).toHaveLength(0);
   });

@@ -246,6 +246,7 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       max: route.maxPlayers,
       motd: motdOf(route.state),
       favicon: route.icon,
+      serverMotd: route.motd,
     };
   }
 

@@ -4,6 +4,7 @@
  * invalid, and nothing here throws on any input. The proxy forwards the client's own bytes unchanged; these
  * readers only look at them.
  */
+import { motdComponent, type MotdComponentPart } from '@spawnpoint/contracts';
 
 /** The handshake packet (with its length prefix) may be at most this long. */
 export const HANDSHAKE_MAX_BYTES = 1024;
@@ -184,6 +185,16 @@ export interface StatusInfo {
   motd: string;
   /** A PNG data URL shown beside the entry in the server list (modern pings only). */
   favicon?: string | null;
+  /** The server's own MOTD: its first line, in its colours, above `motd` (modern pings only). */
+  serverMotd?: string;
+}
+
+/** The status answer's description: the server's first MOTD line in its colours, then the proxy's line in grey. */
+function description(info: StatusInfo): { text: string; extra?: MotdComponentPart[] } {
+  const first = (info.serverMotd ?? '').replace(/\r\n?/g, '\n').split('\n')[0] ?? '';
+  const own = first.trim() ? motdComponent(first).extra : undefined;
+  if (!own?.length) return { text: info.motd };
+  return { text: '', extra: [...own, { text: '\n' }, { text: info.motd, color: 'gray' }] };
 }
 
 /** The answer to a legacy ping: 0xFF, the length in UTF-16 units, the text in UTF-16BE. */
@@ -204,7 +215,7 @@ export function statusResponse(info: StatusInfo): Buffer {
   const json = JSON.stringify({
     version: { name: info.versionName, protocol: info.protocolVersion },
     players: { max: info.max, online: info.online, sample: [] },
-    description: { text: info.motd },
+    description: description(info),
     ...(info.favicon ? { favicon: info.favicon } : {}),
     enforcesSecureChat: false,
   });

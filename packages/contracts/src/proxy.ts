@@ -30,6 +30,11 @@ export const proxyRoute = z.object({
    * server keeps its picture in the player's server list; null when it has none (or none valid).
    */
   icon: faviconSchema.nullable(),
+  /**
+   * The server's own MOTD (as saved, `§` codes; '' for none): its first line heads the proxy's own status
+   * answer, above the line that says the server sleeps and joining wakes it.
+   */
+  motd: z.string().max(512).default(''),
 });
 export type ProxyRoute = z.infer<typeof proxyRoute>;
 

@@ -123,6 +123,23 @@ describe('appearance', () => {
         () => table.get(name)?.icon,
         (icon) => icon === faviconOf(png),
       );
+      // The MOTD too: its first line heads the proxy's answer while the server sleeps.
+      expect((await send('PUT', `/v1/server/${id}/appearance`, cookie, { motd: '&6Gold Hills\n&7come in' })).json().status).toBe('SUCCESS');
+      await until(
+        () => table.get(name)?.motd,
+        (motd) => motd === '§6Gold Hills\n§7come in',
+      );
+      // A proxy that connects later gets both with the whole table.
+      const later = new RouteTable();
+      const second = connectToApi({ apiUrl, token: t.config.proxyToken, table: later, log: quiet });
+      try {
+        await until(
+          () => later.get(name),
+          (route) => route?.icon === faviconOf(png) && route.motd === '§6Gold Hills\n§7come in',
+        );
+      } finally {
+        second.close();
+      }
 
       // Replaced in the folder while the server ran (the file manager, a plugin): shown once it stopped.
       expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');

@@ -19,7 +19,7 @@ import { readServerIcon } from '../servers/server-icon.ts';
  * them in its status answer, Java servers read them natively.
  */
 export function appearanceRoutes(route: Route, ctx: AppContext): void {
-  const { nodes, proxies } = ctx.game;
+  const { nodes } = ctx.game;
   type Server = { id: string; nodeId: string };
 
   const current = async (server: Server): Promise<AppearanceResult> => {
@@ -27,10 +27,8 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
       nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } }),
       readServerIcon(nodes, server),
     ]);
-    // The join proxies show the icon while the server sleeps: they get it as soon as it is known.
-    proxies.setIcon(server.id, icon);
-    // And the public list keeps its own copy, so visitors never reach a node.
-    await ctx.game.directory.setListing(server.id, { motd: properties.motd ?? '', icon });
+    // The public list and the join proxies (while the server sleeps) show a kept copy, so neither reaches a node.
+    await ctx.game.directory.keepAppearance(server.id, { motd: properties.motd ?? '', icon });
     return { motd: properties.motd ?? '', icon };
   };
 

@@ -172,7 +172,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
         body: { values: asText },
       });
       const typed = typedProperties(raw, server.software);
-      if (body.motd !== undefined) await ctx.game.directory.setListing(server.id, { motd: raw.motd ?? '' });
+      if (body.motd !== undefined) await ctx.game.directory.keepAppearance(server.id, { motd: raw.motd ?? '' });
       // A server that is not running will run with these slots; a running one keeps its own until restarted.
       if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
       return typed;

@@ -30,8 +30,14 @@ const CACHE_TTL_MS = 30_000;
 // The public list is read by every visitor of /server-list; its rows are re-read at most this often.
 const PUBLIC_LIST_TTL_MS = 10_000;
 const stateOrder: Record<string, number> = { online: 0, starting: 1 };
-// Folder reads for the public list's MOTD and icon at once (many servers may stop together).
-const LISTING_READS_AT_ONCE = 4;
+// Folder reads of MOTDs and icons at once (many servers may stop together, or a node reports all at connect).
+const APPEARANCE_READS_AT_ONCE = 4;
+
+/** A server's MOTD (as saved, `§` codes; '' for none) and icon (a PNG data URL) as last read from its folder. */
+export interface KeptAppearance {
+  motd: string;
+  icon: string | null;
+}
 
 /** A listed server's row as the public list keeps it: the icon's digest instead of its bytes. */
 type ListedRow = Omit<ServerRow, 'listIcon'> & { iconVersion: string | null };
@@ -98,44 +104,53 @@ export class ServerDirectory {
         .catch((err: unknown) => this.log?.warn({ err, serverId }, 'recording the sleeping state failed'));
     });
     for (const row of rows) if (row.sleepingSince) this.asleep.add(row.serverId);
-    // A listed server that stopped may have a new MOTD or icon in its folder (the file manager, game code).
+    // A server that stopped may have a new MOTD or icon in its folder (the file manager, game code), and
+    // from now on the public list and the join proxy's own status answer show the copy kept here.
     this.hub.onStateChange((serverId, state) => {
-      if (state === 'offline' || state === 'sleeping') this.queueListingRead(serverId);
+      if (state === 'offline' || state === 'sleeping') this.queueAppearanceRead(serverId);
     });
   }
 
-  private listingQueue = new Set<string>();
-  private listingReads = 0;
+  private appearanceQueue = new Set<string>();
+  private appearanceReads = 0;
+  private appearanceListeners = new Set<(serverId: string, look: KeptAppearance) => void>();
 
-  /** Reads a listed server's MOTD and icon from its folder again (a few servers at a time). */
-  queueListingRead(serverId: string): void {
-    this.listingQueue.add(serverId);
-    while (this.listingReads < LISTING_READS_AT_ONCE && this.listingQueue.size) {
-      const next = this.listingQueue.values().next().value as string;
-      this.listingQueue.delete(next);
-      this.listingReads++;
-      void this.readListing(next)
-        .catch((err: unknown) => this.log?.debug({ err, serverId: next }, 'could not read the MOTD and icon for the public list'))
+  /** Reads a server's MOTD and icon from its folder again (a few servers at a time). */
+  queueAppearanceRead(serverId: string): void {
+    this.appearanceQueue.add(serverId);
+    while (this.appearanceReads < APPEARANCE_READS_AT_ONCE && this.appearanceQueue.size) {
+      const next = this.appearanceQueue.values().next().value as string;
+      this.appearanceQueue.delete(next);
+      this.appearanceReads++;
+      void this.readAppearance(next)
+        .catch((err: unknown) => this.log?.debug({ err, serverId: next }, 'could not read the MOTD and icon'))
         .finally(() => {
-          this.listingReads--;
-          const waiting = this.listingQueue.values().next().value;
-          if (waiting) this.queueListingRead(waiting);
+          this.appearanceReads--;
+          const waiting = this.appearanceQueue.values().next().value;
+          if (waiting) this.queueAppearanceRead(waiting);
         });
     }
   }
 
-  private async readListing(serverId: string): Promise<void> {
-    const [row] = await this.db
-      .select({ id: servers.id, nodeId: servers.nodeId, listed: servers.publicListing })
-      .from(servers)
-      .where(eq(servers.id, serverId))
-      .limit(1);
-    if (!row?.listed) return;
+  private async readAppearance(serverId: string): Promise<void> {
+    const [row] = await this.db.select({ id: servers.id, nodeId: servers.nodeId }).from(servers).where(eq(servers.id, serverId)).limit(1);
+    if (!row) return;
     const [properties, icon] = await Promise.all([
       this.nodes.call(row.nodeId, agentEndpoints.propertiesRead, { params: { serverId } }),
       readServerIcon(this.nodes, row),
     ]);
-    await this.setListing(serverId, { motd: properties.motd ?? '', icon });
+    await this.keepAppearance(serverId, { motd: properties.motd ?? '', icon });
+  }
+
+  /** Called with a server's kept MOTD and icon whenever they change (the join proxies show them). */
+  onAppearance(listener: (serverId: string, look: KeptAppearance) => void): void {
+    this.appearanceListeners.add(listener);
+  }
+
+  /** Every server's kept MOTD and icon, for the join proxies' table at start. */
+  async keptAppearances(): Promise<Map<string, KeptAppearance>> {
+    const rows = await this.db.select({ id: servers.id, motd: servers.listMotd, icon: servers.listIcon }).from(servers);
+    return new Map(rows.map((r) => [r.id, { motd: r.motd, icon: r.icon }]));
   }
 
   // Servers recorded asleep in the database (so only a change of it is written).
@@ -187,7 +202,7 @@ export class ServerDirectory {
   async setPublicListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
     const [updated] = await this.db.update(servers).set({ publicListing: listed }).where(eq(servers.id, row.id)).returning();
     this.invalidate(row.ownerId);
-    if (listed) this.queueListingRead(row.id);
+    if (listed) this.queueAppearanceRead(row.id);
     return updated ?? row;
   }
 
@@ -270,13 +285,14 @@ export class ServerDirectory {
   }
 
   /**
-   * Keeps the public list's copy of a server's MOTD and icon (a data URL; null: the default) as the API
-   * last read or wrote them; written only when it changed.
+   * Keeps a copy of a server's MOTD and icon (a data URL; null: the default) as the API last read or wrote
+   * them, for the public list and the join proxies' answer while it is stopped, so neither reaches a node;
+   * written only when it changed. A MOTD the Appearance page would refuse is kept as none.
    */
-  async setListing(serverId: string, listing: { motd?: string; icon?: string | null }): Promise<void> {
+  async keepAppearance(serverId: string, look: { motd?: string; icon?: string | null }): Promise<void> {
     const set: { listMotd?: string; listIcon?: string | null } = {};
-    if (listing.motd !== undefined) set.listMotd = publicMotd(listing.motd);
-    if (listing.icon !== undefined) set.listIcon = listing.icon;
+    if (look.motd !== undefined) set.listMotd = publicMotd(look.motd);
+    if (look.icon !== undefined) set.listIcon = look.icon;
     if (Object.keys(set).length === 0) return;
     const changed = await this.db
       .update(servers)
@@ -290,8 +306,10 @@ export class ServerDirectory {
           ),
         ),
       )
-      .returning({ id: servers.id });
-    if (changed.length) this.listed = null;
+      .returning({ id: servers.id, motd: servers.listMotd, icon: servers.listIcon });
+    if (!changed[0]) return;
+    this.listed = null;
+    for (const listener of this.appearanceListeners) listener(serverId, { motd: changed[0].motd, icon: changed[0].icon });
   }
 
   /**
