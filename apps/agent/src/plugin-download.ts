@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { PLUGIN_JAR_MAX_BYTES, type PluginFileInstall } from '@spawnpoint/contracts';
 import { SandboxError, type Sandbox } from './sandbox.ts';
@@ -55,7 +55,10 @@ export async function downloadPluginFile(sandbox: Sandbox, file: PluginFileInsta
   const temp = [file.folder, `.spawnpoint-${randomBytes(6).toString('hex')}.download`];
   await sandbox.ensureDir(file.folder);
   try {
-    await sandbox.writeFrom(temp, source.pipe(counted), { overwrite: false });
+    // pipeline listens for errors on both streams: a refusal raised while the sandbox is not reading yet
+    // (opening the file) must reach this write, never escape as an uncaught error that ends the node.
+    pipeline(source, counted, () => undefined);
+    await sandbox.writeFrom(temp, counted, { overwrite: false });
     if (stall) clearTimeout(stall);
     const digest = hash.digest('hex');
     if (digest !== (file.sha512 ?? file.sha256))

@@ -78,6 +78,8 @@ import {
 import { appearanceIconRequest, appearanceResult, appearanceUpdateRequest } from './motd.ts';
 import {
   javaCatalogueQuery,
+  javaPluginVersionsQuery,
+  javaPluginVersionsResult,
   javaCatalogueResult,
   pluginChangeRequest,
   pluginsQuery,
@@ -501,6 +503,17 @@ export const endpoints = {
     access: 'session',
     permission: 'console.read',
     result: javaCatalogueResult,
+  },
+  pluginVersions: {
+    method: 'GET',
+    path: '/v1/server/:serverId/plugins/catalogue/versions',
+    params: serverIdParams,
+    query: javaPluginVersionsQuery,
+    tag: 'Plugins',
+    summary: "A catalogue project's versions that fit the server's software and Minecraft version, newest first, to choose one",
+    access: 'session',
+    permission: 'console.read',
+    result: javaPluginVersionsResult,
   },
   pluginsChange: {
     method: 'POST',

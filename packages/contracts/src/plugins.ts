@@ -336,9 +336,15 @@ export const pluginChangeRequest = z.discriminatedUnion('action', [
   z.object({ action: z.literal('remove'), id: pluginId }),
   z.object({ action: z.literal('settings'), id: pluginId, settings: z.record(z.string(), z.unknown()) }),
   /** A Java plugin or mod from a catalogue: its newest version for the server's software and Minecraft version. */
-  z.object({ action: z.literal('install-project'), source: z.enum(javaPluginSources), projectId: z.string().min(1).max(100) }),
-  /** An installed catalogue plugin to its newest compatible version. */
-  z.object({ action: z.literal('update'), id: pluginId }),
+  z.object({
+    action: z.literal('install-project'),
+    source: z.enum(javaPluginSources),
+    projectId: z.string().min(1).max(100),
+    /** One of the project's versions for the server (pluginVersions); the newest when absent. */
+    versionId: z.string().min(1).max(100).optional(),
+  }),
+  /** An installed catalogue plugin to its newest compatible version, or to the version named. */
+  z.object({ action: z.literal('update'), id: pluginId, versionId: z.string().min(1).max(100).optional() }),
 ]);
 export type PluginChangeRequest = z.infer<typeof pluginChangeRequest>;
 
@@ -406,6 +412,28 @@ export const javaCatalogueResult = z.object({
   kind: z.enum(['plugins', 'mods']),
 });
 export type JavaCatalogueResult = z.infer<typeof javaCatalogueResult>;
+
+/** One version of a catalogue project that the server can run, for choosing one. */
+export const javaPluginVersion = z.object({
+  versionId: z.string(),
+  version: z.string(),
+  fileName: z.string(),
+  size: z.number().int().nullable(),
+  channel: z.enum(['release', 'beta', 'alpha']),
+  published: z.string().nullable(),
+});
+export type JavaPluginVersion = z.infer<typeof javaPluginVersion>;
+export const javaPluginVersionsQuery = z.object({
+  source: z.enum(javaPluginSources),
+  projectId: z.string().min(1).max(100),
+});
+export const javaPluginVersionsResult = z.object({
+  /** Newest first; only versions with a published hash. */
+  versions: z.array(javaPluginVersion),
+  /** The version installed now, when the project is installed. */
+  installedVersionId: z.string().nullable(),
+});
+export type JavaPluginVersionsResult = z.infer<typeof javaPluginVersionsResult>;
 
 export const pluginUploadRequest = z.object({
   fileName: uploadedPluginName,

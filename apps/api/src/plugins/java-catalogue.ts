@@ -4,6 +4,7 @@ import {
   javaPluginSourceNames,
   jarFileName,
   type JavaPluginSource,
+  type JavaPluginVersion,
 } from '@spawnpoint/contracts';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
@@ -35,17 +36,32 @@ export interface CatalogueFile {
   size: number | null;
   sha512: string | null;
   sha256: string | null;
+  /** `release`, `beta` or `alpha`, as the catalogue marks the version. */
+  channel: JavaPluginVersion['channel'];
+  published: string | null;
 }
 
 export interface JavaCatalogue {
   readonly source: JavaPluginSource;
   search(q: string, target: CatalogueTarget, page: number): Promise<{ entries: CatalogueProject[]; total: number }>;
   project(projectId: string): Promise<CatalogueProject>;
-  /** The newest version of a project for the target, or null when it has none. */
-  newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null>;
+  /** A project's versions for the target with a file the node can check (a hash), newest first. */
+  versions(projectId: string, target: CatalogueTarget): Promise<CatalogueFile[]>;
 }
 
+/** The version a one-click install takes: the newest release, or the newest of any channel when there is none. */
+export function newestOf(files: CatalogueFile[]): CatalogueFile | null {
+  return files.find((f) => f.channel === 'release') ?? files[0] ?? null;
+}
+
+const channelOf = (value: string | undefined): JavaPluginVersion['channel'] => {
+  const lower = (value ?? '').toLowerCase();
+  return lower === 'beta' || lower === 'alpha' ? lower : lower === 'snapshot' ? 'alpha' : 'release';
+};
+
 const CACHE_MAX = 500;
+/** Versions of one project offered to choose from (newest first). */
+const VERSIONS_MAX = 25;
 const TIMEOUT_MS = 8000;
 // Only icons on the catalogues' own image hosts reach the page (its CSP allows no others).
 const httpsOrNull = (value: string | null | undefined) => {
@@ -134,6 +150,7 @@ const modrinthVersion = z.object({
   id: z.string(),
   version_number: z.string(),
   version_type: z.string().default('release'),
+  date_published: z.string().optional(),
   files: z.array(
     z.object({
       url: z.string(),
@@ -196,23 +213,28 @@ export class ModrinthCatalogue implements JavaCatalogue {
     };
   }
 
-  async newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null> {
+  async versions(projectId: string, target: CatalogueTarget): Promise<CatalogueFile[]> {
     const params = new URLSearchParams({ loaders: JSON.stringify(target.loaders), game_versions: JSON.stringify([target.gameVersion]) });
     const versions = (await this.client.get(`/project/${encodeURIComponent(projectId)}/version?${params}`, z.array(modrinthVersion))) ?? [];
-    // Newest first, as Modrinth lists them; a release before any beta or alpha.
-    const version = versions.find((v) => v.version_type === 'release') ?? versions[0];
-    const file = version && (version.files.find((f) => f.primary) ?? version.files[0]);
-    if (!version || !file) return null;
-    return {
-      projectId,
-      versionId: version.id,
-      version: version.version_number.slice(0, 40),
-      fileName: file.filename,
-      url: file.url,
-      size: file.size ?? null,
-      sha512: file.hashes.sha512?.toLowerCase() ?? null,
-      sha256: null,
-    };
+    // Newest first, as Modrinth lists them; only versions whose primary file has a hash the node can check.
+    return versions.slice(0, VERSIONS_MAX).flatMap((version) => {
+      const file = version.files.find((f) => f.primary) ?? version.files[0];
+      if (!file?.hashes.sha512) return [];
+      return [
+        {
+          projectId,
+          versionId: version.id,
+          version: version.version_number.slice(0, 40),
+          fileName: file.filename,
+          url: file.url,
+          size: file.size ?? null,
+          sha512: file.hashes.sha512.toLowerCase(),
+          sha256: null,
+          channel: channelOf(version.version_type),
+          published: version.date_published ?? null,
+        },
+      ];
+    });
   }
 }
 
@@ -232,6 +254,8 @@ const hangarVersions = z.object({
     z.object({
       id: z.union([z.number(), z.string()]),
       name: z.string(),
+      createdAt: z.string().optional(),
+      channel: z.object({ name: z.string() }).optional(),
       downloads: z.record(
         z.string(),
         z.object({
@@ -286,25 +310,33 @@ export class HangarCatalogue implements JavaCatalogue {
     return this.entry(p);
   }
 
-  async newest(projectId: string, target: CatalogueTarget): Promise<CatalogueFile | null> {
-    const params = new URLSearchParams({ limit: '10', offset: '0', platform: 'PAPER', platformVersion: target.gameVersion });
+  async versions(projectId: string, target: CatalogueTarget): Promise<CatalogueFile[]> {
+    const params = new URLSearchParams({
+      limit: String(VERSIONS_MAX),
+      offset: '0',
+      platform: 'PAPER',
+      platformVersion: target.gameVersion,
+    });
     const versions = await this.client.get(`/projects/${encodeURIComponent(projectId)}/versions?${params}`, hangarVersions);
-    for (const version of versions?.result ?? []) {
+    return (versions?.result ?? []).flatMap((version) => {
       const download = version.downloads.PAPER;
       // Hosted elsewhere (externalUrl only): nothing Hangar vouches for with a hash.
-      if (!download?.fileInfo || !download.downloadUrl) continue;
-      return {
-        projectId,
-        versionId: String(version.id),
-        version: version.name.slice(0, 40),
-        fileName: download.fileInfo.name,
-        url: download.downloadUrl,
-        size: download.fileInfo.sizeBytes ?? null,
-        sha512: null,
-        sha256: download.fileInfo.sha256Hash.toLowerCase(),
-      };
-    }
-    return null;
+      if (!download?.fileInfo || !download.downloadUrl) return [];
+      return [
+        {
+          projectId,
+          versionId: String(version.id),
+          version: version.name.slice(0, 40),
+          fileName: download.fileInfo.name,
+          url: download.downloadUrl,
+          size: download.fileInfo.sizeBytes ?? null,
+          sha512: null,
+          sha256: download.fileInfo.sha256Hash.toLowerCase(),
+          channel: channelOf(version.channel?.name),
+          published: version.createdAt ?? null,
+        },
+      ];
+    });
   }
 }
 

@@ -39,6 +39,7 @@ function modrinthVersion(id: string, versionNumber: string, fileName: string, ha
     project_id: 'wg',
     version_number: versionNumber,
     version_type: 'release',
+    date_published: `2026-0${versionNumber === '7.1.0' ? 9 : 3}-01T12:00:00Z`,
     game_versions: ['1.20.4'],
     loaders: ['paper'],
     files: [{ url, filename: fileName, size: files[fileName]?.length ?? 10, primary: true, hashes: { sha512: hash, sha1: 'x' } }],
@@ -279,6 +280,48 @@ describe('Java plugins from the catalogues', () => {
       'plugin.update WorldGuard 7.1.0',
       'plugin.install WorldGuard 7.0.9',
     ]);
+  });
+
+  it('lists the versions a project has for the server, installs the one chosen, and moves to another on request', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'javaver', { software: 'paper', version: '1.20.4' });
+    worldguardNewest = '7.1.0';
+    const listed = (await send('GET', `/v1/server/${id}/plugins/catalogue/versions?source=modrinth&projectId=wg`, cookie)).json();
+    expect(listed.result).toEqual({
+      versions: [
+        {
+          versionId: 'v710',
+          version: '7.1.0',
+          fileName: 'worldguard-7.1.0.jar',
+          size: files['worldguard-7.1.0.jar']!.length,
+          channel: 'release',
+          published: '2026-09-01T12:00:00Z',
+        },
+        expect.objectContaining({ versionId: 'v709', version: '7.0.9', published: '2026-03-01T12:00:00Z' }),
+      ],
+      installedVersionId: null,
+    });
+    const change = async (body: object) => (await send('POST', `/v1/server/${id}/plugins`, cookie, body)).json();
+    const older = await change({ action: 'install-project', source: 'modrinth', projectId: 'wg', versionId: 'v709' });
+    expect(older.status, older.message).toBe('SUCCESS');
+    expect(older.result.plugins[0]).toMatchObject({ version: '7.0.9', versionId: 'v709', file: 'worldguard-7.0.9.jar' });
+    // The older one chosen: the newer is offered as an update.
+    expect(older.result.updates).toEqual({ 'modrinth:wg': '7.1.0' });
+    expect(
+      (await send('GET', `/v1/server/${id}/plugins/catalogue/versions?source=modrinth&projectId=wg`, cookie)).json().result
+        .installedVersionId,
+    ).toBe('v709');
+    expect(await change({ action: 'update', id: 'modrinth:wg', versionId: 'v709' })).toMatchObject({
+      status: 'INVALID_STATE',
+      message: 'WorldGuard 7.0.9 is already installed.',
+    });
+    expect(await change({ action: 'update', id: 'modrinth:wg', versionId: 'v-for-1.8' })).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: 'That version of WorldGuard is not one for Paper 1.20.4. Choose one from the list.',
+    });
+    const newer = await change({ action: 'update', id: 'modrinth:wg', versionId: 'v710' });
+    expect(newer.result.plugins[0]).toMatchObject({ version: '7.1.0', file: 'worldguard-7.1.0.jar' });
+    const folder = path.join(env.agent.dataDir, 'servers', id, 'plugins');
+    expect(readdirSync(folder).filter((f) => f.endsWith('.jar'))).toEqual(['worldguard-7.1.0.jar']);
   });
 
   it('refuses what does not hold — no version, a hash mismatch, not a jar, a redirect elsewhere, a path for a name — leaving nothing in plugins/', async () => {

@@ -17,7 +17,14 @@ import {
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
-import { catalogueTarget, fileNameProblem, HangarCatalogue, ModrinthCatalogue, type JavaCatalogue } from '../plugins/java-catalogue.ts';
+import {
+  catalogueTarget,
+  fileNameProblem,
+  HangarCatalogue,
+  ModrinthCatalogue,
+  newestOf,
+  type JavaCatalogue,
+} from '../plugins/java-catalogue.ts';
 
 type Server = { id: string; nodeId: string; software: string; version: string };
 
@@ -64,7 +71,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     await Promise.all(
       installed.plugins.map(async (p) => {
         if ((p.source !== 'modrinth' && p.source !== 'hangar') || !p.projectId) return;
-        const newest = await catalogues[p.source].newest(p.projectId, target).catch(() => null);
+        const newest = newestOf(await catalogues[p.source].versions(p.projectId, target).catch(() => []));
         if (newest && newest.versionId !== p.versionId) updates[p.id] = newest.version;
       }),
     );
@@ -94,16 +101,34 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     };
   };
 
-  /** Asks the node to fetch and install the newest compatible version of a catalogue project. */
-  const installNewest = async (server: Server, source: JavaPluginSource, projectId: string, installedVersion: string | null) => {
+  /**
+   * Asks the node to fetch and install a version of a catalogue project: the one asked for, which must be
+   * among those for the server's software and Minecraft version, or else the newest of them.
+   */
+  const installVersion = async (
+    server: Server,
+    source: JavaPluginSource,
+    projectId: string,
+    wanted: string | null,
+    installedVersion: string | null,
+  ) => {
     const target = targetFor(server, source);
-    const [project, newest] = await Promise.all([catalogues[source].project(projectId), catalogues[source].newest(projectId, target)]);
+    const [project, versions] = await Promise.all([catalogues[source].project(projectId), catalogues[source].versions(projectId, target)]);
+    const softwareName = `${findSoftware(server.software)?.name ?? server.software} ${server.version}`;
+    const newest = wanted === null ? newestOf(versions) : (versions.find((v) => v.versionId === wanted) ?? null);
     if (!newest) {
-      const message = `${project.name} has no version for ${findSoftware(server.software)?.name ?? server.software} ${server.version}.`;
-      throw new ApiError('INVALID_INPUT', { projectId: message }, message);
+      const message =
+        wanted === null
+          ? `${project.name} has no version for ${softwareName}.`
+          : `That version of ${project.name} is not one for ${softwareName}. Choose one from the list.`;
+      throw new ApiError('INVALID_INPUT', { [wanted === null ? 'projectId' : 'versionId']: message }, message);
     }
     if (newest.versionId === installedVersion)
-      throw new ApiError('INVALID_STATE', undefined, `${project.name} is already at its newest version.`);
+      throw new ApiError(
+        'INVALID_STATE',
+        undefined,
+        wanted === null ? `${project.name} is already at its newest version.` : `${project.name} ${newest.version} is already installed.`,
+      );
     const badName = fileNameProblem(newest.fileName);
     if (badName) throw new ApiError('INVALID_INPUT', { projectId: badName }, badName);
     return nodes.call(server.nodeId, agentEndpoints.pluginsChange, {
@@ -129,6 +154,23 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.plugins, async ({ server, query }) => present(server, await agentList(server), query.q));
 
+  route(endpoints.pluginVersions, async ({ server, query }) => {
+    const target = targetFor(server, query.source);
+    const [versions, installed] = await Promise.all([catalogues[query.source].versions(query.projectId, target), agentList(server)]);
+    const current = installed.plugins.find((p) => p.id === `${query.source}:${query.projectId}`);
+    return {
+      versions: versions.map(({ versionId, version, fileName, size, channel, published }) => ({
+        versionId,
+        version,
+        fileName,
+        size,
+        channel,
+        published,
+      })),
+      installedVersionId: current?.versionId ?? null,
+    };
+  });
+
   route(endpoints.pluginCatalogue, async ({ server, query }) => {
     const target = targetFor(server, query.source);
     const [found, installed] = await Promise.all([catalogues[query.source].search(query.q ?? '', target, query.page), agentList(server)]);
@@ -147,7 +189,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     async ({ server, body }) => {
       switch (body.action) {
         case 'install-project':
-          return present(server, await installNewest(server, body.source, body.projectId, null));
+          return present(server, await installVersion(server, body.source, body.projectId, body.versionId ?? null, null));
         case 'update': {
           const found = (await agentList(server)).plugins.find((p) => p.id === body.id);
           if (!found) throw new ApiError('NOT_FOUND', undefined, 'That plugin is not installed.');
@@ -157,7 +199,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
               undefined,
               `${found.name} does not come from a catalogue: it updates with the node, or upload it again.`,
             );
-          return present(server, await installNewest(server, found.source, found.projectId, found.versionId));
+          return present(server, await installVersion(server, found.source, found.projectId, body.versionId ?? null, found.versionId));
         }
         case 'install': {
           const plugin = builtinPlugin(body.id);
