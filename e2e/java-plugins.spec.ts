@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { expect, test } from '@playwright/test';
@@ -60,6 +61,15 @@ const catalogue = createServer((req, res) => {
   res.end();
 });
 
+/** A real zip (a jar is one), written by Python's zipfile. */
+function zipOf(entries: Record<string, string>): Buffer {
+  return execFileSync('python3', [
+    '-c',
+    'import zipfile,sys,json,io\nb=io.BytesIO()\nz=zipfile.ZipFile(b,"w")\nfor k,v in json.loads(sys.argv[1]).items(): z.writestr(k,v)\nz.close()\nsys.stdout.buffer.write(b.getvalue())',
+    JSON.stringify(entries),
+  ]);
+}
+
 test.beforeAll(async () => {
   await new Promise<void>((resolve) => catalogue.listen(Number(process.env.E2E_CATALOGUE_PORT), '127.0.0.1', resolve));
 });
@@ -103,8 +113,32 @@ test('a Paper server: search Modrinth, install a plugin, see "update available",
   expect(names).toContain('homesplus-1.1.jar');
   expect(names).not.toContain('homesplus-1.0.jar');
 
+  // Back to 1.0 on purpose: the row's Versions list names each, the installed one marked.
+  await row.getByRole('button', { name: 'Versions of HomesPlus' }).click();
+  const picker = row.getByLabel('Version of HomesPlus');
+  await expect(picker.locator('option', { hasText: '1.1 · installed' })).toBeDisabled();
+  await picker.selectOption({ label: '1.0' });
+  await row.getByRole('button', { name: 'Install this version' }).click();
+  await expect(row).toContainText('Modrinth · version 1.0');
+  await expect(row.getByTestId('update-available')).toHaveText('Update available: 1.1');
+
   await row.getByRole('button', { name: 'Turn off HomesPlus' }).click();
   await expect(row).toContainText('Off');
+
+  // A jar of the owner's own: kept because it holds plugin.yml, named from it.
+  await page.getByLabel('Plugin file').setInputFiles({
+    name: 'signshop.jar',
+    mimeType: 'application/java-archive',
+    buffer: zipOf({ 'plugin.yml': 'name: SignShop\nversion: 2.0\nmain: a.Main\n' }),
+  });
+  const own = page.getByTestId('installed-plugin').filter({ hasText: 'SignShop' });
+  await expect(own).toContainText('Your file signshop.jar · version 2.0');
+  // A program renamed to .jar is refused in words, and nothing is listed for it.
+  await page
+    .getByLabel('Plugin file')
+    .setInputFiles({ name: 'evil.jar', mimeType: 'application/java-archive', buffer: Buffer.from('MZ not a jar') });
+  await expect(page.getByText('evil.jar is not a plugin')).toBeVisible();
+  await expect(page.getByTestId('installed-plugin')).toHaveCount(2);
   await page.setViewportSize({ width: 360, height: 800 });
   expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
   await page.screenshot({ path: test.info().outputPath('java-plugins-360.png'), fullPage: true });

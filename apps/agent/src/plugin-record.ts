@@ -12,10 +12,12 @@ import {
   PLUGINS_MAX,
   type AgentPluginChangeRequest,
   type InstalledPlugin,
+  type PluginFolder,
   type PluginRecord,
 } from '@spawnpoint/contracts';
 import { z } from 'zod';
 import { downloadPluginFile, type PluginDownloadPolicy } from './plugin-download.ts';
+import { receivePluginJar } from './plugin-jar.ts';
 import { SandboxError, type Sandbox } from './sandbox.ts';
 
 const RECORD_MAX_BYTES = 256 * 1024;
@@ -50,11 +52,13 @@ export async function readPluginRecord(sandbox: Sandbox): Promise<PluginRecord> 
   for (const plugin of record.data.plugins) {
     if (ids.has(plugin.id)) throw new PluginRecordError(`${PLUGIN_RECORD_FILE} names ${plugin.id} twice. ${startOver}`);
     ids.add(plugin.id);
-    if (plugin.source === 'upload' && (plugin.file !== plugin.id || plugin.folder !== 'plugins' || !plugin.id.endsWith('.js')))
+    if (plugin.source === 'upload' && (plugin.file !== plugin.id || !uploadedFileFits(plugin.id, plugin.folder)))
       throw new PluginRecordError(`${PLUGIN_RECORD_FILE}: the plugin ${plugin.id} names another file. ${startOver}`);
   }
   return record.data;
 }
+/** An owner's file: a `.js` for the built-in runtime in `plugins/`, or a `.jar` in `plugins/` or `mods/`. */
+const uploadedFileFits = (file: string, folder: PluginFolder) => file.endsWith('.jar') || (file.endsWith('.js') && folder === 'plugins');
 const startOver = 'Delete it in the file manager to start the plugin list over (your plugin files stay in plugins/).';
 
 async function writeRecord(sandbox: Sandbox, plugins: InstalledPlugin[]): Promise<PluginRecord> {
@@ -85,11 +89,9 @@ export function checkedSettings(id: string, settings: unknown): Record<string, u
 /** The fields a record entry has whatever its source, for a new entry. */
 const entryBase = { file: null, folder: 'plugins', sha256: null, sha512: null, projectId: null, versionId: null, settings: {} } as const;
 
-/** A catalogue plugin's file on disk: `name.jar`, or `name.jar.disabled` while it is turned off. */
-const onDisk = (p: InstalledPlugin, enabled = p.enabled) => [
-  p.folder,
-  p.source === 'modrinth' || p.source === 'hangar' ? (enabled ? p.file! : `${p.file!}.disabled`) : p.file!,
-];
+/** A plugin's file on disk; a jar is `name.jar`, or `name.jar.disabled` while it is turned off. */
+const onDisk = (p: InstalledPlugin, enabled = p.enabled) => [p.folder, isJar(p) && !enabled ? `${p.file!}.disabled` : p.file!];
+const isJar = (p: InstalledPlugin) => p.file?.endsWith('.jar') === true;
 
 /** One change to the record (the caller holds the server's plugin lock). */
 export async function changePlugins(
@@ -158,7 +160,7 @@ export async function changePlugins(
     case 'disable': {
       const enabled = request.action === 'enable';
       // A jar is turned off by its name, so Java does not load it.
-      if ((found.source === 'modrinth' || found.source === 'hangar') && found.enabled !== enabled)
+      if (isJar(found) && found.enabled !== enabled)
         await sandbox.rename(onDisk(found), onDisk(found, enabled)).catch((err: unknown) => {
           if (!(err instanceof SandboxError && err.code === 'NOT_FOUND')) throw err;
         });
@@ -212,6 +214,37 @@ export async function uploadPlugin(sandbox: Sandbox, fileName: string, bytes: Bu
   return writeRecord(sandbox, existing ? record.plugins.map((p) => (p.id === fileName ? entry : p)) : [...record.plugins, entry]);
 }
 
+/**
+ * An owner's own plugin or mod jar for a Java server: received into `folder` and checked (plugin-jar.ts),
+ * then recorded with its name and version from its descriptor and its SHA-256. Replacing a jar of the same
+ * name keeps it recorded once, turned on.
+ */
+export async function uploadPluginJar(sandbox: Sandbox, folder: PluginFolder, fileName: string, body: Readable): Promise<PluginRecord> {
+  const record = await readPluginRecord(sandbox);
+  const existing = record.plugins.find((p) => p.id === fileName);
+  const owner = record.plugins.find((p) => p.source !== 'upload' && p.folder === folder && p.file === fileName);
+  if (owner || (existing && existing.source !== 'upload'))
+    throw new SandboxError('INVALID_STATE', `${folder}/${fileName} belongs to ${(owner ?? existing)!.name}. Remove that one first.`);
+  if (!existing && record.plugins.length >= PLUGINS_MAX)
+    throw new SandboxError('INVALID_STATE', `A server has at most ${PLUGINS_MAX} plugins. Remove one first.`);
+  const jar = await receivePluginJar(sandbox, folder, fileName, body);
+  // Another folder's copy under the same name (the server's software changed) is no longer this entry's.
+  if (existing && existing.folder !== folder) await sandbox.remove(onDisk(existing)).catch(() => undefined);
+  const entry: InstalledPlugin = {
+    ...entryBase,
+    id: fileName,
+    source: 'upload',
+    name: jar.name,
+    version: jar.version,
+    enabled: true,
+    file: fileName,
+    folder,
+    sha256: jar.sha256,
+    installedAt: new Date().toISOString(),
+  };
+  return writeRecord(sandbox, existing ? record.plugins.map((p) => (p.id === fileName ? entry : p)) : [...record.plugins, entry]);
+}
+
 function isUtf8(bytes: Buffer): boolean {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -249,8 +282,8 @@ export async function launchPlugins(sandbox: Sandbox, caged: boolean): Promise<L
       }
       continue;
     }
-    // Catalogue jars are read by the Java server from its plugins/ or mods/ folder, not by our launcher.
-    if (plugin.source !== 'upload') continue;
+    // Jars (catalogue or the owner's) are read by the Java server from its plugins/ or mods/ folder, not by our launcher.
+    if (plugin.source !== 'upload' || isJar(plugin)) continue;
     if (!caged) {
       result.notices.push(`${plugin.file} was not loaded: this node runs game servers without the cage, so it runs no code of yours.`);
       continue;

@@ -1,9 +1,11 @@
-import { agentEndpoints, findSoftware, type PluginRecord } from '@spawnpoint/contracts';
+import type { Readable } from 'node:stream';
+import { agentEndpoints, findSoftware, pluginFolderFor, type PluginRecord } from '@spawnpoint/contracts';
 import type { AgentRoute } from './agent-route.ts';
 import { InvalidStateError, type ManagedServer } from './managed-server.ts';
 import type { PluginDownloadPolicy } from './plugin-download.ts';
-import { changePlugins, PluginRecordError, readPluginRecord, uploadPlugin } from './plugin-record.ts';
+import { changePlugins, PluginRecordError, readPluginRecord, uploadPlugin, uploadPluginJar } from './plugin-record.ts';
 import { SandboxError } from './sandbox.ts';
+import { withUploadBody } from './upload-body.ts';
 
 /**
  * A server's plugins on this node: the record in its folder, changed one operation at a time per server
@@ -62,6 +64,27 @@ export function pluginRoutes(route: AgentRoute, servers: Map<string, ManagedServ
       throw new SandboxError('INVALID_INPUT', 'Java plugins and mods run on Java servers only; this server runs the built-in runtime.');
     return exclusive(serverId, async () => present(server, await changePlugins(await server.sandbox(), body, policy)));
   });
+
+  route(agentEndpoints.pluginJarUpload, async ({ request, params: { serverId }, query }) =>
+    withUploadBody(request.body as Readable, async (body) => {
+      const server = known(serverId);
+      const folder = pluginFolderFor(server.spec.software);
+      if (!folder)
+        throw new SandboxError(
+          'INVALID_INPUT',
+          builtinRuntime(server)
+            ? 'The built-in runtime runs .js plugins, not jars.'
+            : `${findSoftware(server.spec.software)?.name ?? server.spec.software} servers load no plugins or mods.`,
+        );
+      return exclusive(serverId, async () => {
+        const sandbox = await server.sandbox();
+        // What the uploader declared: refused at once when it cannot fit.
+        await sandbox.ensureDir(folder);
+        if (query.size !== undefined) await sandbox.checkFits([folder, query.fileName], query.size);
+        return present(server, await uploadPluginJar(sandbox, folder, query.fileName, body));
+      });
+    }),
+  );
 
   route(agentEndpoints.pluginUpload, async ({ params: { serverId }, body }) => {
     const server = known(serverId);

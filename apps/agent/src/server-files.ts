@@ -11,6 +11,7 @@ import { parseProperties, propertyValue, updateProperties } from './properties.t
 import type { Sandbox } from './sandbox.ts';
 import { pathParts, SandboxError } from './sandbox.ts';
 import type { BackupStorage } from './storage.ts';
+import { withUploadBody } from './upload-body.ts';
 
 export interface FileDeps {
   servers: Map<string, ManagedServer>;
@@ -37,9 +38,6 @@ async function exists(sandbox: Sandbox, parts: string[]): Promise<boolean> {
     },
   );
 }
-
-/** How long a refused upload's remaining body is read and discarded before the connection is cut. */
-const DISCARD_MS = 30_000;
 
 export const backupKey = (serverId: string, backupId: string) => `backups/${serverId}/${backupId}.tar.gz`;
 
@@ -114,36 +112,14 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     return sendEntry(reply, (await server({ serverId })).sandbox, query.path, query.name);
   });
 
-  route(agentEndpoints.fileWrite, async ({ request, params, query }) => {
-    const incoming = request.body as Readable;
-    // Bridged, so a refused write (DISK_LIMIT midway) does not destroy the request: destroying it would
-    // close the socket with unread data, the kernel would answer with a reset, and the control plane
-    // would lose our answer. The rest is read and discarded instead (the control plane stops sending
-    // when it sees the answer), bounded in time.
-    const bridge = new PassThrough();
-    incoming.pipe(bridge);
-    // A client that goes away midway ends the write (its partial file and quota charge are given back);
-    // `pipe` alone would leave the write waiting forever.
-    incoming.once('close', () => {
-      if (!incoming.readableEnded) bridge.destroy(new SandboxError('INVALID_INPUT', 'The upload was cut off before it ended.'));
-    });
-    try {
+  route(agentEndpoints.fileWrite, async ({ request, params, query }) =>
+    withUploadBody(request.body as Readable, async (body) => {
       const { sandbox } = await server(params);
       // What the uploader declared: refused at once when it cannot fit (still counted as written).
       if (query.size !== undefined) await sandbox.checkFits(query.path, query.size);
-      const written = await sandbox.writeFrom(query.path, bridge, { overwrite: query.overwrite === 'true' });
-      return { bytes: written };
-    } catch (err) {
-      incoming.unpipe(bridge);
-      bridge.destroy();
-      if (!incoming.readableEnded) {
-        incoming.resume();
-        const cut = setTimeout(() => incoming.destroy(), DISCARD_MS).unref();
-        incoming.once('close', () => clearTimeout(cut));
-      }
-      throw err;
-    }
-  });
+      return { bytes: await sandbox.writeFrom(query.path, body, { overwrite: query.overwrite === 'true' }) };
+    }),
+  );
 
   route(agentEndpoints.fileMkdir, async ({ params, body: { path: target, parents } }) => {
     const { sandbox } = await server(params);

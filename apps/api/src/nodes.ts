@@ -31,7 +31,7 @@ import { ApiError } from './http/errors.ts';
 
 /** What a call of an agent entry needs: exactly the parts its schemas declare. */
 export type AgentInput<E extends AgentEndpoint> = CallInput<E>;
-type JsonAgentEndpoint = AgentEndpoint & { result: z.ZodType };
+export type JsonAgentEndpoint = AgentEndpoint & { result: z.ZodType };
 
 export interface NodeEvents {
   state(nodeId: string, serverId: string, state: ServerState): void;

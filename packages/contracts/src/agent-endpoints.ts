@@ -33,7 +33,7 @@ import {
   searchQuery,
 } from './files.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
-import { agentPluginChangeRequest, agentPluginsResult, pluginUploadRequest } from './plugins.ts';
+import { agentPluginChangeRequest, agentPluginsResult, pluginJarQuery, pluginUploadRequest } from './plugins.ts';
 import { powerAction, serverIdParams } from './servers.ts';
 
 export interface AgentEndpoint {
@@ -157,6 +157,14 @@ export const agentEndpoints = {
     path: '/v1/servers/:serverId/plugins/upload',
     params: server,
     body: pluginUploadRequest,
+    result: agentPluginsResult,
+  },
+  pluginJarUpload: {
+    method: 'PUT',
+    path: '/v1/servers/:serverId/plugins/jar',
+    params: server,
+    query: pluginJarQuery,
+    streamed: true,
     result: agentPluginsResult,
   },
 } satisfies Record<string, AgentEndpoint>;

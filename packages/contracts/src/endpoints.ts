@@ -83,6 +83,7 @@ import {
   javaCatalogueResult,
   pluginChangeRequest,
   pluginsQuery,
+  pluginJarQuery,
   pluginUploadRequest,
   serverPluginsResult,
 } from './plugins.ts';
@@ -535,6 +536,18 @@ export const endpoints = {
     access: 'session',
     permission: 'plugins.manage',
     body: pluginUploadRequest,
+    result: serverPluginsResult,
+  },
+  pluginJarUpload: {
+    method: 'POST',
+    path: '/v1/server/:serverId/plugins/jar',
+    params: serverIdParams,
+    query: pluginJarQuery,
+    tag: 'Plugins',
+    summary:
+      'Upload a plugin (Paper, Purpur) or mod (Fabric) jar of your own (multipart, streamed; at most 64 MiB): kept only if it holds plugin.yml, paper-plugin.yml or fabric.mod.json',
+    access: 'session',
+    permission: 'plugins.manage',
     result: serverPluginsResult,
   },
   serverDelete: {

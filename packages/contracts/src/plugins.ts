@@ -273,6 +273,24 @@ export const PLUGIN_JAR_MAX_BYTES = 64 * 1024 * 1024;
 export const pluginFolder = z.enum(['plugins', 'mods']);
 export type PluginFolder = z.infer<typeof pluginFolder>;
 
+/** Where a Java server's software loads jars from: Paper and Purpur `plugins/`, Fabric `mods/`, Vanilla none. */
+export function pluginFolderFor(software: string): PluginFolder | null {
+  if (software === 'paper' || software === 'purpur') return 'plugins';
+  if (software === 'fabric') return 'mods';
+  return null;
+}
+
+/** An owner's own plugin or mod jar, streamed to `plugins/jar` with its name (and size, to refuse at once what cannot fit). */
+export const pluginJarQuery = z.object({
+  fileName: jarFileName,
+  size: z.coerce
+    .number()
+    .int()
+    .min(1, 'The plugin file is empty.')
+    .max(PLUGIN_JAR_MAX_BYTES, `A plugin file is at most ${PLUGIN_JAR_MAX_BYTES / 1024 / 1024} MiB.`)
+    .optional(),
+});
+
 /** A file of the owner's own in `plugins/`: a plain name, never a path. */
 export const uploadedPluginName = z
   .string()

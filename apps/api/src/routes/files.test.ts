@@ -8,7 +8,7 @@ import { DOWNLOAD_LINK_SECONDS } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backups } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
-import { buildTestApp, ownerWithServer as newOwnerWithServer, requester, uniqueIp, type Send } from '../test/build-test-app.ts';
+import { buildTestApp, multipart, ownerWithServer as newOwnerWithServer, requester, uniqueIp, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -47,15 +47,6 @@ async function download(url: string, cookie: string) {
   const response = await fetch(link, { redirect: 'error' });
   const bytes = Buffer.from(await response.arrayBuffer());
   return { link, status: response.status, headers: response.headers, bytes, text: bytes.toString('utf8') };
-}
-
-function multipart(name: string, content: Buffer) {
-  const boundary = '----spawnpoint' + Math.random().toString(16).slice(2);
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
-  const payload = Buffer.concat([head, content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-  return { head, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
 /**

@@ -11,16 +11,12 @@ import {
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
-import { AgentCutOff, UPLOAD_INCOMPLETE } from '../nodes.ts';
+import { uploadToNode, withMultipartFile } from '../servers/node-upload.ts';
 
 /** Files and server.properties of a server: the router checks the permission, then each route asks the agent. */
 export function fileRoutes(route: Route, ctx: AppContext): void {
   const { hub, nodes } = ctx.game;
 
-  /**
-   * Writes a file on the node. When the node cut the body short and its answer was lost with the
-   * connection, the one refusal it makes midway is the disk limit: ask it whether the file could have fitted.
-   */
   const writeFile = async (
     server: { id: string; nodeId: string },
     path: string,
@@ -28,16 +24,8 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     overwrite = true,
     declaredSize?: number,
   ) => {
-    try {
-      const query = { path, overwrite: overwrite ? ('true' as const) : ('false' as const), size: declaredSize };
-      await nodes.send(server.nodeId, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
-    } catch (err) {
-      if (!(err instanceof AgentCutOff)) throw err;
-      const usage = await nodes.call(server.nodeId, agentEndpoints.diskUsage, { params: { serverId: server.id } }).catch(() => null);
-      if (usage && usage.used + err.sentBytes > usage.quota)
-        throw new ApiError('DISK_LIMIT', undefined, "The file does not fit in this server's disk. Delete files or upgrade the plan.");
-      throw err;
-    }
+    const query = { path, overwrite: overwrite ? ('true' as const) : ('false' as const), size: declaredSize };
+    await uploadToNode(nodes, server, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
   };
 
   route(endpoints.fileList, async ({ server, query: { path } }) =>
@@ -94,21 +82,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.fileUpload,
     async ({ request, reply, server, query: { path, size, overwrite } }) => {
-      const file = await request.file({ limits: { files: 1, fileSize: 1024 * 1024 * 1024 * 1024 } }).catch((err: unknown) => {
-        // The multipart parser fails only on what the client sent (cut off, malformed); its own 4xx say what.
-        const status = (err as { statusCode?: unknown }).statusCode;
-        if (typeof status === 'number' && status >= 400 && status < 500) throw err;
-        throw new ApiError('INVALID_INPUT', undefined, UPLOAD_INCOMPLETE);
-      });
-      if (!file) throw new ApiError('INVALID_INPUT', { file: 'Choose a file to upload.' });
-      try {
-        await writeFile(server, path, file.file, overwrite === 'true', size);
-      } catch (err) {
-        // Refused before the whole form was read (DISK_LIMIT midway): the rest is not wanted, and this
-        // connection cannot carry another request, so the client stops sending and reads the answer.
-        if (!file.file.readableEnded) reply.header('connection', 'close');
-        throw err;
-      }
+      await withMultipartFile(request, reply, (file) => writeFile(server, path, file, overwrite === 'true', size));
       return null;
     },
     { multipart: true, activity: ({ query }) => ({ action: 'file.upload', target: query.path }) },

@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../../test-support/free-port.ts';
-import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { buildTestAppWithAgent, multipart, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 
 /**
  * Java plugins from Modrinth and Hangar, with a real agent fetching into a real server folder. This machine
@@ -193,6 +195,19 @@ afterAll(async () => {
   await new Promise((resolve) => catalogue.close(resolve));
 });
 
+/** A real zip (a jar is one), written by Python's zipfile as `zip` would. */
+function zip(entries: Record<string, string>): Buffer {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-jar-'));
+  const file = path.join(dir, 'out.jar');
+  execFileSync('python3', [
+    '-c',
+    'import zipfile,sys,json\nz=zipfile.ZipFile(sys.argv[1],"w",zipfile.ZIP_DEFLATED)\nfor k,v in json.loads(sys.argv[2]).items(): z.writestr(k,v)\nz.close()',
+    file,
+    JSON.stringify(entries),
+  ]);
+  return readFileSync(file);
+}
+
 type Installed = {
   id: string;
   name: string;
@@ -372,6 +387,77 @@ describe('Java plugins from the catalogues', () => {
       message: 'Modrinth did not answer in time. Try again in a minute.',
     });
   }, 60_000);
+
+  it("keeps an owner's own jar only if it is a plugin (a mod on Fabric), named from its descriptor; a renamed program or a bare zip leaves nothing", async () => {
+    const { cookie, id } = await ownerWithServer(t, 'ownjar', { software: 'paper', version: '1.20.4' });
+    const folder = (...parts: string[]) => path.join(env.agent.dataDir, 'servers', id, ...parts);
+    const upload = async (serverId: string, fileName: string, bytes: Buffer, as = cookie) => {
+      const form = multipart(fileName, bytes);
+      const query = new URLSearchParams({ fileName, size: String(bytes.length) });
+      return (
+        await t.app.inject({
+          method: 'POST',
+          url: `/v1/server/${serverId}/plugins/jar?${query}`,
+          headers: { cookie: as, ...form.headers },
+          payload: form.payload,
+        })
+      ).json();
+    };
+    const plugin = zip({
+      'plugin.yml': "name: Sign Shop\nversion: '2.4.1' # from the build\nmain: shop.Main\n",
+      'shop/Main.class': 'bytes',
+    });
+    const uploaded = await upload(id, 'signshop.jar', plugin);
+    expect(uploaded.status, uploaded.message).toBe('SUCCESS');
+    expect(uploaded.result.plugins).toEqual([
+      expect.objectContaining({
+        id: 'signshop.jar',
+        source: 'upload',
+        name: 'Sign Shop',
+        version: '2.4.1',
+        folder: 'plugins',
+        file: 'signshop.jar',
+        enabled: true,
+        sha256: sha256(plugin),
+      }),
+    ]);
+    expect(readFileSync(folder('plugins', 'signshop.jar')).equals(plugin)).toBe(true);
+    // Off and on as a catalogue jar is: by its name.
+    await send('POST', `/v1/server/${id}/plugins`, cookie, { action: 'disable', id: 'signshop.jar' });
+    expect(existsSync(folder('plugins', 'signshop.jar.disabled'))).toBe(true);
+    await send('POST', `/v1/server/${id}/plugins`, cookie, { action: 'enable', id: 'signshop.jar' });
+    expect(existsSync(folder('plugins', 'signshop.jar'))).toBe(true);
+
+    const notPlugin = 'is not a plugin: a plugin is a .jar that holds plugin.yml or paper-plugin.yml, and this file does not.';
+    expect(await upload(id, 'evil.jar', Buffer.from('MZ\u0090\u0000 a Windows program renamed'))).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: `evil.jar ${notPlugin} Nothing was installed.`,
+    });
+    expect(await upload(id, 'bare.jar', zip({ 'readme.txt': 'no descriptor here' }))).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: `bare.jar ${notPlugin} Nothing was installed.`,
+    });
+    expect(await upload(id, '../escape.jar', plugin)).toMatchObject({ status: 'INVALID_INPUT' });
+    expect(await upload(id, 'empty.jar', Buffer.alloc(0))).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: { size: 'The plugin file is empty.' },
+    });
+    // Nothing half-written: only the kept jar and the record.
+    expect(readdirSync(folder('plugins')).sort()).toEqual(['signshop.jar', 'spawnpoint-plugins.json']);
+
+    // Fabric takes mods into mods/, named from fabric.mod.json; a Bukkit plugin is no mod.
+    const fabric = await ownerWithServer(t, 'ownmod', { software: 'fabric', version: '1.20.4' });
+    const mod = zip({ 'fabric.mod.json': JSON.stringify({ id: 'lithium', name: 'Lithium', version: '0.12.1' }) });
+    const modded = await upload(fabric.id, 'lithium.jar', mod, fabric.cookie);
+    expect(modded.status, modded.message).toBe('SUCCESS');
+    expect(modded.result.plugins[0]).toMatchObject({ name: 'Lithium', version: '0.12.1', folder: 'mods' });
+    expect(existsSync(path.join(env.agent.dataDir, 'servers', fabric.id, 'mods', 'lithium.jar'))).toBe(true);
+    expect(await upload(fabric.id, 'signshop.jar', plugin, fabric.cookie)).toMatchObject({
+      status: 'INVALID_INPUT',
+      message:
+        'signshop.jar is not a Fabric mod: a Fabric mod is a .jar that holds fabric.mod.json, and this file does not. Nothing was installed.',
+    });
+  });
 
   it('installs a Paper plugin from Hangar checked against its SHA-256; the built-in runtime is offered no Java catalogue', async () => {
     const { cookie, id } = await ownerWithServer(t, 'hangar', { software: 'paper', version: '1.20.4' });

@@ -8,6 +8,7 @@ import {
   javaPluginSourceNames,
   javaPluginSources,
   PLUGIN_UPLOAD_MAX_BYTES,
+  pluginFolderFor,
   pluginSettingsProblem,
   pluginSettingsSchema,
   type AgentPluginsResult,
@@ -17,6 +18,7 @@ import {
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import { uploadToNode, withMultipartFile } from '../servers/node-upload.ts';
 import {
   catalogueTarget,
   fileNameProblem,
@@ -244,11 +246,29 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     },
   );
 
+  // A jar of the owner's own, streamed to the node, which keeps it only if it is a plugin (or a Fabric mod).
+  route(
+    endpoints.pluginJarUpload,
+    async ({ request, reply, server, query }) => {
+      if (!pluginFolderFor(server.software)) {
+        const message = runsBuiltins(server)
+          ? 'The built-in runtime runs .js plugins, not jars: upload a .js file.'
+          : `${findSoftware(server.software)?.name ?? server.software} servers load no plugins or mods. Change the software to Paper, Purpur or Fabric to use them.`;
+        throw new ApiError('INVALID_INPUT', { fileName: message }, message);
+      }
+      const result = await withMultipartFile(request, reply, (file) =>
+        uploadToNode(nodes, server, agentEndpoints.pluginJarUpload, { params: { serverId: server.id }, query }, file),
+      );
+      return present(server, result);
+    },
+    { multipart: true, activity: ({ query }) => ({ action: 'plugin.upload', target: query.fileName }) },
+  );
+
   route(
     endpoints.pluginUpload,
     async ({ server, body }) => {
       if (!runsBuiltins(server)) {
-        const message = `Your own .js plugins run on the built-in runtime only; this server runs ${server.software}. Put jar files in plugins/ with the file manager.`;
+        const message = `Your own .js plugins run on the built-in runtime only; this server runs ${server.software}. Upload a .jar instead.`;
         throw new ApiError('INVALID_INPUT', { fileName: message }, message);
       }
       return present(server, await nodes.call(server.nodeId, agentEndpoints.pluginUpload, { params: { serverId: server.id }, body }));

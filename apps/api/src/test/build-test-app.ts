@@ -208,3 +208,13 @@ export async function buildTestAppWithAgent(env: Record<string, string> = {}, ag
     },
   };
 }
+
+/** A multipart form with one file, as a browser's upload sends it (`head` alone starts the same form). */
+export function multipart(name: string, content: Buffer) {
+  const boundary = '----spawnpoint' + Math.random().toString(16).slice(2);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const payload = Buffer.concat([head, content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { head, payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}

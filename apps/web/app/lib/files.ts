@@ -1,4 +1,4 @@
-import { endpoints, type ServerProperties } from '@spawnpoint/contracts';
+import { endpoints, serverPluginsResult, type ServerProperties } from '@spawnpoint/contracts';
 import { ApiFailure, call, endpointUrl } from './api.ts';
 import { handleApiError } from './api-errors.ts';
 import { settings } from './settings.ts';
@@ -56,6 +56,31 @@ export function uploadFile(
   onProgress: (loaded: number) => void,
   options: { background?: boolean; signal?: AbortSignal; overwrite?: boolean } = {},
 ): Promise<void> {
+  // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
+  const url = endpointUrl(endpoints.fileUpload, {
+    params: { serverId },
+    query: { path, size: file.size, overwrite: options.overwrite === false ? 'false' : 'true' },
+  });
+  return uploadWithProgress(url, file, onProgress, options).then(() => undefined);
+}
+
+/** Uploads an owner's plugin or mod jar with progress; the answer is the server's plugins; a refusal is only rejected. */
+export const uploadPluginJar = (serverId: string, file: File, onProgress: (loaded: number) => void) =>
+  uploadWithProgress(
+    endpointUrl(endpoints.pluginJarUpload, { params: { serverId }, query: { fileName: file.name, size: file.size } }),
+    file,
+    onProgress,
+    // The page says a refusal beside the file field, not in a toast as well.
+    { background: true },
+  ).then((result) => serverPluginsResult.parse(result));
+
+/** A multipart upload of one file to an API address, with progress; resolves with the envelope's result. */
+function uploadWithProgress(
+  url: string,
+  file: File,
+  onProgress: (loaded: number) => void,
+  options: { background?: boolean; signal?: AbortSignal } = {},
+): Promise<unknown> {
   const report = (failure: ApiFailure) => {
     if (!options.background) handleApiError(failure);
   };
@@ -67,11 +92,7 @@ export function uploadFile(
     signal?.addEventListener('abort', cancel, { once: true });
     xhr.onloadend = () => signal?.removeEventListener('abort', cancel);
     xhr.onabort = () => reject(new UploadCancelled());
-    // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
-    xhr.open(
-      'POST',
-      `${settings.apiBaseUrl}${endpointUrl(endpoints.fileUpload, { params: { serverId }, query: { path, size: file.size, overwrite: options.overwrite === false ? 'false' : 'true' } })}`,
-    );
+    xhr.open('POST', `${settings.apiBaseUrl}${url}`);
     xhr.withCredentials = true;
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onerror = () => {
@@ -80,7 +101,7 @@ export function uploadFile(
       reject(failure);
     };
     xhr.onload = () => {
-      let body: { status?: string; message?: string } = {};
+      let body: { status?: string; message?: string; result?: unknown; fields?: Record<string, string> } = {};
       try {
         body = JSON.parse(xhr.responseText) as typeof body;
       } catch {
@@ -88,12 +109,13 @@ export function uploadFile(
       }
       if (body.status === 'SUCCESS') {
         onProgress(file.size);
-        resolve();
+        resolve(body.result);
         return;
       }
       const failure = new ApiFailure(
         (body.status as ApiFailure['code']) ?? 'BAD_RESPONSE',
         body.message ?? `The upload failed (HTTP ${xhr.status}).`,
+        body.fields,
       );
       report(failure);
       reject(failure);

@@ -2,10 +2,12 @@ import {
   builtinPlugin,
   endpoints,
   javaPluginSourceNames,
+  PLUGIN_JAR_MAX_BYTES,
   PLUGIN_UPLOAD_MAX_BYTES,
   type InstalledPlugin,
   type JavaCatalogueResult,
   type JavaPluginSource,
+  type JavaPluginVersionsResult,
   type PluginChangeRequest,
   type PluginSettingField,
   type ServerPluginsResult,
@@ -17,6 +19,7 @@ import { Field, FormError } from '../components/field.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { openDialog } from '../lib/dialogs.ts';
+import { uploadPluginJar } from '../lib/files.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { powerServer } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
@@ -116,7 +119,14 @@ function PluginsPage({ id }: { id: string }) {
           ) : (
             <ul className="mt-3 divide-y divide-slate-100" data-testid="installed-plugins">
               {data.plugins.map((p) => (
-                <InstalledRow key={p.id} plugin={p} update={data.updates[p.id] ?? null} mayManage={mayManage} change={change} />
+                <InstalledRow
+                  key={p.id}
+                  serverId={id}
+                  plugin={p}
+                  update={data.updates[p.id] ?? null}
+                  mayManage={mayManage}
+                  change={change}
+                />
               ))}
             </ul>
           )}
@@ -126,8 +136,7 @@ function PluginsPage({ id }: { id: string }) {
           <JavaCatalogue serverId={id} sources={data.javaSources} mayManage={mayManage} onChanged={setData} />
         ) : data && !data.catalogueAvailable ? (
           <p className={`${card} text-sm text-slate-600`}>
-            There is no plugin catalogue for this server&apos;s software. Put plugin files in the <code>plugins</code> folder with the file
-            manager.
+            This server&apos;s software loads no plugins or mods. Servers running Paper or Purpur take plugins, Fabric takes mods.
           </p>
         ) : (
           <section aria-labelledby="catalogue-heading" className={card}>
@@ -198,6 +207,9 @@ function PluginsPage({ id }: { id: string }) {
         )}
 
         {data?.catalogueAvailable && mayManage ? <UploadPlugin serverId={id} allowed={data.uploadsAllowed} onDone={setData} /> : null}
+        {data && data.javaSources.length > 0 && mayManage ? (
+          <UploadJar serverId={id} mods={!data.javaSources.includes('hangar')} onDone={setData} />
+        ) : null}
       </div>
     </ServerShell>
   );
@@ -218,11 +230,13 @@ function InstallButton({ name, onInstall }: { name: string; onInstall: () => Pro
 }
 
 function InstalledRow({
+  serverId,
   plugin: p,
   update,
   mayManage,
   change,
 }: {
+  serverId: string;
   plugin: InstalledPlugin;
   /** A newer version in its catalogue. */
   update: string | null;
@@ -231,6 +245,7 @@ function InstalledRow({
 }) {
   const { sending, send } = useSending();
   const [editing, setEditing] = useState(false);
+  const [choosing, setChoosing] = useState(false);
   const manifest = p.source === 'builtin' ? builtinPlugin(p.id) : undefined;
   // A refusal is shown as a toast by the call.
   const toggle = () =>
@@ -242,7 +257,7 @@ function InstalledRow({
       title: `Remove ${p.name}?`,
       message:
         p.source === 'upload'
-          ? `plugins/${p.file} is deleted.`
+          ? `${p.folder}/${p.file} is deleted.`
           : 'Its settings are forgotten; what players saved with it stays in the plugins folder.',
       confirmLabel: 'Remove',
       danger: true,
@@ -254,7 +269,7 @@ function InstalledRow({
         <span className="min-w-0 font-medium break-words text-slate-900">{p.name}</span>
         <span className="text-xs text-slate-500">
           {p.source === 'upload'
-            ? `Your file · SHA-256 ${p.sha256?.slice(0, 12)}…`
+            ? `Your file ${p.file}${p.version ? ` · version ${p.version}` : ''} · SHA-256 ${p.sha256?.slice(0, 12)}…`
             : p.source === 'builtin'
               ? `Version ${p.version}`
               : `${javaPluginSourceNames[p.source]} · version ${p.version}`}
@@ -284,6 +299,16 @@ function InstalledRow({
           <Button variant="secondary" onClick={toggle} disabled={sending} aria-label={`${p.enabled ? 'Turn off' : 'Turn on'} ${p.name}`}>
             {p.enabled ? 'Turn off' : 'Turn on'}
           </Button>
+          {(p.source === 'modrinth' || p.source === 'hangar') && p.projectId ? (
+            <Button
+              variant="secondary"
+              onClick={() => setChoosing((c) => !c)}
+              aria-expanded={choosing}
+              aria-label={`Versions of ${p.name}`}
+            >
+              Versions
+            </Button>
+          ) : null}
           {manifest && manifest.settings.length ? (
             <Button variant="secondary" onClick={() => setEditing((e) => !e)} aria-expanded={editing} aria-label={`Settings of ${p.name}`}>
               Settings
@@ -293,6 +318,18 @@ function InstalledRow({
             Remove
           </Button>
         </div>
+      ) : null}
+      {choosing && (p.source === 'modrinth' || p.source === 'hangar') && p.projectId ? (
+        <VersionPicker
+          serverId={serverId}
+          source={p.source}
+          projectId={p.projectId}
+          name={p.name}
+          onChoose={async (versionId, version) => {
+            await change({ action: 'update', id: p.id, versionId }, `${p.name} ${version} installed`);
+            setChoosing(false);
+          }}
+        />
       ) : null}
       {editing && manifest ? (
         <SettingsForm
@@ -507,6 +544,7 @@ function JavaCatalogue({
   const [found, setFound] = useState<JavaCatalogueResult | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [installing, setInstalling] = useState<string | null>(null);
+  const [choosing, setChoosing] = useState<string | null>(null);
 
   // Searched a moment after the last key; a catalogue that cannot answer is said in its own words.
   useEffect(() => {
@@ -536,10 +574,13 @@ function JavaCatalogue({
     };
   }, [serverId, source, query, page]);
 
-  const install = async (projectId: string, name: string) => {
+  const install = async (projectId: string, name: string, versionId?: string) => {
     setInstalling(projectId);
     try {
-      const result = await call(endpoints.pluginsChange, { params: { serverId }, body: { action: 'install-project', source, projectId } });
+      const result = await call(endpoints.pluginsChange, {
+        params: { serverId },
+        body: { action: 'install-project', source, projectId, ...(versionId ? { versionId } : {}) },
+      });
       onChanged(result);
       setFound((f) => f && { ...f, entries: f.entries.map((e) => (e.projectId === projectId ? { ...e, installed: true } : e)) });
       notify('success', `${name} installed`, 'Its file was checked against the catalogue’s hash. It loads when the server (re)starts.');
@@ -650,16 +691,35 @@ function JavaCatalogue({
                 {entry.installed ? (
                   <span className="text-emerald-700">Installed</span>
                 ) : mayManage ? (
-                  <Button
-                    onClick={() => void install(entry.projectId, entry.name)}
-                    busy={installing === entry.projectId}
-                    disabled={installing !== null}
-                    aria-label={`Install ${entry.name}`}
-                  >
-                    Install
-                  </Button>
+                  <span className="flex flex-wrap gap-2">
+                    <Button
+                      onClick={() => void install(entry.projectId, entry.name)}
+                      busy={installing === entry.projectId}
+                      disabled={installing !== null}
+                      aria-label={`Install ${entry.name}`}
+                    >
+                      Install
+                    </Button>
+                    <Button
+                      variant="secondary"
+                      onClick={() => setChoosing((c) => (c === entry.projectId ? null : entry.projectId))}
+                      aria-expanded={choosing === entry.projectId}
+                      aria-label={`Other versions of ${entry.name}`}
+                    >
+                      Other versions
+                    </Button>
+                  </span>
                 ) : null}
               </div>
+              {choosing === entry.projectId && !entry.installed ? (
+                <VersionPicker
+                  serverId={serverId}
+                  source={source}
+                  projectId={entry.projectId}
+                  name={entry.name}
+                  onChoose={(versionId) => install(entry.projectId, entry.name, versionId)}
+                />
+              ) : null}
             </li>
           ))}
         </ul>
@@ -677,6 +737,167 @@ function JavaCatalogue({
           </Button>
         </nav>
       ) : null}
+    </section>
+  );
+}
+
+/** A catalogue project's versions for this server, newest first, to install one in particular. */
+function VersionPicker({
+  serverId,
+  source,
+  projectId,
+  name,
+  onChoose,
+}: {
+  serverId: string;
+  source: JavaPluginSource;
+  projectId: string;
+  name: string;
+  onChoose: (versionId: string, version: string) => Promise<void>;
+}) {
+  const [found, setFound] = useState<JavaPluginVersionsResult | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [chosen, setChosen] = useState('');
+  const { sending, send } = useSending();
+  const pickerId = `versions-${source}-${projectId}`;
+
+  useEffect(() => {
+    let active = true;
+    call(endpoints.pluginVersions, { params: { serverId }, query: { source, projectId } }, { background: true }).then(
+      (result) => {
+        if (!active) return;
+        setFound(result);
+        setChosen(result.versions.find((v) => v.versionId !== result.installedVersionId)?.versionId ?? '');
+      },
+      (failure: unknown) => {
+        if (active)
+          setProblem(failure instanceof ApiFailure ? failure.message : 'The versions could not be loaded. Try again in a minute.');
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [serverId, source, projectId]);
+
+  if (problem)
+    return (
+      <p className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900" role="alert">
+        {problem}
+      </p>
+    );
+  if (!found)
+    return (
+      <p className="text-sm text-slate-600" role="status">
+        Loading versions…
+      </p>
+    );
+  if (found.versions.length === 0) return <p className="text-sm text-slate-600">{name} has no version for this server.</p>;
+  const version = found.versions.find((v) => v.versionId === chosen);
+  return (
+    <form
+      className="grid gap-2 rounded-lg bg-slate-50 p-3 sm:grid-cols-[1fr_auto] sm:items-end"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (version) void send(() => onChoose(version.versionId, version.version)).catch(() => undefined);
+      }}
+    >
+      <div className="min-w-0">
+        <label htmlFor={pickerId} className="block text-sm font-medium text-slate-700">
+          Version of {name}
+        </label>
+        <select
+          id={pickerId}
+          className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-2 text-sm"
+          value={chosen}
+          onChange={(e) => setChosen(e.target.value)}
+        >
+          {found.versions.map((v) => (
+            <option key={v.versionId} value={v.versionId} disabled={v.versionId === found.installedVersionId}>
+              {v.version}
+              {v.channel !== 'release' ? ` (${v.channel})` : ''}
+              {v.published ? ` · ${v.published.slice(0, 10)}` : ''}
+              {v.versionId === found.installedVersionId ? ' · installed' : ''}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Button type="submit" busy={sending} disabled={!version}>
+        Install this version
+      </Button>
+    </form>
+  );
+}
+
+/** An owner's own plugin (Paper, Purpur) or mod (Fabric) jar, sent with progress; the node keeps only a real one. */
+function UploadJar({ serverId, mods, onDone }: { serverId: string; mods: boolean; onDone: (result: ServerPluginsResult) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [error, setError] = useState<string>();
+  const [progress, setProgress] = useState<{ name: string; loaded: number; total: number } | null>(null);
+  const kind = mods ? 'mod' : 'plugin';
+
+  const upload = async (file: File) => {
+    setError(undefined);
+    // Said before sending anything: the API would refuse it for the same reasons.
+    if (!file.name.endsWith('.jar')) return setError(`A ${kind} is a .jar file.`);
+    if (file.size > PLUGIN_JAR_MAX_BYTES) return setError(`${file.name} is larger than ${PLUGIN_JAR_MAX_BYTES / 1024 / 1024} MiB.`);
+    setProgress({ name: file.name, loaded: 0, total: file.size });
+    try {
+      const result = await uploadPluginJar(serverId, file, (loaded) => setProgress((p) => p && { ...p, loaded }));
+      onDone(result);
+      notify('success', `${file.name} uploaded`, 'It loads when the server (re)starts.');
+    } catch (failure) {
+      if (failure instanceof ApiFailure) setError(Object.values(failure.fields)[0] ?? failure.message);
+    } finally {
+      setProgress(null);
+      if (input.current) input.current.value = '';
+    }
+  };
+
+  return (
+    <section aria-labelledby="upload-jar-heading" className={card}>
+      <h2 id="upload-jar-heading" className="text-lg font-semibold">
+        Upload a {kind} of your own
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        A <code>.jar</code> of at most {PLUGIN_JAR_MAX_BYTES / 1024 / 1024} MiB that holds{' '}
+        {mods ? (
+          <code>fabric.mod.json</code>
+        ) : (
+          <>
+            <code>plugin.yml</code> or <code>paper-plugin.yml</code>
+          </>
+        )}
+        . It goes into <code>{mods ? 'mods' : 'plugins'}/</code> and loads at the next start.
+      </p>
+      <label htmlFor="plugin-jar" className="mt-3 block text-sm font-medium text-slate-700">
+        {mods ? 'Mod' : 'Plugin'} file
+      </label>
+      <input
+        ref={input}
+        id="plugin-jar"
+        type="file"
+        accept=".jar,application/java-archive"
+        disabled={progress !== null}
+        className="mt-1 block w-full text-sm"
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          if (file) void upload(file);
+        }}
+      />
+      {progress ? (
+        <div className="mt-3 text-sm text-slate-700" role="status">
+          Uploading {progress.name}…
+          <progress
+            className="mt-1 h-2 w-full accent-brand-600"
+            max={progress.total || 1}
+            value={progress.loaded}
+            aria-label="Upload progress"
+          />
+        </div>
+      ) : null}
+      <div className="mt-2">
+        <FormError message={error} />
+      </div>
     </section>
   );
 }
