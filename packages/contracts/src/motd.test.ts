@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fakePng } from '../../../test-support/png.ts';
-import { motdComponent, parseMotd, publicMotd, serverIconProblem, toSectionCodes, type MotdSpan } from './motd.ts';
+import { motdComponent, parseMotd, publicMotd, serverIconProblem, toSectionCodes, toTypedCodes, type MotdSpan } from './motd.ts';
 
 const plain: Omit<MotdSpan, 'text'> = {
   colour: null,
@@ -68,6 +68,12 @@ describe('parseMotd', () => {
 describe('toSectionCodes and motdComponent', () => {
   it('saves codes with § only', () => {
     expect(toSectionCodes('&aHi &LTom & Jerry\r\n&#AbCdEf!')).toBe('§aHi §lTom & Jerry\n§x§a§b§c§d§e§f!');
+  });
+
+  it('shows a saved MOTD in the editor as typed, hex as &#rrggbb, and saves it back to the same text', () => {
+    const saved = '§aHi §lTom & Jerry\n§x§a§b§c§d§e§f!';
+    expect(toTypedCodes(saved)).toBe('&aHi &lTom & Jerry\n&#abcdef!');
+    expect(toSectionCodes(toTypedCodes(saved))).toBe(saved);
   });
 
   it('builds the chat component of a status answer', () => {

@@ -190,6 +190,16 @@ export function toSectionCodes(raw: string): string {
     .replace(/[&§]([0-9a-fk-or])/gi, (_m, code: string) => `§${code.toLowerCase()}`);
 }
 
+/**
+ * The saved MOTD as the Appearance page's editor shows it: codes with `&` as the owner types them, hex
+ * colours as `&#rrggbb` instead of Spigot's twelve-character `§x§r§r§g§g§b§b`. It saves back to the same text.
+ */
+export function toTypedCodes(saved: string): string {
+  return saved
+    .replace(/§x((?:§[0-9a-f]){6})/gi, (_m, digits: string) => `&#${digits.replaceAll('§', '').toLowerCase()}`)
+    .replace(/§([0-9a-fk-or])/gi, (_m, code: string) => `&${code.toLowerCase()}`);
+}
+
 /** One piece of a chat component (the JSON the status answer carries). */
 export interface MotdComponentPart {
   text: string;

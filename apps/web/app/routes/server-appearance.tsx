@@ -1,6 +1,7 @@
 import {
   endpoints,
   motdColours,
+  toTypedCodes,
   MOTD_LINE_MAX,
   MOTD_RAW_MAX,
   parseMotd,
@@ -48,7 +49,7 @@ export default function ServerAppearancePage() {
     call(endpoints.appearance, { params: { serverId: id } }).then(
       (result) => {
         setSaved(result);
-        setMotd(result.motd);
+        setMotd(toTypedCodes(result.motd));
       },
       () => undefined,
     );
@@ -77,7 +78,7 @@ export default function ServerAppearancePage() {
     try {
       const result = await call(endpoints.appearanceUpdate, { params: { serverId: id }, body: { motd } });
       setSaved(result);
-      setMotd(result.motd);
+      setMotd(toTypedCodes(result.motd));
       setPending(true);
       notify('success', 'Message of the day saved', 'It shows in the server list after the next start.');
     } catch (err) {
@@ -190,7 +191,7 @@ export default function ServerAppearancePage() {
                 </p>
               ))}
             </div>
-            <Button className="mt-3" disabled={!canEdit || parsed.problems.length > 0 || motd === saved.motd} onClick={saveMotd}>
+            <Button className="mt-3" disabled={!canEdit || parsed.problems.length > 0 || motd === toTypedCodes(saved.motd)} onClick={saveMotd}>
               Save message
             </Button>
           </section>
