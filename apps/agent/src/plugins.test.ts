@@ -105,8 +105,11 @@ describe('first-party plugins in game (real flying-squid, real clients)', () => 
     const bob = await join(port, 'Bob');
     await hears(bob, 'Hello Bob, have fun!');
     await hears(alice, 'Bob is here.');
-    // Coloured as the codes say, not shown as "&a" (1.21.4 takes chat as NBT components).
+    // Coloured as the codes say, not shown as "&a" (1.21.4 takes chat as NBT components) — flying-squid's
+    // own lines too, which it writes with "&e".
     expect(alice.heard).toContain('Hello Alice, have fun!');
+    await hears(alice, 'Bob joined the game.');
+    expect(alice.heard.join('\n')).not.toMatch(/&[0-9a-fk-or]/);
 
     // Homes: saved where Alice stands, and back there after going elsewhere (with the operator's /tp).
     expect((await t.call('POST', '/v1/servers/pl1/command', { command: 'op Alice' })).body.status).toBe('SUCCESS');

@@ -16,7 +16,8 @@ import { motdComponent } from '@spawnpoint/contracts';
 import { installPlayerRules } from './flying-squid-players.ts';
 import { launcherSettingsSchema } from './launcher-settings.ts';
 import { builtinPluginCode } from './plugins/index.ts';
-import type { SquidPlugin } from './plugins/squid.ts';
+import { tell } from './plugins/chat.ts';
+import type { PluginPlayer, PluginServer, SquidPlugin } from './plugins/squid.ts';
 
 interface SquidPlayer {
   username: string;
@@ -25,8 +26,11 @@ interface SquidPlayer {
   save(): Promise<void>;
   kick(reason: string): void;
   on(event: string, fn: (...args: never[]) => void): void;
+  chat(message: unknown): void;
+  system(message: unknown): void;
 }
 interface SquidServer {
+  supportFeature(feature: string): boolean;
   players: SquidPlayer[];
   overworld: { saveNow(): Promise<void> };
   _server: {
@@ -190,6 +194,15 @@ serv.commands.add({
 // flying-squid finishes a login even when the client left half-way (its 'connected' can come after
 // 'disconnected'): such a player never joined, or the count would keep a ghost and the server never sleep.
 serv.on('newPlayer' as string, (player: SquidPlayer) => {
+  // From 1.20.3 chat is NBT and flying-squid sends its lines as plain text there, so its own `&` codes
+  // ("&eSteve joined the game.") showed literally: every text line goes through the plugins' NBT builder.
+  if (serv.supportFeature('chatPacketsUseNbtComponents')) {
+    const pluginServer = serv as unknown as PluginServer;
+    const pluginPlayer = player as unknown as PluginPlayer;
+    const original = { chat: player.chat.bind(player), system: player.system.bind(player) };
+    player.chat = (message) => (typeof message === 'string' ? tell(pluginServer, pluginPlayer, message) : original.chat(message));
+    player.system = (message) => (typeof message === 'string' ? tell(pluginServer, pluginPlayer, message) : original.system(message));
+  }
   let joined = false;
   let left = false;
   player.on('connected', () => {
