@@ -21,6 +21,8 @@ import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
 import { FreeTier } from './servers/free-tier.ts';
 import { ProxyGateway } from './proxy-gateway.ts';
+import { Payments, providerFor } from './billing/payments.ts';
+import { billingRoutes } from './routes/billing.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -162,6 +164,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
     game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs },
+    billing: { payments: new Payments(database.db, providerFor(config), log) },
     background,
   };
 
@@ -193,6 +196,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   scheduleRoutes(route, ctx);
   playerRoutes(route, ctx);
   publicSiteRoutes(route, ctx);
+  billingRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
   await installWeb(app, config);
 

@@ -97,6 +97,17 @@ const envSchema = z.object({
   HANGAR_API_KEY: z.string().optional(),
   /** Seconds a catalogue's answer is kept (searches repeat as people type). */
   PLUGIN_CATALOGUE_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /**
+   * Who takes card payments for top-ups: `sandbox` (embedded; a page of ours completes or declines a payment,
+   * the default outside production and refused in it), `stripe` (Checkout; needs the two keys below), or
+   * `none` (top-ups say they are not available; the default in production).
+   */
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'stripe', 'none']).optional(),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  /** The webhook endpoint's signing secret (`whsec_…`), from the Stripe dashboard. */
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Another address for Stripe's API (a test server in Stripe's shapes); Stripe's own by default. */
+  STRIPE_API_URL: z.url().optional(),
   ANALYTICS_KEY: z.string().optional(),
   CHAT_WIDGET_ID: z.string().optional(),
   TAG_MANAGER_ID: z.string().optional(),
@@ -126,6 +137,7 @@ export interface Config extends Env {
   proxyToken: string;
   production: boolean;
   logFormat: LogFormat;
+  paymentProvider: 'sandbox' | 'stripe' | 'none';
 }
 
 export class ConfigError extends Error {}
@@ -148,8 +160,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     proxyToken: env.PROXY_TOKEN ?? '',
     production: env.NODE_ENV === 'production',
     logFormat: resolveLogFormat(env.LOG_FORMAT, env.NODE_ENV),
+    paymentProvider: env.PAYMENT_PROVIDER ?? (env.NODE_ENV === 'production' ? 'none' : 'sandbox'),
     ...overrides,
   };
+  // The sandbox credits a balance without any money moving: never where real users pay.
+  if (config.paymentProvider === 'sandbox' && config.production)
+    throw new ConfigError(
+      'Invalid configuration:\n  PAYMENT_PROVIDER: the sandbox lets anyone top up without paying, so it never runs in production. Set PAYMENT_PROVIDER=stripe with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (or none).',
+    );
+  if (config.paymentProvider === 'stripe' && (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET))
+    throw new ConfigError('Invalid configuration:\n  PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
   if (!config.appSecret) config.appSecret = readOrCreateSecret(dataDir, 'app-secret');
   if (!config.operatorToken) config.operatorToken = readOrCreateSecret(dataDir, 'operator-token');
   if (!config.proxyToken) config.proxyToken = readOrCreateSecret(dataDir, 'proxy-token');

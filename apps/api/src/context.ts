@@ -14,6 +14,7 @@ import type { PowerDispatcher } from './servers/power.ts';
 import type { ProxyGateway } from './proxy-gateway.ts';
 import type { FreeTier } from './servers/free-tier.ts';
 import type { BackupJobs } from './servers/backup-jobs.ts';
+import type { Payments } from './billing/payments.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -32,6 +33,7 @@ export interface AppContext {
     freeTier: FreeTier;
     backups: BackupJobs;
   };
+  billing: { payments: Payments };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

@@ -5,6 +5,16 @@
  */
 import { z } from 'zod';
 import {
+  billingInfo,
+  billingInfoResult,
+  paymentView,
+  receiptResult,
+  sandboxCompleteRequest,
+  topupRequest,
+  transactionsQuery,
+  transactionsResult,
+} from './money.ts';
+import {
   activityResult,
   changeEmailRequest,
   changePasswordRequest,
@@ -115,7 +125,18 @@ export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify style: `/v1/server/:serverId`. */
   path: string;
-  tag: 'Accounts' | 'Account security' | 'Servers' | 'Members' | 'Schedules' | 'Plugins' | 'Files' | 'Backups' | 'Public' | 'Operator';
+  tag:
+    | 'Accounts'
+    | 'Account security'
+    | 'Billing'
+    | 'Servers'
+    | 'Members'
+    | 'Schedules'
+    | 'Plugins'
+    | 'Files'
+    | 'Backups'
+    | 'Public'
+    | 'Operator';
   summary: string;
   access: EndpointAccess;
   /** The permission key checked on the server named in the path (ARCHITECTURE §7) before the handler runs. */
@@ -932,6 +953,78 @@ export const endpoints = {
     summary: 'Delete a backup',
     access: 'session',
     permission: 'backups.create',
+    result: empty,
+  },
+  // Billing (ARCHITECTURE §8)
+  billingInfo: {
+    method: 'GET',
+    path: '/v1/user/billing',
+    tag: 'Billing',
+    summary: 'The billing information receipts are made out to (null until given)',
+    access: 'session',
+    result: billingInfoResult,
+  },
+  billingInfoUpdate: {
+    method: 'PUT',
+    path: '/v1/user/billing',
+    tag: 'Billing',
+    summary: 'Set the billing information (name, address, country; VAT number optional); needed before the first payment',
+    access: 'session',
+    body: billingInfo,
+    result: billingInfoResult,
+  },
+  transactions: {
+    method: 'GET',
+    path: '/v1/user/transactions',
+    tag: 'Billing',
+    summary: 'The balance, the ledger newest first (20 a page) with the balance after each row, and unfinished top-ups',
+    access: 'session',
+    query: transactionsQuery,
+    result: transactionsResult,
+  },
+  receipt: {
+    method: 'GET',
+    path: '/v1/user/transactions/:entryId',
+    params: z.object({ entryId: z.string().min(1).max(64) }),
+    tag: 'Billing',
+    summary: 'The receipt of one ledger row',
+    access: 'session',
+    result: receiptResult,
+  },
+  topupCreate: {
+    method: 'POST',
+    path: '/v1/user/topups',
+    tag: 'Billing',
+    summary: "Start a top-up: answers the payment provider's checkout page; the balance is credited when the provider confirms",
+    access: 'session',
+    body: topupRequest,
+    result: paymentView,
+  },
+  topup: {
+    method: 'GET',
+    path: '/v1/user/topups/:paymentId',
+    params: z.object({ paymentId: z.string().min(1).max(64) }),
+    tag: 'Billing',
+    summary: 'One top-up and its state (the return page waits on it)',
+    access: 'session',
+    result: paymentView,
+  },
+  sandboxCheckoutComplete: {
+    method: 'POST',
+    path: '/v1/payments/sandbox/:paymentId',
+    params: z.object({ paymentId: z.string().min(1).max(64) }),
+    tag: 'Billing',
+    summary: "The embedded sandbox provider's checkout: pay, decline or abandon (only where PAYMENT_PROVIDER=sandbox)",
+    access: 'session',
+    body: sandboxCompleteRequest,
+    result: paymentView,
+  },
+  stripeWebhook: {
+    method: 'POST',
+    path: '/v1/payments/stripe/webhook',
+    tag: 'Billing',
+    summary: "Stripe's webhook (checkout.session.*), verified with the signing secret; each event counted once",
+    access: 'public',
     result: empty,
   },
   // Public

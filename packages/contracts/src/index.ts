@@ -25,3 +25,4 @@ export * from './server-players.ts';
 export * from './proxy.ts';
 export * from './motd.ts';
 export * from './plugins.ts';
+export * from './money.ts';

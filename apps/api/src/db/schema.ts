@@ -305,3 +305,79 @@ export const serverSchedules = pgTable(
   },
   (t) => [index('server_schedules_server_id_idx').on(t.serverId), index('server_schedules_next_run_idx').on(t.nextRunAt)],
 );
+
+/** Who receipts are made out to (issue 16); one row per account, replaced when changed. */
+export const billingProfiles = pgTable('billing_profiles', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  addressLine1: text('address_line1').notNull(),
+  addressLine2: text('address_line2').notNull().default(''),
+  postalCode: text('postal_code').notNull().default(''),
+  city: text('city').notNull(),
+  country: text('country').notNull(),
+  vatId: text('vat_id').notNull().default(''),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * The money ledger (issue 16 #1): one row per credit or debit, never updated or deleted; an account's
+ * balance is the sum of its rows. `seq` orders rows (and numbers receipts). No foreign key to users: the
+ * rows stay when an account is deleted (bookkeeping keeps them). `idempotency_key` is unique per account,
+ * so a replayed purchase or a re-delivered payment writes nothing.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: text('id').primaryKey(),
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    userId: text('user_id').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    kind: text('kind', { enum: ['topup', 'plan', 'renewal', 'shop', 'refund', 'commission', 'adjustment'] }).notNull(),
+    /** What the row is about: a payment id, a subscription id, an item. */
+    reference: text('reference').notNull(),
+    description: text('description').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    /** The billing information's lines when the row was written, for its receipt. */
+    billedTo: jsonb('billed_to').$type<string[]>().notNull().default([]),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('ledger_entries_user_key').on(t.userId, t.idempotencyKey), index('ledger_entries_user_seq_idx').on(t.userId, t.seq)],
+);
+
+/** Top-ups through a payment provider: pending until the provider confirms (or declines, or the payer leaves). */
+export const payments = pgTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    provider: text('provider', { enum: ['sandbox', 'stripe'] }).notNull(),
+    /** The provider's id of the checkout (a Stripe Checkout Session). */
+    providerRef: text('provider_ref'),
+    checkoutUrl: text('checkout_url'),
+    amountCents: integer('amount_cents').notNull(),
+    currency: text('currency').notNull(),
+    status: text('status', { enum: ['pending', 'succeeded', 'declined', 'abandoned'] })
+      .notNull()
+      .default('pending'),
+    idempotencyKey: text('idempotency_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('payments_user_key').on(t.userId, t.idempotencyKey), uniqueIndex('payments_provider_ref_key').on(t.provider, t.providerRef)],
+);
+
+/** Provider events already handled (a re-delivered webhook is answered and changes nothing). */
+export const paymentEvents = pgTable(
+  'payment_events',
+  {
+    provider: text('provider').notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
+);

@@ -24,6 +24,8 @@ export const limitRules = {
   /** Invitation mails (made or resent) per server: a server cannot be used to mail strangers in bulk. */
   invitationsPerServer: { max: 10, window: 60 * 60_000 },
   invitationAcceptPerIp: { max: 20, window: 10 * 60_000 },
+  /** Top-ups started per account (each makes a checkout at the payment provider). */
+  topupPerAccount: { max: 20, window: 60 * 60_000 },
   apiPerIp: { max: 720, window: 60_000 },
 } as const satisfies Record<string, LimitRule>;
 

@@ -51,6 +51,11 @@ export interface RouteOptions<E extends Endpoint = Endpoint> {
    */
   multipart?: boolean;
   /**
+   * The handler gets the JSON body's bytes as they came (`request.body` a Buffer), for a signature over them
+   * (a payment provider's webhook); the entry has no body schema.
+   */
+  rawBody?: boolean;
+  /**
    * What a successful call did, for the server's activity log (server endpoints only): the action and its
    * target, never file contents or secrets. `result` is the handler's answer, absent when the handler
    * recorded the entry itself in its transaction (`recordActivity`); null records nothing.
@@ -164,11 +169,16 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         return ok(result);
       },
     };
-    if (!options.multipart) app.route(definition);
-    else
+    if (options.multipart)
       void app.register(async (scope) => {
         await scope.register(fastifyMultipart, { limits: { files: 1, fields: 5, fileSize: 1024 ** 4 } });
         scope.route(definition);
       });
+    else if (options.rawBody)
+      void app.register(async (scope) => {
+        scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+        scope.route(definition);
+      });
+    else app.route(definition);
   };
 }

@@ -1,0 +1,113 @@
+import { BALANCE_MAX_CENTS, countryName, type BillingInfo, type LedgerKind } from '@spawnpoint/contracts';
+import { and, eq, sql } from 'drizzle-orm';
+import { newId } from '../auth/tokens.ts';
+import type { Db } from '../db/index.ts';
+import { billingProfiles, ledgerEntries, users } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import type { DbOrTx } from '../servers/activity.ts';
+
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type LedgerRow = typeof ledgerEntries.$inferSelect;
+
+/** An account's balance: the sum of its ledger rows. */
+export async function balanceOf(db: DbOrTx, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.userId, userId));
+  return Number(row?.sum ?? 0);
+}
+
+/**
+ * Locks the account for a change of its balance: every write to one account's ledger runs under this
+ * row lock inside its transaction, so concurrent purchases see each other's debits and none overspends.
+ */
+export async function lockAccount(tx: Tx, userId: string): Promise<void> {
+  const [row] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+  if (!row) throw new ApiError('NOT_AUTHENTICATED');
+}
+
+export interface Posting {
+  userId: string;
+  amountCents: number;
+  kind: LedgerKind;
+  reference: string;
+  description: string;
+  /** Unique per account: a second posting with it writes nothing and answers the first row. */
+  idempotencyKey?: string | null;
+}
+
+/** The row an idempotency key already wrote for an account, if any. */
+export async function rowByKey(db: DbOrTx, userId: string, idempotencyKey: string): Promise<LedgerRow | null> {
+  const [row] = await db
+    .select()
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.idempotencyKey, idempotencyKey)))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * Writes one ledger row, in the caller's transaction, with the account locked (lockAccount first). A debit
+ * that would take the balance below zero is INSUFFICIENT_BALANCE, and a credit beyond BALANCE_MAX_CENTS is
+ * refused; either way nothing is written and the caller's transaction rolls back. A key already used
+ * answers its first row and writes nothing (`replayed`).
+ */
+export async function post(tx: Tx, posting: Posting): Promise<{ row: LedgerRow; replayed: boolean }> {
+  if (!Number.isSafeInteger(posting.amountCents)) throw new Error('ledger amounts are whole cents');
+  if (posting.idempotencyKey) {
+    const earlier = await rowByKey(tx, posting.userId, posting.idempotencyKey);
+    if (earlier) return { row: earlier, replayed: true };
+  }
+  const balance = await balanceOf(tx, posting.userId);
+  if (balance + posting.amountCents < 0) throw new ApiError('INSUFFICIENT_BALANCE');
+  if (posting.amountCents > 0 && balance + posting.amountCents > BALANCE_MAX_CENTS)
+    throw new ApiError(
+      'INVALID_INPUT',
+      { amountCents: `A balance holds at most $${BALANCE_MAX_CENTS / 100}.` },
+      `A balance holds at most $${BALANCE_MAX_CENTS / 100}.`,
+    );
+  const [row] = await tx
+    .insert(ledgerEntries)
+    .values({
+      id: newId(),
+      userId: posting.userId,
+      amountCents: posting.amountCents,
+      kind: posting.kind,
+      reference: posting.reference,
+      description: posting.description,
+      idempotencyKey: posting.idempotencyKey ?? null,
+      billedTo: await billedTo(tx, posting.userId),
+    })
+    .returning();
+  return { row: row!, replayed: false };
+}
+
+/** The billing information as receipt lines (name, address, postal code and city, country, VAT number). */
+export function billingLines(info: BillingInfo): string[] {
+  return [
+    info.name,
+    info.addressLine1,
+    info.addressLine2,
+    [info.postalCode, info.city].filter(Boolean).join(' '),
+    countryName(info.country) ?? info.country,
+    info.vatId ? `VAT ${info.vatId}` : '',
+  ].filter((line) => line !== '');
+}
+
+export async function billingInfoOf(db: DbOrTx, userId: string): Promise<BillingInfo | null> {
+  const [row] = await db.select().from(billingProfiles).where(eq(billingProfiles.userId, userId)).limit(1);
+  if (!row) return null;
+  const { userId: _user, updatedAt: _at, ...info } = row;
+  return info;
+}
+
+async function billedTo(db: DbOrTx, userId: string): Promise<string[]> {
+  const info = await billingInfoOf(db, userId);
+  return info ? billingLines(info) : [];
+}
+
+/** Refuses a payment or purchase of an account without billing information (spec: BILLING_INFO_REQUIRED). */
+export async function requireBillingInfo(db: DbOrTx, userId: string): Promise<void> {
+  if (!(await billingInfoOf(db, userId))) throw new ApiError('BILLING_INFO_REQUIRED');
+}

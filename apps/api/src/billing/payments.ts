@@ -1,0 +1,274 @@
+import { CURRENCY, formatPrice, type PaymentStatus, type PaymentView, type TopupRequest } from '@spawnpoint/contracts';
+import { and, desc, eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import Stripe from 'stripe';
+import { newId } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/index.ts';
+import { paymentEvents, payments } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { balanceOf, lockAccount, post, requireBillingInfo } from './ledger.ts';
+
+type PaymentRow = typeof payments.$inferSelect;
+
+/** Where the payer pays: a checkout page of the provider, for one pending payment. */
+export interface Checkout {
+  url: string;
+  /** The provider's id of it (a Stripe Checkout Session), so its webhook finds the payment. */
+  providerRef: string;
+}
+
+/** A payment provider behind one interface: it makes checkout pages; its confirmations come back as events. */
+export interface PaymentProvider {
+  readonly name: 'sandbox' | 'stripe';
+  createCheckout(payment: { id: string; amountCents: number; emailAddress: string }): Promise<Checkout>;
+}
+
+/** The embedded provider: its checkout page is a page of the web app (/checkout/sandbox/:paymentId). */
+export class SandboxProvider implements PaymentProvider {
+  readonly name = 'sandbox' as const;
+  constructor(private publicUrl: string) {}
+  createCheckout(payment: { id: string }): Promise<Checkout> {
+    return Promise.resolve({ url: `${this.publicUrl}/checkout/sandbox/${payment.id}`, providerRef: `sandbox_${payment.id}` });
+  }
+}
+
+/** Stripe Checkout, through the `stripe` package; the top-up is credited from the webhook only. */
+export class StripeProvider implements PaymentProvider {
+  readonly name = 'stripe' as const;
+  readonly stripe: Stripe;
+  constructor(
+    private config: Config,
+    secretKey: string,
+  ) {
+    const api = config.STRIPE_API_URL ? new URL(config.STRIPE_API_URL) : null;
+    this.stripe = new Stripe(secretKey, {
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+      telemetry: false,
+      ...(api
+        ? {
+            host: api.hostname,
+            port: api.port || (api.protocol === 'https:' ? 443 : 80),
+            protocol: api.protocol === 'http:' ? 'http' : 'https',
+          }
+        : {}),
+    });
+  }
+
+  async createCheckout(payment: { id: string; amountCents: number; emailAddress: string }): Promise<Checkout> {
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        customer_email: payment.emailAddress,
+        client_reference_id: payment.id,
+        metadata: { paymentId: payment.id },
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: CURRENCY.toLowerCase(),
+              unit_amount: payment.amountCents,
+              product_data: { name: `Spawnpoint balance top-up (${formatPrice(payment.amountCents)})` },
+            },
+          },
+        ],
+        success_url: `${this.config.publicUrl}/account?topup=${payment.id}`,
+        cancel_url: `${this.config.publicUrl}/account?topup=${payment.id}`,
+      },
+      // Stripe's own idempotency: a retried create makes one session.
+      { idempotencyKey: `topup-${payment.id}` },
+    );
+    if (!session.url) throw new ApiError('TEMPORARILY_DISABLED', undefined, 'Stripe gave no checkout page. Try again in a minute.');
+    return { url: session.url, providerRef: session.id };
+  }
+}
+
+export function providerFor(config: Config): PaymentProvider | null {
+  if (config.paymentProvider === 'sandbox') return new SandboxProvider(config.publicUrl);
+  if (config.paymentProvider === 'stripe') return new StripeProvider(config, config.STRIPE_SECRET_KEY!);
+  return null;
+}
+
+export function paymentViewOf(row: PaymentRow): PaymentView {
+  return {
+    paymentId: row.id,
+    provider: row.provider,
+    amountCents: row.amountCents,
+    status: row.status,
+    checkoutUrl: row.status === 'pending' ? row.checkoutUrl : null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** A provider's confirmation of one payment, as the webhook (or the sandbox page) reports it. */
+export interface PaymentEvent {
+  provider: 'sandbox' | 'stripe';
+  eventId: string;
+  type: string;
+  /** The payment the event is about: ours, or the provider's reference of it. */
+  paymentId?: string;
+  providerRef?: string;
+  outcome: 'succeeded' | 'declined' | 'abandoned';
+  /** What the provider says was paid (checked against the payment before anything is credited). */
+  amountCents?: number;
+  currency?: string;
+}
+
+/**
+ * Top-ups: started by the payer (a pending payment with the provider's checkout page), finished by the
+ * provider's events. Each event is recorded by id in the same transaction as its effect, so a re-delivered
+ * event changes nothing; the credit's idempotency key is the payment's own id, so two different events
+ * confirming one payment credit it once; a late "expired" after a success changes nothing (a finished
+ * payment keeps its state).
+ */
+export class Payments {
+  constructor(
+    private db: Db,
+    readonly provider: PaymentProvider | null,
+    private log: FastifyBaseLogger,
+  ) {}
+
+  async start(user: { id: string; emailAddress: string }, request: TopupRequest): Promise<PaymentView> {
+    if (!this.provider) throw new ApiError('TEMPORARILY_DISABLED', undefined, 'Top-ups are not available on this service right now.');
+    // The same key again: the first answer, whatever it was.
+    const [earlier] = await this.db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.userId, user.id), eq(payments.idempotencyKey, request.idempotencyKey)))
+      .limit(1);
+    if (earlier) {
+      if (earlier.amountCents !== request.amountCents)
+        throw new ApiError('INVALID_INPUT', undefined, 'This idempotency key was used for another amount. Start a new top-up.');
+      return paymentViewOf(earlier);
+    }
+    await requireBillingInfo(this.db, user.id);
+    const id = newId();
+    const [row] = await this.db
+      .insert(payments)
+      .values({
+        id,
+        userId: user.id,
+        provider: this.provider.name,
+        amountCents: request.amountCents,
+        currency: CURRENCY,
+        idempotencyKey: request.idempotencyKey,
+      })
+      .onConflictDoNothing()
+      .returning();
+    // Two requests with one key at once: the other made the row; answer it.
+    if (!row) return this.startedWith(user.id, request);
+    let checkout: Checkout;
+    try {
+      checkout = await this.provider.createCheckout({ id, amountCents: request.amountCents, emailAddress: user.emailAddress });
+    } catch (err) {
+      await this.db.update(payments).set({ status: 'abandoned', completedAt: new Date() }).where(eq(payments.id, id));
+      if (err instanceof ApiError) throw err;
+      this.log.error({ err, paymentId: id }, 'the payment provider refused a checkout');
+      throw new ApiError('TEMPORARILY_DISABLED', undefined, 'The payment provider cannot be reached right now. Try again in a minute.');
+    }
+    const [updated] = await this.db
+      .update(payments)
+      .set({ checkoutUrl: checkout.url, providerRef: checkout.providerRef })
+      .where(eq(payments.id, id))
+      .returning();
+    return paymentViewOf(updated!);
+  }
+
+  private async startedWith(userId: string, request: TopupRequest): Promise<PaymentView> {
+    const [row] = await this.db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.userId, userId), eq(payments.idempotencyKey, request.idempotencyKey)))
+      .limit(1);
+    if (!row) throw new ApiError('INTERNAL_ERROR');
+    return paymentViewOf(row);
+  }
+
+  async view(userId: string, paymentId: string): Promise<PaymentView> {
+    const [row] = await this.db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.id, paymentId), eq(payments.userId, userId)))
+      .limit(1);
+    if (!row) throw new ApiError('NOT_FOUND');
+    return paymentViewOf(row);
+  }
+
+  async pendingOf(userId: string): Promise<PaymentView[]> {
+    const rows = await this.db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.userId, userId), eq(payments.status, 'pending')))
+      .orderBy(desc(payments.createdAt))
+      .limit(10);
+    return rows.filter((r) => r.checkoutUrl !== null).map(paymentViewOf);
+  }
+
+  /**
+   * Applies one provider event. Answers what happened, for the log: `duplicate` (seen before), `unknown`
+   * (no such payment), `mismatch` (an amount or currency other than the payment's: nothing credited),
+   * or the payment's state after it.
+   */
+  async apply(event: PaymentEvent): Promise<'duplicate' | 'unknown' | 'mismatch' | PaymentStatus> {
+    return this.db.transaction(async (tx) => {
+      const recorded = await tx
+        .insert(paymentEvents)
+        .values({ provider: event.provider, eventId: event.eventId, type: event.type })
+        .onConflictDoNothing()
+        .returning({ id: paymentEvents.eventId });
+      if (recorded.length === 0) return 'duplicate';
+      const match = event.paymentId
+        ? and(eq(payments.id, event.paymentId), eq(payments.provider, event.provider))
+        : and(eq(payments.providerRef, event.providerRef ?? ''), eq(payments.provider, event.provider));
+      const [found] = await tx.select({ userId: payments.userId }).from(payments).where(match).limit(1);
+      if (!found) return 'unknown';
+      // The account first, then the payment: the same order as every other balance change.
+      await lockAccount(tx, found.userId);
+      const [payment] = await tx.select().from(payments).where(match).for('update');
+      if (!payment) return 'unknown';
+      if (payment.status !== 'pending' && !(payment.status === 'abandoned' && event.outcome === 'succeeded')) return payment.status;
+      if (event.outcome !== 'succeeded') {
+        await tx.update(payments).set({ status: event.outcome, completedAt: new Date() }).where(eq(payments.id, payment.id));
+        return event.outcome;
+      }
+      if (
+        (event.amountCents !== undefined && event.amountCents !== payment.amountCents) ||
+        (event.currency !== undefined && event.currency.toUpperCase() !== payment.currency)
+      ) {
+        this.log.error({ paymentId: payment.id, event }, 'a payment confirmation does not match its payment: nothing credited');
+        return 'mismatch';
+      }
+      await post(tx, {
+        userId: payment.userId,
+        amountCents: payment.amountCents,
+        kind: 'topup',
+        reference: payment.id,
+        description: `Top-up by card (${payment.provider === 'stripe' ? 'Stripe' : 'sandbox'})`,
+        idempotencyKey: `payment-${payment.id}`,
+      });
+      await tx.update(payments).set({ status: 'succeeded', completedAt: new Date() }).where(eq(payments.id, payment.id));
+      return 'succeeded';
+    });
+  }
+
+  /** The sandbox's checkout page answered: the same path as a provider's webhook, for the payer's own payment. */
+  async sandboxOutcome(userId: string, paymentId: string, outcome: 'pay' | 'decline' | 'abandon'): Promise<PaymentView> {
+    if (this.provider?.name !== 'sandbox') throw new ApiError('NOT_FOUND');
+    const current = await this.view(userId, paymentId);
+    if (current.provider !== 'sandbox') throw new ApiError('NOT_FOUND');
+    await this.apply({
+      provider: 'sandbox',
+      eventId: newId(),
+      type: `sandbox.${outcome}`,
+      paymentId,
+      outcome: outcome === 'pay' ? 'succeeded' : outcome === 'decline' ? 'declined' : 'abandoned',
+      amountCents: current.amountCents,
+    });
+    return this.view(userId, paymentId);
+  }
+
+  balance(userId: string): Promise<number> {
+    return balanceOf(this.db, userId);
+  }
+}

@@ -1,0 +1,384 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { eq, sql } from 'drizzle-orm';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../../test-support/free-port.ts';
+import { balanceOf, lockAccount, post } from '../billing/ledger.ts';
+import { ledgerEntries } from '../db/schema.ts';
+import { buildTestApp, requester, uniqueEmail, verifiedOwner, type Send, type TestApp } from '../test/build-test-app.ts';
+
+const key = () => randomBytes(12).toString('hex');
+const address = {
+  name: 'Ada Lovelace',
+  addressLine1: '12 Analytical Row',
+  postalCode: 'NW1 4RY',
+  city: 'London',
+  country: 'gb',
+  vatId: 'gb 123 456 789',
+};
+
+let t: TestApp & { cleanup: () => Promise<void> };
+let send: Send;
+beforeAll(async () => {
+  t = await buildTestApp({ RATE_LIMIT_FACTOR: '5' });
+  send = requester(t.app);
+});
+afterAll(async () => t.cleanup());
+
+/** A verified account with billing information, its cookie and id. */
+async function payer(prefix: string, withBilling = true): Promise<{ cookie: string; userId: string }> {
+  const cookie = await verifiedOwner(t, prefix);
+  const userId = (await send('GET', '/v1/user/me', cookie)).json().result.userId as string;
+  if (withBilling) expect((await send('PUT', '/v1/user/billing', cookie, address)).json().status).toBe('SUCCESS');
+  return { cookie, userId };
+}
+
+const transactions = async (cookie: string) => (await send('GET', '/v1/user/transactions', cookie)).json().result;
+
+describe('billing information', () => {
+  it('is asked for field by field, kept normalised, and replaced when changed', async () => {
+    const cookie = await verifiedOwner(t, 'billinfo');
+    expect((await send('GET', '/v1/user/billing', cookie)).json().result).toEqual({ billingInfo: null });
+    const bad = (
+      await send('PUT', '/v1/user/billing', cookie, { ...address, name: ' ', country: 'XX', city: 'Lon\u0007don', vatId: '12' })
+    ).json();
+    expect(bad).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: {
+        name: 'Enter the name to bill.',
+        country: 'Choose a country.',
+        city: 'The city may not hold control characters.',
+        vatId: 'A VAT number starts with its country code, like DE123456789.',
+      },
+    });
+    expect((await send('GET', '/v1/user/billing', cookie)).json().result.billingInfo).toBeNull();
+    const saved = (await send('PUT', '/v1/user/billing', cookie, address)).json().result.billingInfo;
+    expect(saved).toEqual({ ...address, addressLine2: '', country: 'GB', vatId: 'GB123456789' });
+    const changed = (await send('PUT', '/v1/user/billing', cookie, { ...address, city: 'Cambridge' })).json().result.billingInfo;
+    expect(changed.city).toBe('Cambridge');
+  });
+});
+
+describe('top-ups through the sandbox provider', () => {
+  it('needs billing information first, and refuses amounts that are not whole cents within the limits, writing nothing', async () => {
+    const { cookie } = await payer('nobill', false);
+    expect((await send('POST', '/v1/user/topups', cookie, { amountCents: 1000, idempotencyKey: key() })).json()).toMatchObject({
+      status: 'BILLING_INFO_REQUIRED',
+      message: 'Please provide your billing information on the settings page.',
+    });
+    await send('PUT', '/v1/user/billing', cookie, address);
+    for (const [amountCents, message] of [
+      [499, 'A top-up is at least $5.'],
+      [50_001, 'A top-up is at most $500.'],
+      [12.5, 'The amount must be whole cents.'],
+      [-1000, 'A top-up is at least $5.'],
+      ['1000', 'The amount must be a number of cents.'],
+    ] as const)
+      expect(
+        (await send('POST', '/v1/user/topups', cookie, { amountCents, idempotencyKey: key() })).json(),
+        String(amountCents),
+      ).toMatchObject({
+        status: 'INVALID_INPUT',
+        fields: { amountCents: message },
+      });
+    expect((await send('POST', '/v1/user/topups', cookie, { amountCents: 1000, idempotencyKey: 'short' })).json().status).toBe(
+      'INVALID_INPUT',
+    );
+    expect(await transactions(cookie)).toMatchObject({ balanceCents: 0, entries: [], pending: [] });
+  });
+
+  it('credits a paid top-up once, from the provider not the browser; a replayed key answers the first answer; a declined one moves nothing', async () => {
+    const { cookie } = await payer('topup');
+    const idempotencyKey = key();
+    const started = (await send('POST', '/v1/user/topups', cookie, { amountCents: 1500, idempotencyKey })).json();
+    expect(started.status, started.message).toBe('SUCCESS');
+    expect(started.result).toMatchObject({ provider: 'sandbox', amountCents: 1500, status: 'pending' });
+    expect(started.result.checkoutUrl).toBe(`http://localhost:3000/checkout/sandbox/${started.result.paymentId}`);
+    // A double click: the same payment, no second checkout.
+    const again = (await send('POST', '/v1/user/topups', cookie, { amountCents: 1500, idempotencyKey })).json().result;
+    expect(again.paymentId).toBe(started.result.paymentId);
+    expect((await send('POST', '/v1/user/topups', cookie, { amountCents: 2500, idempotencyKey })).json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: 'This idempotency key was used for another amount. Start a new top-up.',
+    });
+    // Coming back to the site credits nothing: only the provider's confirmation does.
+    expect(await transactions(cookie)).toMatchObject({ balanceCents: 0, entries: [], pending: [{ paymentId: started.result.paymentId }] });
+
+    const paid = (await send('POST', `/v1/payments/sandbox/${started.result.paymentId}`, cookie, { outcome: 'pay' })).json();
+    expect(paid.result).toMatchObject({ status: 'succeeded', checkoutUrl: null });
+    // Paying again (the page reloaded, a replay) changes nothing.
+    await send('POST', `/v1/payments/sandbox/${started.result.paymentId}`, cookie, { outcome: 'pay' });
+    await send('POST', `/v1/payments/sandbox/${started.result.paymentId}`, cookie, { outcome: 'abandon' });
+    const after = await transactions(cookie);
+    expect(after).toMatchObject({ balanceCents: 1500, total: 1, pending: [] });
+    expect(after.entries).toEqual([
+      expect.objectContaining({ amountCents: 1500, kind: 'topup', description: 'Top-up by card (sandbox)', balanceAfterCents: 1500 }),
+    ]);
+
+    const declined = (await send('POST', '/v1/user/topups', cookie, { amountCents: 1000, idempotencyKey: key() })).json().result;
+    expect((await send('POST', `/v1/payments/sandbox/${declined.paymentId}`, cookie, { outcome: 'decline' })).json().result.status).toBe(
+      'declined',
+    );
+    const left = (await send('POST', '/v1/user/topups', cookie, { amountCents: 700, idempotencyKey: key() })).json().result;
+    await send('POST', `/v1/payments/sandbox/${left.paymentId}`, cookie, { outcome: 'abandon' });
+    expect(await transactions(cookie)).toMatchObject({ balanceCents: 1500, total: 1, pending: [] });
+
+    // The receipt: its number, the billing information as it was, the payment.
+    const receipt = (await send('GET', `/v1/user/transactions/${after.entries[0].id}`, cookie)).json().result;
+    expect(receipt).toMatchObject({
+      receiptNumber: expect.stringMatching(/^SP-\d{6,}$/),
+      billedTo: ['Ada Lovelace', '12 Analytical Row', 'NW1 4RY London', 'United Kingdom', 'VAT GB123456789'],
+      paymentReference: started.result.paymentId,
+      entry: { amountCents: 1500, balanceAfterCents: 1500 },
+    });
+    // Nobody else's payment or receipt.
+    const other = await payer('other');
+    expect((await send('GET', `/v1/user/transactions/${after.entries[0].id}`, other.cookie)).json().status).toBe('NOT_FOUND');
+    expect((await send('POST', `/v1/payments/sandbox/${left.paymentId}`, other.cookie, { outcome: 'pay' })).json().status).toBe(
+      'NOT_FOUND',
+    );
+    expect((await send('GET', `/v1/user/topups/${left.paymentId}`, other.cookie)).json().status).toBe('NOT_FOUND');
+  });
+});
+
+describe('the ledger', () => {
+  it('lets exactly one of 50 concurrent purchases through when the balance covers one, and never goes below zero', async () => {
+    const { userId } = await payer('race');
+    const db = t.ctx.database.db;
+    await db.transaction(async (tx) => {
+      await lockAccount(tx, userId);
+      await post(tx, { userId, amountCents: 499, kind: 'adjustment', reference: 'test', description: 'Credit for the test' });
+    });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) =>
+        db.transaction(async (tx) => {
+          await lockAccount(tx, userId);
+          return post(tx, { userId, amountCents: -499, kind: 'plan', reference: `try-${i}`, description: 'Starter for a month' });
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(refused).toHaveLength(49);
+    for (const r of refused) expect(r.reason).toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    expect(await balanceOf(db, userId)).toBe(0);
+  });
+
+  it('answers a replayed idempotency key with its first row and moves no money', async () => {
+    const { userId } = await payer('replay');
+    const db = t.ctx.database.db;
+    const once = () =>
+      db.transaction(async (tx) => {
+        await lockAccount(tx, userId);
+        return post(tx, {
+          userId,
+          amountCents: 800,
+          kind: 'adjustment',
+          reference: 'r',
+          description: 'Goodwill',
+          idempotencyKey: 'same-key-0123456789',
+        });
+      });
+    const first = await once();
+    const second = await once();
+    expect(second).toEqual({ row: first.row, replayed: true });
+    expect(await balanceOf(db, userId)).toBe(800);
+  });
+
+  it('is append-only: the database refuses to change or delete a row', async () => {
+    const { cookie, userId } = await payer('append');
+    const db = t.ctx.database.db;
+    await db.transaction(async (tx) => {
+      await lockAccount(tx, userId);
+      await post(tx, { userId, amountCents: 100, kind: 'adjustment', reference: 'a', description: 'Row' });
+    });
+    await expect(db.update(ledgerEntries).set({ amountCents: 1_000_000 }).where(eq(ledgerEntries.userId, userId))).rejects.toThrow();
+    await expect(db.delete(ledgerEntries).where(eq(ledgerEntries.userId, userId))).rejects.toThrow();
+    expect((await transactions(cookie)).balanceCents).toBe(100);
+  });
+
+  // A model of the account beside the real ledger: whatever the order of top-ups, purchases, refunds and
+  // renewals, the balance is the sum of the rows, never negative, and a refused debit writes nothing.
+  it('keeps balance = sum of rows ≥ 0 through any sequence of top-ups, purchases, refunds and renewals', async () => {
+    const db = t.ctx.database.db;
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('topup' as const), cents: fc.integer({ min: 1, max: 5000 }) }),
+      fc.record({ kind: fc.constant('plan' as const), cents: fc.integer({ min: 1, max: 5000 }) }),
+      fc.record({ kind: fc.constant('renewal' as const), cents: fc.integer({ min: 1, max: 5000 }) }),
+      fc.record({ kind: fc.constant('refund' as const), cents: fc.integer({ min: 1, max: 5000 }) }),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
+        const userId = (
+          await send('POST', '/v1/auth/register', undefined, {
+            emailAddress: uniqueEmail(`prop${++run}`),
+            password: 'long enough password',
+          })
+        ).json().result.userId as string;
+        let model = 0;
+        for (const o of ops) {
+          const amountCents = o.kind === 'topup' || o.kind === 'refund' ? o.cents : -o.cents;
+          const result = await db
+            .transaction(async (tx) => {
+              await lockAccount(tx, userId);
+              return post(tx, { userId, amountCents, kind: o.kind, reference: 'prop', description: o.kind });
+            })
+            .then(
+              () => 'ok' as const,
+              (err: { code?: string }) => err.code,
+            );
+          if (model + amountCents < 0) expect(result).toBe('INSUFFICIENT_BALANCE');
+          else {
+            expect(result).toBe('ok');
+            model += amountCents;
+          }
+          const [sum] = await db
+            .select({ s: sql<string | null>`sum(${ledgerEntries.amountCents})` })
+            .from(ledgerEntries)
+            .where(eq(ledgerEntries.userId, userId));
+          const balance = await balanceOf(db, userId);
+          expect(balance).toBe(Number(sum?.s ?? 0));
+          expect(balance).toBe(model);
+          expect(balance).toBeGreaterThanOrEqual(0);
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
+
+describe('top-ups through Stripe', () => {
+  // Stripe is a third party this machine cannot reach: the real `stripe` client talks to a local server that
+  // answers Checkout Session creation in Stripe's documented shape, and webhooks are signed with the
+  // package's own test-header helper.
+  const secret = 'whsec_test_spawnpoint';
+  let stripeApi: Server;
+  let s: TestApp & { cleanup: () => Promise<void> };
+  let sendS: Send;
+  const created: { body: URLSearchParams; idempotencyKey: string | undefined }[] = [];
+  const signer = new Stripe('sk_test_signer');
+
+  beforeAll(async () => {
+    const port = await freePort();
+    let n = 0;
+    stripeApi = createServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.method === 'POST' && req.url === '/v1/checkout/sessions') {
+          const params = new URLSearchParams(body);
+          created.push({ body: params, idempotencyKey: req.headers['idempotency-key'] as string | undefined });
+          const id = `cs_test_${++n}`;
+          res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${n}` });
+          res.end(
+            JSON.stringify({
+              id,
+              object: 'checkout.session',
+              url: `https://checkout.stripe.com/c/pay/${id}`,
+              amount_total: Number(params.get('line_items[0][price_data][unit_amount]')),
+              currency: params.get('line_items[0][price_data][currency]'),
+              payment_status: 'unpaid',
+              status: 'open',
+              client_reference_id: params.get('client_reference_id'),
+            }),
+          );
+          return;
+        }
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } }));
+      });
+    });
+    await new Promise<void>((resolve) => stripeApi.listen(port, '127.0.0.1', resolve));
+    s = await buildTestApp({
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_spawnpoint',
+      STRIPE_WEBHOOK_SECRET: secret,
+      STRIPE_API_URL: `http://127.0.0.1:${port}`,
+      RATE_LIMIT_FACTOR: '5',
+    });
+    sendS = requester(s.app);
+  });
+  afterAll(async () => {
+    await s.cleanup();
+    await new Promise((resolve) => stripeApi.close(resolve));
+  });
+
+  const event = (id: string, type: string, session: Record<string, unknown>) =>
+    JSON.stringify({
+      id,
+      object: 'event',
+      type,
+      api_version: '2025-01-27',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: session },
+    });
+  const deliver = (payload: string, header = signer.webhooks.generateTestHeaderString({ payload, secret })) =>
+    s.app.inject({
+      method: 'POST',
+      url: '/v1/payments/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      payload,
+    });
+
+  it('makes a Checkout Session and credits the balance from the signed webhook, once, whatever is replayed or forged', async () => {
+    const cookie = await verifiedOwner(s, 'stripe');
+    await sendS('PUT', '/v1/user/billing', cookie, address);
+    const started = (await sendS('POST', '/v1/user/topups', cookie, { amountCents: 2500, idempotencyKey: key() })).json().result;
+    expect(started).toMatchObject({ provider: 'stripe', status: 'pending', checkoutUrl: 'https://checkout.stripe.com/c/pay/cs_test_1' });
+    const request = created.at(-1)!;
+    expect(request.body.get('mode')).toBe('payment');
+    expect(request.body.get('line_items[0][price_data][unit_amount]')).toBe('2500');
+    expect(request.body.get('line_items[0][price_data][currency]')).toBe('usd');
+    expect(request.body.get('client_reference_id')).toBe(started.paymentId);
+    expect(request.idempotencyKey).toBe(`topup-${started.paymentId}`);
+    const session = { id: 'cs_test_1', object: 'checkout.session', amount_total: 2500, currency: 'usd', payment_status: 'paid' };
+    const balance = async () => (await sendS('GET', '/v1/user/transactions', cookie)).json().result.balanceCents as number;
+
+    // Forged: signed with another secret, a body changed after signing, no signature, and a genuine one too old.
+    const paidEvent = event('evt_1', 'checkout.session.completed', session);
+    const forged = await deliver(paidEvent, signer.webhooks.generateTestHeaderString({ payload: paidEvent, secret: 'whsec_wrong' }));
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: 'The webhook signature is not valid (or the event is too old).',
+    });
+    const tampered = paidEvent.replace('2500', '250000');
+    expect((await deliver(tampered, signer.webhooks.generateTestHeaderString({ payload: paidEvent, secret }))).statusCode).toBe(400);
+    expect(
+      (
+        await s.app.inject({
+          method: 'POST',
+          url: '/v1/payments/stripe/webhook',
+          headers: { 'content-type': 'application/json' },
+          payload: paidEvent,
+        })
+      ).statusCode,
+    ).toBe(400);
+    const late = signer.webhooks.generateTestHeaderString({ payload: paidEvent, secret, timestamp: Math.floor(Date.now() / 1000) - 301 });
+    expect((await deliver(paidEvent, late)).statusCode).toBe(400);
+    expect(await balance()).toBe(0);
+
+    // Genuine: credited; the same event again, and another event for the same session, credit nothing more.
+    expect((await deliver(paidEvent)).json().status).toBe('SUCCESS');
+    expect(await balance()).toBe(2500);
+    expect((await deliver(paidEvent)).json().status).toBe('SUCCESS');
+    expect((await deliver(event('evt_2', 'checkout.session.async_payment_succeeded', session))).json().status).toBe('SUCCESS');
+    // Out of order: the session's expiry arriving after its payment changes nothing.
+    await deliver(event('evt_3', 'checkout.session.expired', { ...session, payment_status: 'unpaid', status: 'expired' }));
+    expect(await balance()).toBe(2500);
+    expect((await sendS('GET', `/v1/user/topups/${started.paymentId}`, cookie)).json().result.status).toBe('succeeded');
+
+    // A completion that names another amount than the payment's credits nothing.
+    const second = (await sendS('POST', '/v1/user/topups', cookie, { amountCents: 1000, idempotencyKey: key() })).json().result;
+    await deliver(event('evt_4', 'checkout.session.completed', { ...session, id: 'cs_test_2', amount_total: 100_000 }));
+    expect(await balance()).toBe(2500);
+    // Its expiry: abandoned, nothing credited.
+    await deliver(event('evt_5', 'checkout.session.expired', { ...session, id: 'cs_test_2', payment_status: 'unpaid' }));
+    expect((await sendS('GET', `/v1/user/topups/${second.paymentId}`, cookie)).json().result.status).toBe('abandoned');
+    // The sandbox's page does not exist where Stripe takes payments.
+    expect((await sendS('POST', `/v1/payments/sandbox/${second.paymentId}`, cookie, { outcome: 'pay' })).json().status).toBe('NOT_FOUND');
+  });
+});
