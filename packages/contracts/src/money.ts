@@ -33,16 +33,48 @@ export const countryCode = z
   .regex(/^[A-Z]{2}$/, 'Choose a country.')
   .refine((code) => countryName(code) !== null, 'Choose a country.');
 
+// Codes Intl names that are no country a bill goes to: unions, pseudo-locales, reserved codes, and withdrawn
+// codes Intl maps to today's country (DD is Germany's old code: a bill says DE).
+const NOT_COUNTRIES = new Set(
+  ['AC', 'CP', 'CQ', 'DG', 'EA', 'EU', 'EZ', 'IC', 'QO', 'TA', 'UN', 'XA', 'XB', 'ZZ'].concat([
+    'AN',
+    'BU',
+    'CS',
+    'DD',
+    'FX',
+    'NT',
+    'SU',
+    'TP',
+    'YU',
+    'ZR',
+  ]),
+);
 let regionNames: Intl.DisplayNames | null = null;
 /** The English name of a country code, or null when it is no country Intl knows. */
 export function countryName(code: string): string | null {
   regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-  if (!/^[A-Z]{2}$/.test(code)) return null;
+  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return null;
   try {
-    return regionNames.of(code) ?? null;
+    const name = regionNames.of(code);
+    return name && name !== code ? name : null;
   } catch {
     return null;
   }
+}
+
+let countries: { code: string; name: string }[] | null = null;
+/** Every country Intl names, by name (the billing form's list). */
+export function countryList(): { code: string; name: string }[] {
+  if (countries) return countries;
+  const found: { code: string; name: string }[] = [];
+  for (let a = 65; a <= 90; a++)
+    for (let b = 65; b <= 90; b++) {
+      const code = String.fromCharCode(a, b);
+      const name = countryName(code);
+      if (name) found.push({ code, name });
+    }
+  countries = found.sort((x, y) => x.name.localeCompare(y.name, 'en'));
+  return countries;
 }
 
 const text = (label: string, max: number) =>

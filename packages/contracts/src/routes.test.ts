@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { isSupportPath, matchRoute, prerenderPaths, routeTable } from './routes.ts';
 
 describe('route table', () => {
-  it('has every route of spec §2, the schedules and activity tabs, and the public page of a listed server, with a unique name and path', () => {
-    expect(routeTable).toHaveLength(33);
-    expect(new Set(routeTable.map((r) => r.name)).size).toBe(33);
-    expect(new Set(routeTable.map((r) => r.path)).size).toBe(33);
+  it('has every route of spec §2, the schedules and activity tabs, the public page of a listed server, and billing (balance, receipts, the sandbox checkout), with a unique name and path', () => {
+    expect(routeTable).toHaveLength(36);
+    expect(new Set(routeTable.map((r) => r.name)).size).toBe(36);
+    expect(new Set(routeTable.map((r) => r.path)).size).toBe(36);
+    expect(matchRoute('/account/receipts/abc')?.name).toBe('account-receipt');
+    expect(matchRoute('/checkout/sandbox/abc')?.access).toBe('authenticated');
     expect(matchRoute('/server-list/myserver')?.access).toBe('public');
     expect(matchRoute('/servers/x/schedules')?.name).toBe('servers-id-schedules');
   });

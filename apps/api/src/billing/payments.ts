@@ -73,8 +73,8 @@ export class StripeProvider implements PaymentProvider {
             },
           },
         ],
-        success_url: `${this.config.publicUrl}/account?topup=${payment.id}`,
-        cancel_url: `${this.config.publicUrl}/account?topup=${payment.id}`,
+        success_url: `${this.config.publicUrl}/account/billing?topup=${payment.id}`,
+        cancel_url: `${this.config.publicUrl}/account/billing?topup=${payment.id}`,
       },
       // Stripe's own idempotency: a retried create makes one session.
       { idempotencyKey: `topup-${payment.id}` },

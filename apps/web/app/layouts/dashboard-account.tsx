@@ -15,6 +15,9 @@ export default function DashboardAccountLayout() {
           <NavLink to="/account" end className={tab}>
             Account
           </NavLink>
+          <NavLink to="/account/billing" className={tab}>
+            Billing
+          </NavLink>
           <NavLink to="/account/security" className={tab}>
             Security
           </NavLink>

@@ -1,10 +1,11 @@
-import { endpoints, fieldRules } from '@spawnpoint/contracts';
+import { endpoints, fieldRules, formatPrice } from '@spawnpoint/contracts';
 import { useEffect, useRef, useState } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
-import { Button } from '../components/button.tsx';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Button, buttonClass } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
 import { confirmEmailChange, deleteAccount, requestEmailChange } from '../lib/account.ts';
 import { call } from '../lib/api.ts';
+import { getTransactions } from '../lib/billing.ts';
 import { analytics } from '../lib/analytics.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { useForm } from '../lib/form.ts';
@@ -55,6 +56,7 @@ export default function Account() {
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold">Account</h1>
+      <BalanceCard />
       <section aria-labelledby="email-heading" className="rounded-xl border border-slate-200 bg-white p-6">
         <h2 id="email-heading" className="text-lg font-semibold">
           Email address
@@ -145,5 +147,34 @@ export default function Account() {
         </Button>
       </section>
     </div>
+  );
+}
+
+/** The balance at a glance; top-ups, billing information and receipts live on the Billing tab. */
+function BalanceCard() {
+  const [balance, setBalance] = useState<number | null>(null);
+  useEffect(() => {
+    getTransactions().then(
+      (r) => setBalance(r.balanceCents),
+      () => undefined,
+    );
+  }, []);
+  return (
+    <section
+      aria-labelledby="balance-heading"
+      className="flex flex-wrap items-center justify-between gap-3 rounded-xl border border-slate-200 bg-white p-6"
+    >
+      <div>
+        <h2 id="balance-heading" className="text-lg font-semibold">
+          Balance
+        </h2>
+        <p className="mt-1 text-2xl font-bold" data-testid="account-balance">
+          {balance === null ? '…' : formatPrice(balance)}
+        </p>
+      </div>
+      <Link to="/account/billing" className={buttonClass('secondary')}>
+        Top up and billing
+      </Link>
+    </section>
   );
 }

@@ -1,0 +1,71 @@
+import { expect, test } from '@playwright/test';
+import { verifiedAccount } from './helpers.ts';
+
+// The embedded sandbox provider stands where Stripe's page would (PAYMENT_PROVIDER=sandbox by default
+// outside production): its page declines or pays, and the balance changes from the provider's side.
+test('billing: add billing information, a declined top-up moves nothing, a paid one is credited with a receipt', async ({ page }) => {
+  await verifiedAccount(page, 'billing');
+  await page.goto('/account');
+  await expect(page.getByTestId('account-balance')).toHaveText('$0.00');
+  await page.getByRole('link', { name: 'Top up and billing' }).click();
+  await expect(page.getByRole('heading', { name: 'Balance and billing', level: 1 })).toBeVisible();
+  await expect(page.getByText('No transactions yet.')).toBeVisible();
+
+  // No billing information yet: the dialog says so instead of taking a payment.
+  await page.getByRole('button', { name: 'Top up' }).click();
+  await expect(page.getByText('Add your billing information first')).toBeVisible();
+  await page.getByRole('button', { name: 'Close' }).click();
+
+  // Field by field: the server names what is missing.
+  await page.getByRole('button', { name: 'Save billing information' }).click();
+  await expect(page.getByText('Enter the name to bill.')).toBeVisible();
+  await page.getByLabel('Name or company').fill('Ada Lovelace');
+  await page.getByLabel('Street address').fill('12 Analytical Row');
+  await page.getByLabel('Postal code').fill('NW1 4RY');
+  await page.getByLabel('City').fill('London');
+  await page.getByLabel('Country').selectOption({ label: 'United Kingdom' });
+  await page.getByLabel('VAT number (optional)').fill('gb 123 456 789');
+  await page.getByRole('button', { name: 'Save billing information' }).click();
+  await expect(page.getByText('Billing information saved')).toBeVisible();
+  await expect(page.getByLabel('VAT number (optional)')).toHaveValue('GB123456789');
+
+  // A declined card: back on the billing page, told, nothing credited.
+  await page.getByRole('button', { name: 'Top up' }).click();
+  await page.getByRole('button', { name: '$10.00', exact: true }).click();
+  await page.getByRole('button', { name: 'Pay $10.00' }).click();
+  await expect(page.getByTestId('checkout-amount')).toHaveText('$10.00');
+  await page.getByRole('button', { name: 'Decline (a refused card)' }).click();
+  await expect(page.getByText('The payment was declined')).toBeVisible();
+  await expect(page.getByTestId('balance')).toHaveText('$0.00');
+
+  // Another amount, paid: credited, listed, with its receipt.
+  await page.getByRole('button', { name: 'Top up' }).click();
+  await page.getByLabel(/Or another amount/).fill('25');
+  await page.getByRole('button', { name: 'Pay $25.00' }).click();
+  await page.screenshot({ path: test.info().outputPath('checkout-sandbox-1280.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Pay $25.00' }).click();
+  await expect(page.getByText('Payment received')).toBeVisible();
+  await expect(page.getByTestId('balance')).toHaveText('$25.00');
+  const row = page.getByTestId('transaction').first();
+  await expect(row).toContainText('Top-up by card (sandbox)');
+  await expect(row).toContainText('+$25.00');
+  await page.screenshot({ path: test.info().outputPath('billing-1280.png'), fullPage: true });
+
+  await row.getByRole('link', { name: 'Receipt' }).click();
+  const receipt = page.getByTestId('receipt');
+  await expect(receipt).toContainText(/Receipt SP-\d{6}/);
+  await expect(receipt).toContainText('Ada Lovelace');
+  await expect(receipt).toContainText('United Kingdom');
+  await expect(receipt).toContainText('VAT GB123456789');
+  await expect(receipt).toContainText('$25.00');
+
+  for (const path of ['/account/billing', page.url()]) {
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  }
+  await page.screenshot({ path: test.info().outputPath('receipt-360.png'), fullPage: true });
+  await page.goto('/account/billing');
+  await page.screenshot({ path: test.info().outputPath('billing-360.png'), fullPage: true });
+});
