@@ -46,6 +46,7 @@ const comingSoonTabs: Record<string, string> = {
 
 const readyMarks: Record<string, (page: Page) => Locator> = {
   account: (page) => page.getByTestId('account-email'),
+  'account-billing': (page) => page.getByLabel('Country'),
   'account-security': (page) => page.getByTestId('session-list'),
   servers: (page) => page.getByTestId('server-card'),
   'servers-create': (page) => page.getByLabel('Server name'),

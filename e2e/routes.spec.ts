@@ -3,7 +3,13 @@ import { expect, test } from '@playwright/test';
 import { registerThroughForm, uniqueEmail } from './helpers.ts';
 
 // A post and a page that exist (blog pages exist only as prerendered at build, from apps/web/content/blog).
-const concrete = (path: string) => path.replace(':id', 'srv123').replace(':slug', 'nether-hubs-explained').replace(':current', '2');
+const concrete = (path: string) =>
+  path
+    .replace(':id', 'srv123')
+    .replace(':slug', 'nether-hubs-explained')
+    .replace(':current', '2')
+    .replace(':entryId', 'entry123')
+    .replace(':paymentId', 'pay123');
 
 test('an unknown path shows the 404 page with its exact text and HTTP 404', async ({ page }) => {
   const response = await page.goto('/this/does/not/exist');

@@ -19,17 +19,23 @@ export default function AccountReceipt() {
     );
   }, [entryId]);
 
-  if (failed)
+  if (failed || !receipt)
     return (
-      <p className="rounded-xl border border-slate-200 bg-white p-6 text-sm text-red-700" role="alert">
-        {failed}
-      </p>
-    );
-  if (!receipt)
-    return (
-      <p className="text-sm text-slate-600" role="status">
-        Loading the receipt…
-      </p>
+      <div className="space-y-4">
+        <h1 className="text-2xl font-bold">Receipt</h1>
+        {failed ? (
+          <p className="rounded-xl border border-slate-200 bg-white p-6 text-sm text-red-700" role="alert">
+            {failed}{' '}
+            <Link to="/account/billing" className="font-medium underline">
+              See your transactions
+            </Link>
+          </p>
+        ) : (
+          <p className="text-sm text-slate-600" role="status">
+            Loading the receipt…
+          </p>
+        )}
+      </div>
     );
   const { entry } = receipt;
   return (
