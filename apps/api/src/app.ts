@@ -22,6 +22,7 @@ import { PowerDispatcher } from './servers/power.ts';
 import { FreeTier } from './servers/free-tier.ts';
 import { ProxyGateway } from './proxy-gateway.ts';
 import { Payments, providerFor } from './billing/payments.ts';
+import { Subscriptions } from './billing/subscriptions.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -149,6 +150,17 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     })().catch((err: unknown) => log.error({ err, nodeId }, 'could not send a node the specs of its servers'));
   };
 
+  // Plans bought or lapsed: the account's limits, the lists, and the node's spec (disk, slots) follow.
+  const subscriptions = new Subscriptions(database.db, log);
+  subscriptions.onPlanChanged(({ serverId, ownerId, planId }) => {
+    freeTier.planChanged(serverId, ownerId, planId);
+    directory.invalidate(ownerId);
+    void (async () => {
+      const [row] = await database.db.select().from(serverTable).where(eq(serverTable.id, serverId));
+      if (row) await nodes.install(row.nodeId, specOf(row)).then((max) => hub.recordMaxPlayers(row.id, max));
+    })().catch((err: unknown) => log.warn({ err, serverId }, 'could not send the node the new plan limits'));
+  });
+  await freeTier.loadPlans();
   const pending = new Set<Promise<unknown>>();
   const background = (task: () => Promise<unknown>) => {
     const run = task().catch((err: unknown) => log.error({ err }, 'background task failed'));
@@ -164,7 +176,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
     game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs },
-    billing: { payments: new Payments(database.db, providerFor(config), log) },
+    billing: { payments: new Payments(database.db, providerFor(config), log), subscriptions },
     background,
   };
 
@@ -216,6 +228,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Every API process looks for due schedules; a compare-and-set claim runs each due time once.
   const schedules = new ScheduleRunner(database.db, hub, nodes, power, backupJobs, log);
   schedules.start();
+  // Every API process looks for due renewals; a compare-and-set on the period end charges each once.
+  subscriptions.start();
 
   async function drain() {
     while (pending.size) await Promise.all([...pending]);
@@ -232,6 +246,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       clearInterval(sweeper);
       clearInterval(pruner);
       await schedules.stop();
+      subscriptions.stop();
       await freeTier.close();
       await io.close();
       await app.close();

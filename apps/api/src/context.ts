@@ -15,6 +15,7 @@ import type { ProxyGateway } from './proxy-gateway.ts';
 import type { FreeTier } from './servers/free-tier.ts';
 import type { BackupJobs } from './servers/backup-jobs.ts';
 import type { Payments } from './billing/payments.ts';
+import type { Subscriptions } from './billing/subscriptions.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -33,7 +34,7 @@ export interface AppContext {
     freeTier: FreeTier;
     backups: BackupJobs;
   };
-  billing: { payments: Payments };
+  billing: { payments: Payments; subscriptions: Subscriptions };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

@@ -98,7 +98,7 @@ import {
   serverPluginsResult,
 } from './plugins.ts';
 import type { PermissionKey } from './permissions.ts';
-import { plansResult } from './plans.ts';
+import { planPurchaseRequest, plansResult, renewalRequest, serverPlanResult } from './plans.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
 import { serverActivityPage, serverActivityQuery } from './server-activity.ts';
 import { scheduleInput, scheduleParams, serverSchedule, serverSchedulesResult } from './schedules.ts';
@@ -1018,6 +1018,39 @@ export const endpoints = {
     access: 'session',
     body: sandboxCompleteRequest,
     result: paymentView,
+  },
+  serverPlan: {
+    method: 'GET',
+    path: '/v1/server/:serverId/plan',
+    params: serverIdParams,
+    tag: 'Billing',
+    summary: "The server's plan, its subscription, the owner's balance, and what each plan would cost now",
+    access: 'session',
+    permission: 'billing.manage',
+    result: serverPlanResult,
+  },
+  serverPlanChoose: {
+    method: 'POST',
+    path: '/v1/server/:serverId/plan',
+    params: serverIdParams,
+    tag: 'Billing',
+    summary:
+      'Buy a plan for the server from the balance: a month, an upgrade for the rest of the period (prorated), or a cheaper plan from the next period',
+    access: 'session',
+    permission: 'billing.manage',
+    body: planPurchaseRequest,
+    result: serverPlanResult,
+  },
+  serverPlanRenewal: {
+    method: 'POST',
+    path: '/v1/server/:serverId/plan/renewal',
+    params: serverIdParams,
+    tag: 'Billing',
+    summary: "Turn the plan's renewal off (it runs to the end of its period, then Free) or on again",
+    access: 'session',
+    permission: 'billing.manage',
+    body: renewalRequest,
+    result: serverPlanResult,
   },
   stripeWebhook: {
     method: 'POST',

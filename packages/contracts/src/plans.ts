@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { idempotencyKey } from './money.ts';
 
 /** The plan catalogue: the pricing page shows it now, billing charges it later. Prices in cents (USD). */
 export const plans = [
   {
     id: 'free',
+    priority: 0,
     name: 'Free',
     tagline: 'For playing with a few friends.',
     playerSlots: 10,
@@ -19,6 +21,7 @@ export const plans = [
   },
   {
     id: 'starter',
+    priority: 1,
     name: 'Starter',
     tagline: 'A small community that plays every day.',
     playerSlots: 35,
@@ -34,6 +37,7 @@ export const plans = [
   },
   {
     id: 'community',
+    priority: 2,
     name: 'Community',
     tagline: 'A public server with regulars.',
     playerSlots: 100,
@@ -49,6 +53,7 @@ export const plans = [
   },
   {
     id: 'network',
+    priority: 3,
     name: 'Network',
     tagline: 'Big worlds and busy evenings.',
     playerSlots: 200,
@@ -82,5 +87,43 @@ export const planSchema = z.object({
   dailyPlayTimeMinutes: z.number().nullable(),
   monthlyPriceCents: z.number().int(),
   sleeping: z.string(),
+  /** Place in a full node's start queue: a higher priority starts before a lower one. */
+  priority: z.number().int(),
 });
 export const plansResult = z.array(planSchema);
+export type Plan = (typeof plans)[number];
+export const planIds = plans.map((p) => p.id) as [PlanId, ...PlanId[]];
+export const planId = z.enum(planIds, { error: 'Choose one of the plans.' });
+export function planById(id: string): Plan | undefined {
+  return plans.find((p) => p.id === id);
+}
+
+/** A server's paid plan: bought for a month from the balance, renewed from it at the period's end. */
+export const subscriptionView = z.object({
+  planId,
+  periodStart: z.string(),
+  periodEnd: z.string(),
+  /** Renewed at `periodEnd`; otherwise the server goes back to Free then (its data kept). */
+  renews: z.boolean(),
+  /** A cheaper plan chosen mid-period: it takes over at `periodEnd`. */
+  nextPlanId: planId.nullable(),
+});
+export type SubscriptionView = z.infer<typeof subscriptionView>;
+
+/** What choosing a plan on the Upgrade page would do now. */
+export const planQuote = z.object({
+  planId,
+  /** `new`: a month from now; `upgrade`: the rest of this period at the new price; `downgrade`: from the next period; `current`. */
+  kind: z.enum(['new', 'upgrade', 'downgrade', 'current', 'free']),
+  /** Debited now from the balance. */
+  chargeCents: z.number().int(),
+});
+export const serverPlanResult = z.object({
+  planId,
+  subscription: subscriptionView.nullable(),
+  balanceCents: z.number().int(),
+  quotes: z.array(planQuote),
+});
+export type ServerPlanResult = z.infer<typeof serverPlanResult>;
+export const planPurchaseRequest = z.object({ planId, idempotencyKey });
+export const renewalRequest = z.object({ renews: z.boolean() });

@@ -44,6 +44,9 @@ export const serverActivityActions = [
   'plugin.remove',
   'plugin.upload',
   'plugin.update',
+  'plan.choose',
+  'plan.renew',
+  'plan.cancel',
 ] as const;
 export type ServerActivityAction = (typeof serverActivityActions)[number];
 export const serverActivityAction = z.enum(serverActivityActions);
@@ -89,6 +92,9 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
   'plugin.remove': 'Removed a plugin',
   'plugin.upload': 'Uploaded a plugin',
   'plugin.update': 'Updated a plugin',
+  'plan.choose': 'Chose a plan',
+  'plan.renew': "Turned the plan's renewal on",
+  'plan.cancel': "Turned the plan's renewal off",
 };
 
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */

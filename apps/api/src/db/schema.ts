@@ -1,4 +1,5 @@
 import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import type { AccountEventType, ScheduleAction, ServerActivityAction } from '@spawnpoint/contracts';
 
 export const users = pgTable(
@@ -88,6 +89,8 @@ export const servers = pgTable(
      * from the folder when a listed server stops (the file manager or game code may have changed them).
      */
     listMotd: text('list_motd').notNull().default(''),
+    /** The plan whose limits the server has now: `free`, or the plan of its active subscription. */
+    planId: text('plan_id').notNull().default('free'),
     listIcon: text('list_icon'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -380,4 +383,36 @@ export const paymentEvents = pgTable(
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
+);
+
+/**
+ * A server's paid plan (issue 16 #3), paid from its owner's balance one period (a calendar month) at a
+ * time. One active row per server; the renewal runner claims a due row with a compare-and-set on its
+ * period end inside the debit's transaction, so each period is charged once across restarts and processes.
+ */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: text('id').primaryKey(),
+    serverId: text('server_id')
+      .notNull()
+      .references(() => servers.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    planId: text('plan_id').notNull(),
+    /** A cheaper plan chosen mid-period, taking over at the period's end. */
+    nextPlanId: text('next_plan_id'),
+    periodStart: timestamp('period_start', { withTimezone: true }).notNull(),
+    periodEnd: timestamp('period_end', { withTimezone: true }).notNull(),
+    renews: boolean('renews').notNull().default(true),
+    status: text('status', { enum: ['active', 'lapsed'] })
+      .notNull()
+      .default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('subscriptions_active_server_key').on(t.serverId).where(sql`${t.status} = 'active'`),
+    index('subscriptions_due_idx').on(t.status, t.periodEnd),
+  ],
 );

@@ -97,7 +97,7 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.accountDelete, async ({ request, reply, session, body }) => {
     await checkPassword(request, session.user.id, session.user.passwordHash, body.password);
-    // Subscriptions arrive with billing; until then no account has one (SUBSCRIPTION_ACTIVE can't occur yet).
+    await ctx.billing.subscriptions.refuseIfRenewing({ userId: session.user.id });
     const owned = await db.select().from(servers).where(eq(servers.ownerId, session.user.id));
     for (const server of owned) {
       if (!ctx.game.nodes.isConnected(server.nodeId))

@@ -1,10 +1,10 @@
-import { FREE_BACKUP_LIMIT, agentEndpoints, endpoints } from '@spawnpoint/contracts';
+import { agentEndpoints, endpoints } from '@spawnpoint/contracts';
 import { and, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { backups } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
-import { RESTORE_JOB } from '../servers/backup-jobs.ts';
+import { backupLimitOf, RESTORE_JOB } from '../servers/backup-jobs.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 
 type BackupRow = typeof backups.$inferSelect;
@@ -48,7 +48,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     const recorded = job ? rows.some((row) => row.id === job && row.status === 'complete') : false;
     return {
       backups: rows.filter((row) => row.status === 'complete').map(present),
-      limit: FREE_BACKUP_LIMIT,
+      limit: backupLimitOf(server.planId),
       running: job !== undefined && !recorded,
       pending: pending ? { backupId: pending.id, percent: percents.get(pending.id) ?? 0 } : null,
     };

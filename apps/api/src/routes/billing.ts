@@ -4,7 +4,7 @@ import type Stripe from 'stripe';
 import type { AppContext } from '../context.ts';
 import { billingInfoOf, type LedgerRow } from '../billing/ledger.ts';
 import { StripeProvider, type PaymentEvent } from '../billing/payments.ts';
-import { billingProfiles, ledgerEntries } from '../db/schema.ts';
+import { billingProfiles, ledgerEntries, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 
@@ -94,6 +94,26 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.sandboxCheckoutComplete, async ({ session, params, body }) =>
     payments.sandboxOutcome(session.user.id, params.paymentId, body.outcome),
+  );
+
+  const plansOf = ctx.billing.subscriptions;
+  route(endpoints.serverPlan, async ({ server }) => plansOf.view(server));
+  route(
+    endpoints.serverPlanChoose,
+    async ({ server, body }) => {
+      await plansOf.choose(server, body.planId, body.idempotencyKey);
+      const [row] = await db.select().from(servers).where(eq(servers.id, server.id)).limit(1);
+      return plansOf.view(row ?? server);
+    },
+    { activity: ({ body }) => ({ action: 'plan.choose', target: body.planId }) },
+  );
+  route(
+    endpoints.serverPlanRenewal,
+    async ({ server, body }) => {
+      await plansOf.setRenewal(server.id, body.renews);
+      return plansOf.view(server);
+    },
+    { activity: ({ body, server }) => ({ action: body.renews ? 'plan.renew' : 'plan.cancel', target: server.planId }) },
   );
 
   // Stripe signs each delivery over the exact bytes; the event is believed only after that check.

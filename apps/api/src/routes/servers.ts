@@ -124,6 +124,8 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
   );
 
   route(endpoints.serverDelete, async ({ server, session }) => {
+    // A plan that renews is money the owner expects to keep paying: it is turned off first, on purpose.
+    await ctx.billing.subscriptions.refuseIfRenewing({ serverId: server.id });
     // Files go first: a server whose files cannot be removed stays listed rather than leaking them.
     if (nodes.isConnected(server.nodeId)) await nodes.remove(server.nodeId, server.id);
     else

@@ -1,4 +1,7 @@
-import { FREE_BACKUP_LIMIT, agentEndpoints, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { FREE_BACKUP_LIMIT, agentEndpoints, planById, type AgentBackupEvent } from '@spawnpoint/contracts';
+
+/** Backups a server keeps: its plan's number (Free's when the plan is unknown). */
+export const backupLimitOf = (planId: string | undefined) => (planId ? planById(planId)?.backups : undefined) ?? FREE_BACKUP_LIMIT;
 import { and, asc, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { newId } from '../auth/tokens.ts';
@@ -80,13 +83,14 @@ export class BackupJobs {
     const finished = new Promise<{ ok: boolean; error?: string | undefined }>((resolve) => this.ended.set(backupId, resolve));
     try {
       await this.db.transaction(async (tx) => {
-        await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+        const [locked] = await tx.select({ planId: servers.planId }).from(servers).where(eq(servers.id, server.id)).for('update');
         const complete = await tx
           .select()
           .from(backups)
           .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
-        if (complete.length >= FREE_BACKUP_LIMIT && complete.every((b) => b.locked))
-          throw new ApiError('INVALID_STATE', undefined, `All ${FREE_BACKUP_LIMIT} backups are locked. Unlock or delete one first.`);
+        const limit = backupLimitOf(locked?.planId);
+        if (complete.length >= limit && complete.every((b) => b.locked))
+          throw new ApiError('INVALID_STATE', undefined, `All ${limit} backups are locked. Unlock or delete one first.`);
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending', scheduleId });
       });
       await this.nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
@@ -165,7 +169,8 @@ export class BackupJobs {
       }
       const left = complete.filter((b) => !out.has(b));
       const unlocked = left.filter((b) => !b.locked && b.id !== event.backupId);
-      for (const old of unlocked.slice(0, Math.max(0, left.length - FREE_BACKUP_LIMIT))) out.add(old);
+      const [owner] = await tx.select({ planId: servers.planId }).from(servers).where(eq(servers.id, event.serverId)).limit(1);
+      for (const old of unlocked.slice(0, Math.max(0, left.length - backupLimitOf(owner?.planId)))) out.add(old);
       for (const old of out) await tx.delete(backups).where(eq(backups.id, old.id));
       return [...out];
     });

@@ -1,5 +1,5 @@
-import type { ServerDetails } from '@spawnpoint/contracts';
-import { eq } from 'drizzle-orm';
+import { planById, plans, type Plan, type PlanId, type ServerDetails } from '@spawnpoint/contracts';
+import { eq, ne } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -19,8 +19,8 @@ const QUEUE_CHECK_MS = 1000;
 
 /**
  * The free tier's rules around power (issue 12 #2–#4): sleeping idle servers, daily play time, the
- * number of active servers per account, and draining the start queue when a slot frees. Every account is
- * on the free plan until billing exists; `limitsOf` is where a paid plan will be looked up.
+ * number of active servers per account, and draining the start queue when a slot frees. A server's own
+ * plan sets its idle time; an account's limits come from the best plan among its servers.
  */
 export class FreeTier {
   readonly limitsOf: (ownerId: string) => PlanLimits;
@@ -31,6 +31,11 @@ export class FreeTier {
   private power: PowerDispatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
 
+  /** Servers on a paid plan, and the plan (every other server is on Free). */
+  private serverPlans = new Map<string, { ownerId: string; planId: PlanId }>();
+  /** A server's own limits: its plan's idle time before it sleeps. */
+  readonly serverLimitsOf: (serverId: string) => PlanLimits;
+
   constructor(
     config: Config,
     private db: Db,
@@ -38,8 +43,20 @@ export class FreeTier {
     private io: Realtime,
     private log: FastifyBaseLogger,
   ) {
-    const limits = planLimits(config);
-    this.limitsOf = () => limits;
+    const byPlan = new Map(plans.map((p) => [p.id, planLimits(config, p.id)]));
+    const free = byPlan.get('free')!;
+    // An account's limits (active servers, daily play time) are those of the best plan among its servers:
+    // paying for one server lifts the free tier's account-wide limits (README: "Plans").
+    this.limitsOf = (ownerId) => {
+      let best: Plan = plans[0];
+      for (const { ownerId: owner, planId } of this.serverPlans.values())
+        if (owner === ownerId) {
+          const plan = planById(planId);
+          if (plan && plan.monthlyPriceCents > best.monthlyPriceCents) best = plan;
+        }
+      return byPlan.get(best.id) ?? free;
+    };
+    this.serverLimitsOf = (serverId) => byPlan.get(this.serverPlans.get(serverId)?.planId ?? 'free') ?? free;
     this.rules = {
       check: async (server: ServerRow) => {
         await this.playTime?.check(server.ownerId);
@@ -55,7 +72,7 @@ export class FreeTier {
     this.power = power;
     const rowOf = async (id: string) => (await this.db.select().from(servers).where(eq(servers.id, id)).limit(1))[0];
     const rowsOf = (ownerId: string) => this.db.select().from(servers).where(eq(servers.ownerId, ownerId));
-    this.sleeper = new Sleeper(this.hub, power, rowOf, this.limitsOf, this.log);
+    this.sleeper = new Sleeper(this.hub, power, rowOf, this.serverLimitsOf, this.log);
     this.playTime = new PlayTime(
       this.db,
       this.hub,
@@ -83,6 +100,21 @@ export class FreeTier {
     this.timer.unref();
   }
 
+  /** Reads which servers are on a paid plan (once, at start). */
+  async loadPlans(): Promise<void> {
+    const rows = await this.db
+      .select({ id: servers.id, ownerId: servers.ownerId, planId: servers.planId })
+      .from(servers)
+      .where(ne(servers.planId, 'free'));
+    for (const row of rows) this.serverPlans.set(row.id, { ownerId: row.ownerId, planId: row.planId as PlanId });
+  }
+
+  /** A server's plan changed (bought, upgraded, renewed into another, lapsed). */
+  planChanged(serverId: string, ownerId: string, planId: PlanId): void {
+    if (planId === 'free') this.serverPlans.delete(serverId);
+    else this.serverPlans.set(serverId, { ownerId, planId });
+  }
+
   /** Reads the account's play time from the database if it is not in memory (before `extras`). */
   async prepare(ownerId: string): Promise<void> {
     await this.playTime?.load(ownerId).catch((err: unknown) => this.log.warn({ err }, 'reading play time failed'));
@@ -91,7 +123,7 @@ export class FreeTier {
   /** The figures of the server details that come from the plan, the queue and the play time. */
   extras(row: ServerRow): Pick<ServerDetails, 'sleepsAfterMinutes' | 'queuePosition' | 'playTime'> {
     return {
-      sleepsAfterMinutes: this.limitsOf(row.ownerId).idleStopMinutes,
+      sleepsAfterMinutes: this.serverLimitsOf(row.id).idleStopMinutes,
       queuePosition: this.power?.queue.positionOf(row.id) ?? null,
       playTime: this.playTime?.status(row.ownerId) ?? null,
     };

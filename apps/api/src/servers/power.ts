@@ -1,6 +1,7 @@
 import {
   eulaMessages,
   FREE_DISK_MB,
+  planById,
   isJavaSoftware,
   powerPreconditions,
   type AgentServerSpec,
@@ -27,7 +28,7 @@ export function specOf(server: ServerRow): AgentServerSpec {
     version: server.version,
     port: server.port,
     memoryMb: server.memoryMb,
-    diskMb: FREE_DISK_MB,
+    diskMb: planById(server.planId)?.diskMb ?? FREE_DISK_MB,
     maxPlayers: server.maxPlayers,
     motd: `${server.name} on Spawnpoint`,
     eulaAccepted: server.eulaAcceptedAt !== null,

@@ -33,7 +33,8 @@ export class Sleeper {
     private hub: ServerHub,
     private power: PowerDispatcher,
     private rowOf: (serverId: string) => Promise<ServerRow | undefined>,
-    private limitsOf: (ownerId: string) => PlanLimits,
+    /** A server's limits (its own plan's idle time). */
+    private limitsOf: (serverId: string) => PlanLimits,
     private log: FastifyBaseLogger,
     private now: () => number = Date.now,
   ) {}
@@ -66,9 +67,8 @@ export class Sleeper {
   /** When the server will sleep if nobody joins (ms since the epoch); null when it will not. */
   sleepsAt(serverId: string): number | null {
     const watched = this.watched.get(serverId);
-    const owner = this.hub.ownerOf(serverId);
-    if (!watched || !owner || watched.inGame !== 0) return null;
-    const limits = this.limitsOf(owner);
+    if (!watched || watched.inGame !== 0) return null;
+    const limits = this.limitsOf(serverId);
     if (limits.idleStopMs === null) return null;
     return Math.max(watched.lastPlayerAt + limits.idleStopMs, watched.onlineAt + limits.minOnlineMs);
   }

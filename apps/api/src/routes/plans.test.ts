@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMonth, proratedCents } from '../billing/subscriptions.ts';
+import { servers, subscriptions } from '../db/schema.ts';
+import { planById } from '@spawnpoint/contracts';
+import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+
+/**
+ * Plans bought for a server from the balance (issue 16 #3), with a real agent for the servers. The clock of
+ * a subscription is moved by writing its period into the database, as time passing would.
+ */
+let env: Awaited<ReturnType<typeof buildTestAppWithAgent>>;
+let t: Awaited<ReturnType<typeof buildTestAppWithAgent>>['t'];
+const send: Send = (...args) => requester(t.app)(...args);
+const key = () => randomBytes(12).toString('hex');
+const DAY = 86_400_000;
+
+beforeAll(async () => {
+  env = await buildTestAppWithAgent({ RATE_LIMIT_FACTOR: '5' });
+  t = env.t;
+});
+afterAll(async () => env.cleanup());
+
+async function payingOwner(prefix: string, topUpCents: number): Promise<{ cookie: string; id: string }> {
+  const owner = await ownerWithServer(t, prefix);
+  await send('PUT', '/v1/user/billing', owner.cookie, {
+    name: 'Grace Hopper',
+    addressLine1: '1 Harbour St',
+    city: 'Arlington',
+    country: 'US',
+  });
+  if (topUpCents > 0) {
+    const payment = (await send('POST', '/v1/user/topups', owner.cookie, { amountCents: topUpCents, idempotencyKey: key() })).json().result;
+    await send('POST', `/v1/payments/sandbox/${payment.paymentId}`, owner.cookie, { outcome: 'pay' });
+  }
+  return owner;
+}
+const planOf = async (cookie: string, id: string) => (await send('GET', `/v1/server/${id}/plan`, cookie)).json().result;
+const choose = async (cookie: string, id: string, planId: string, idempotencyKey = key()) =>
+  (await send('POST', `/v1/server/${id}/plan`, cookie, { planId, idempotencyKey })).json();
+const movePeriod = (id: string, start: Date, end: Date) =>
+  t.ctx.database.db.update(subscriptions).set({ periodStart: start, periodEnd: end }).where(eq(subscriptions.serverId, id));
+const serverRow = async (id: string) => (await t.ctx.database.db.select().from(servers).where(eq(servers.id, id)))[0]!;
+
+describe('plans', () => {
+  it('needs billing information and a balance that covers the month; then the limits change at once and a replay charges nothing', async () => {
+    const bare = await ownerWithServer(t, 'nobill');
+    expect(await choose(bare.cookie, bare.id, 'starter')).toMatchObject({ status: 'BILLING_INFO_REQUIRED' });
+    const poor = await payingOwner('poor', 0);
+    expect(await choose(poor.cookie, poor.id, 'starter')).toMatchObject({
+      status: 'INSUFFICIENT_BALANCE',
+      message: 'Your balance is too low. Please top up your balance.',
+    });
+    expect((await planOf(poor.cookie, poor.id)).planId).toBe('free');
+    expect(await choose(poor.cookie, poor.id, 'gold')).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: { planId: 'Choose one of the plans.' },
+    });
+
+    const { cookie, id } = await payingOwner('buyer', 2000);
+    const before = await planOf(cookie, id);
+    expect(before).toMatchObject({ planId: 'free', subscription: null, balanceCents: 2000 });
+    expect(before.quotes).toContainEqual({ planId: 'starter', kind: 'new', chargeCents: 499 });
+    const idempotencyKey = key();
+    const bought = await choose(cookie, id, 'starter', idempotencyKey);
+    expect(bought.status, bought.message).toBe('SUCCESS');
+    expect(bought.result).toMatchObject({
+      planId: 'starter',
+      balanceCents: 1501,
+      subscription: { planId: 'starter', renews: true, nextPlanId: null },
+    });
+    const { periodStart, periodEnd } = bought.result.subscription as { periodStart: string; periodEnd: string };
+    expect(new Date(periodEnd).toISOString()).toBe(addMonth(new Date(periodStart)).toISOString());
+    // The same request again (a double click, a retry): the state now, no second month.
+    expect((await choose(cookie, id, 'starter', idempotencyKey)).result.balanceCents).toBe(1501);
+    // Limits: slots and memory on the server, backups from the plan.
+    expect(await serverRow(id)).toMatchObject({ planId: 'starter', maxPlayers: 35, memoryMb: 3072 });
+    expect((await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.limit).toBe(10);
+    const ledger = (await send('GET', '/v1/user/transactions', cookie)).json().result.entries;
+    expect(ledger[0]).toMatchObject({ kind: 'plan', amountCents: -499, balanceAfterCents: 1501 });
+    const log = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as { action: string; target: string }[];
+    expect(log.map((e) => `${e.action} ${e.target}`)).toContain('plan.choose starter');
+  });
+
+  it('charges the prorated difference for an upgrade mid-period, takes a cheaper plan from the next period, and renews once', async () => {
+    const { cookie, id } = await payingOwner('upgrade', 5000);
+    await choose(cookie, id, 'starter');
+    // Ten days into a 30-day period.
+    const start = new Date(Date.now() - 10 * DAY);
+    const end = new Date(start.getTime() + 30 * DAY);
+    await movePeriod(id, start, end);
+    const quote = (await planOf(cookie, id)).quotes.find((q: { planId: string }) => q.planId === 'community');
+    const expected = proratedCents(planById('starter')!, planById('community')!, start, end, new Date());
+    expect(quote.kind).toBe('upgrade');
+    // About two thirds of the $8.00 difference, rounded up to a cent.
+    expect(Math.abs(quote.chargeCents - Math.ceil((800 * 20) / 30))).toBeLessThanOrEqual(1);
+    const upgraded = (await choose(cookie, id, 'community')).result;
+    expect(Math.abs(upgraded.balanceCents - (5000 - 499 - expected))).toBeLessThanOrEqual(1);
+    expect(upgraded).toMatchObject({ planId: 'community', subscription: { planId: 'community', periodEnd: end.toISOString() } });
+    expect(await serverRow(id)).toMatchObject({ maxPlayers: 100, memoryMb: 6144 });
+
+    // A cheaper plan: nothing now, the current one runs to its end.
+    const balance = upgraded.balanceCents as number;
+    const down = (await choose(cookie, id, 'starter')).result;
+    expect(down).toMatchObject({ planId: 'community', balanceCents: balance, subscription: { nextPlanId: 'starter' } });
+
+    // The period ends (the API was down when it did): two runs at once renew it once, into Starter, the
+    // new period following the old one.
+    const ended = new Date(Date.now() - 10 * DAY);
+    await movePeriod(id, new Date(ended.getTime() - 30 * DAY), ended);
+    const subs = t.ctx.billing.subscriptions;
+    const runs = await Promise.all([subs.runDue(), subs.runDue()]);
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await subs.runDue()).toBe(0);
+    const renewed = await planOf(cookie, id);
+    expect(renewed).toMatchObject({
+      planId: 'starter',
+      balanceCents: balance - 499,
+      subscription: { planId: 'starter', nextPlanId: null, periodStart: ended.toISOString(), periodEnd: addMonth(ended).toISOString() },
+    });
+    // Down for longer than a whole period: one month is charged, from now (nothing back-charged).
+    await movePeriod(id, new Date(Date.now() - 90 * DAY), new Date(Date.now() - 60 * DAY));
+    expect(await subs.runDue()).toBe(1);
+    const late = await planOf(cookie, id);
+    expect(late.balanceCents).toBe(balance - 2 * 499);
+    expect(new Date(late.subscription.periodStart).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect(await serverRow(id)).toMatchObject({ planId: 'starter', maxPlayers: 35 });
+    const rows = (await send('GET', '/v1/user/transactions', cookie)).json().result.entries as { kind: string }[];
+    expect(rows.filter((r) => r.kind === 'renewal')).toHaveLength(2);
+  });
+
+  it('lapses to Free at the period end when renewal is off or the balance is too low, keeping the data; deletion waits for renewal to be off', async () => {
+    const { cookie, id } = await payingOwner('lapse', 600);
+    await choose(cookie, id, 'starter');
+    // Deleting the server or the account while the plan renews is refused.
+    expect((await send('DELETE', `/v1/server/${id}`, cookie)).json()).toMatchObject({ status: 'SUBSCRIPTION_ACTIVE' });
+    expect((await send('POST', '/v1/user/delete', cookie, { password: 'long enough password' })).json().status).toBe('SUBSCRIPTION_ACTIVE');
+
+    // The balance ($1.01) cannot pay the next month: it lapses.
+    await movePeriod(id, new Date(Date.now() - 31 * DAY), new Date(Date.now() - 1000));
+    expect(await t.ctx.billing.subscriptions.runDue()).toBe(1);
+    expect(await planOf(cookie, id)).toMatchObject({ planId: 'free', subscription: null, balanceCents: 101 });
+    expect(await serverRow(id)).toMatchObject({ planId: 'free', maxPlayers: 10, memoryMb: 1024 });
+    expect((await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status).toBe('SUCCESS');
+
+    // Renewal turned off: the plan runs to its end, then Free; deleting is allowed meanwhile.
+    const other = await payingOwner('cancel', 1000);
+    await choose(other.cookie, other.id, 'starter');
+    const off = (await send('POST', `/v1/server/${other.id}/plan/renewal`, other.cookie, { renews: false })).json().result;
+    expect(off).toMatchObject({ planId: 'starter', subscription: { renews: false } });
+    await movePeriod(other.id, new Date(Date.now() - 31 * DAY), new Date(Date.now() - 1000));
+    await t.ctx.billing.subscriptions.runDue();
+    expect(await planOf(other.cookie, other.id)).toMatchObject({ planId: 'free', balanceCents: 501 });
+    expect((await send('DELETE', `/v1/server/${other.id}`, other.cookie)).json().status).toBe('SUCCESS');
+  });
+});
