@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, verifiedAccount } from './helpers.ts';
 
 // The embedded sandbox provider stands where Stripe's page would (PAYMENT_PROVIDER=sandbox by default
 // outside production): its page declines or pays, and the balance changes from the provider's side.
@@ -68,4 +68,49 @@ test('billing: add billing information, a declined top-up moves nothing, a paid 
   await page.screenshot({ path: test.info().outputPath('receipt-360.png'), fullPage: true });
   await page.goto('/account/billing');
   await page.screenshot({ path: test.info().outputPath('billing-360.png'), fullPage: true });
+});
+
+test('upgrade: a plan is bought from the balance, the server gets its limits, and renewal can be turned off', async ({ page }) => {
+  await verifiedAccount(page, 'upgrade');
+  const base = await createServerThroughForm(page, `up${Date.now().toString(36).slice(-9)}`);
+  await page.goto(`${base}/upgrade`);
+  await expect(page.getByTestId('current-plan')).toContainText('Free plan');
+  await expect(page.getByTestId('plan-card')).toHaveCount(4);
+
+  // Billing information and a top-up first (the sandbox's page pays).
+  await page.goto('/account/billing');
+  await page.getByLabel('Name or company').fill('Grace Hopper');
+  await page.getByLabel('Street address').fill('1 Harbour St');
+  await page.getByLabel('City').fill('Arlington');
+  await page.getByLabel('Country').selectOption({ label: 'United States' });
+  await page.getByRole('button', { name: 'Save billing information' }).click();
+  await expect(page.getByText('Billing information saved')).toBeVisible();
+  await page.getByRole('button', { name: 'Top up' }).click();
+  await page.getByRole('button', { name: 'Pay $10.00' }).click();
+  await page.getByRole('button', { name: 'Pay $10.00' }).click();
+  await expect(page.getByTestId('balance')).toHaveText('$10.00');
+
+  await page.goto(`${base}/upgrade`);
+  await expect(page.getByTestId('plan-balance')).toHaveText('$10.00');
+  await page.getByRole('button', { name: 'Buy Starter' }).click();
+  await expect(page.getByText('$4.99 is taken from your balance now for one month')).toBeVisible();
+  await page.getByRole('button', { name: 'Pay $4.99' }).click();
+  await expect(page.getByText('Starter is active')).toBeVisible();
+  await expect(page.getByTestId('current-plan')).toContainText('Starter plan');
+  await expect(page.getByTestId('current-plan')).toContainText(/Renews on .+ for \$4\.99/);
+  await expect(page.getByTestId('plan-balance')).toHaveText('$5.01');
+  // The upgrade quote is prorated for the days left of the period (here almost all of it).
+  await expect(page.getByRole('button', { name: 'Buy Community' })).toHaveText(/Upgrade for \$8\.0\d/);
+  await page.screenshot({ path: test.info().outputPath('upgrade-1280.png'), fullPage: true });
+
+  // The limits changed at once: backups kept, and the slots the overview counts against.
+  await page.goto(`${base}/backups`);
+  await expect(page.getByText(/of 10 backups|10 backups/).first()).toBeVisible();
+
+  await page.goto(`${base}/upgrade`);
+  await page.getByRole('button', { name: 'Turn renewal off' }).click();
+  await expect(page.getByTestId('current-plan')).toContainText(/Ends on .+; the server is on Free from then on/);
+  await page.setViewportSize({ width: 360, height: 800 });
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  await page.screenshot({ path: test.info().outputPath('upgrade-360.png'), fullPage: true });
 });

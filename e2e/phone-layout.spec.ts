@@ -40,13 +40,13 @@ async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> 
 
 /** What shows that a page has rendered its real content (not its loading state), by route name. */
 const comingSoonTabs: Record<string, string> = {
-  'servers-id-upgrade': 'Upgrade',
   'servers-id-shop': 'Shop',
 };
 
 const readyMarks: Record<string, (page: Page) => Locator> = {
   account: (page) => page.getByTestId('account-email'),
   'account-billing': (page) => page.getByLabel('Country'),
+  'servers-id-upgrade': (page) => page.getByTestId('plan-card'),
   'account-security': (page) => page.getByTestId('session-list'),
   servers: (page) => page.getByTestId('server-card'),
   'servers-create': (page) => page.getByLabel('Server name'),

@@ -51,9 +51,8 @@ test('every public page shows its content and links to the others; no request le
   await page.goto('/');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pricing' }).click();
   await expect(page.getByTestId('price-starter')).toHaveText('$4.99');
-  // Nothing can be bought yet: paid plans say so instead of offering a button that leads nowhere.
-  await expect(page.getByRole('link', { name: /^Choose / })).toHaveCount(0);
-  await expect(page.getByText('Opens soon', { exact: true }).first()).toBeVisible();
+  // Paid plans are bought for a server from its Upgrade tab: the page leads to an account first.
+  await expect(page.getByRole('link', { name: 'Start free, then upgrade' }).first()).toHaveAttribute('href', '/register');
   await page.getByRole('navigation', { name: 'Product' }).getByRole('link', { name: 'Blog' }).click();
   await page.getByRole('link', { name: 'Reading the server console like a pro' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Reading the server console like a pro');

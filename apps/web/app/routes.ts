@@ -28,7 +28,7 @@ const modules: Record<RouteName, string> = {
   'servers-id-console': 'routes/server-console.tsx',
   'servers-id-players': 'routes/server-players.tsx',
   'servers-id-plugins': 'routes/server-plugins.tsx',
-  'servers-id-upgrade': 'routes/coming-soon.tsx',
+  'servers-id-upgrade': 'routes/server-upgrade.tsx',
   'servers-id-subusers': 'routes/server-subusers.tsx',
   'servers-id-appearance': 'routes/server-appearance.tsx',
   'servers-id-properties': 'routes/server-properties.tsx',

@@ -21,8 +21,8 @@ export default function Affiliate() {
     <main className="mx-auto max-w-3xl px-4 py-12">
       <h1 className="text-4xl font-extrabold">Affiliate programme</h1>
       <p className="mt-3 text-lg text-slate-600">
-        Tell your audience about Spawnpoint and earn part of what they spend. Paid plans open soon: your referral link works today, and
-        commissions are paid from the first payments.
+        Tell your audience about Spawnpoint and earn part of what they spend. Your referral link works today and records who signs up
+        through it; commissions on their purchases are being built and will be credited to your balance.
       </p>
 
       <section className="mt-8 rounded-xl border border-slate-200 bg-white p-6" aria-labelledby="link-heading">

@@ -14,7 +14,6 @@ const serverTabs: Record<string, string> = {
   'servers-id-plugins':
     "Install plugins from a catalogue that fits your server's software and version, keep them up to date, and remove them.",
   'servers-id-subusers': 'Invite friends as viewers, moderators or administrators, each with only the access you give them.',
-  'servers-id-upgrade': 'Move your server to a paid plan with more player slots, memory and backups.',
   'servers-id-shop': 'Buy server icons, extra backup slots and more disk for this server.',
 };
 

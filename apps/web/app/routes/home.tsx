@@ -128,11 +128,11 @@ export default function Home() {
       <section aria-labelledby="plans-heading" className="mx-auto max-w-6xl px-4 py-16">
         <div className="rounded-2xl bg-brand-50 p-8 sm:p-12">
           <h2 id="plans-heading" className="font-pixel text-3xl font-bold">
-            Free to start. Paid plans open soon.
+            Free to start. Upgrade when you grow.
           </h2>
           <p className="mt-4 max-w-2xl text-slate-700">
-            The free plan is made for playing with friends. Paid plans with more player slots, memory and backups are on the way; the
-            pricing page shows what they will cost.
+            The free plan is made for playing with friends. Paid plans give a server more player slots, memory and backups, month by month
+            from your balance.
           </p>
           <Link to="/pricing" className={buttonClass('primary', 'mt-8')}>
             Compare plans

@@ -21,7 +21,7 @@ export default function Pricing() {
     <main className="mx-auto max-w-6xl px-4 py-12">
       <h1 className="text-4xl font-extrabold">Plans and prices</h1>
       <p className="mt-3 max-w-2xl text-lg text-slate-600">
-        Start free today. Paid plans open soon: the prices below are what they will cost, per server per month.
+        Start free today. Any server moves to a paid plan from its Upgrade tab, paid per server per month from your balance.
       </p>
       <ul className="mt-10 grid gap-6 md:grid-cols-2 lg:grid-cols-4">
         {plans.map((plan) => (
@@ -62,8 +62,10 @@ export default function Pricing() {
                 Start free
               </Link>
             ) : (
-              // Nothing can be bought yet: no button that leads nowhere.
-              <p className="mt-6 rounded-md bg-slate-100 px-3 py-2 text-center text-sm font-semibold text-slate-600">Opens soon</p>
+              // Bought for a server on its Upgrade tab, so it starts with an account and a server.
+              <Link to="/register" className={buttonClass('secondary', 'mt-6')}>
+                Start free, then upgrade
+              </Link>
             )}
           </li>
         ))}

@@ -191,7 +191,11 @@ export default function ServerAppearancePage() {
                 </p>
               ))}
             </div>
-            <Button className="mt-3" disabled={!canEdit || parsed.problems.length > 0 || motd === toTypedCodes(saved.motd)} onClick={saveMotd}>
+            <Button
+              className="mt-3"
+              disabled={!canEdit || parsed.problems.length > 0 || motd === toTypedCodes(saved.motd)}
+              onClick={saveMotd}
+            >
               Save message
             </Button>
           </section>

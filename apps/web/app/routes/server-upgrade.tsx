@@ -1,0 +1,208 @@
+import { endpoints, formatPrice, planById, plans, type Plan, type ServerPlanResult } from '@spawnpoint/contracts';
+import { useCallback, useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { Button, buttonClass } from '../components/button.tsx';
+import { ServerShell } from '../components/server-shell.tsx';
+import { ApiFailure, call } from '../lib/api.ts';
+import { newIdempotencyKey } from '../lib/billing.ts';
+import { openDialog } from '../lib/dialogs.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { notify } from '../lib/toasts.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () => pageMeta('servers-id-upgrade', 'Compare plans and upgrade your Minecraft server from your balance.');
+
+const card = 'rounded-xl border border-slate-200 bg-white p-4 sm:p-6';
+const gb = (mb: number) => `${mb / 1024} GB`;
+const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+
+export default function ServerUpgradePage() {
+  const { id = '' } = useParams();
+  return <UpgradePage key={id} id={id} />;
+}
+
+function UpgradePage({ id }: { id: string }) {
+  const load = useServer(id);
+  const mayBuy = load.status === 'ready' && load.server.permissions.includes('billing.manage');
+  const [data, setData] = useState<ServerPlanResult | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+
+  const reload = useCallback(async () => {
+    try {
+      setData(await call(endpoints.serverPlan, { params: { serverId: id } }, { background: true }));
+    } catch (failure) {
+      setFailed(failure instanceof ApiFailure ? failure.message : 'The plans could not be loaded. Please reload the page.');
+    }
+  }, [id]);
+  useEffect(() => {
+    if (mayBuy) void reload();
+  }, [mayBuy, reload]);
+
+  const choose = (plan: Plan, chargeCents: number, kind: string) =>
+    openDialog('confirm', {
+      title: kind === 'downgrade' ? `Switch to ${plan.name} at renewal?` : `Buy ${plan.name} for this server?`,
+      message:
+        kind === 'downgrade'
+          ? `Your current plan runs to the end of its period; from then on the server is on ${plan.name} at ${formatPrice(plan.monthlyPriceCents)} a month. Nothing is charged now.`
+          : kind === 'upgrade'
+            ? `${formatPrice(chargeCents)} is taken from your balance now for the rest of this period; then ${formatPrice(plan.monthlyPriceCents)} a month.`
+            : `${formatPrice(chargeCents)} is taken from your balance now for one month; it renews from your balance until you turn renewal off.`,
+      confirmLabel: kind === 'downgrade' ? 'Switch at renewal' : `Pay ${formatPrice(chargeCents)}`,
+      onConfirm: async () => {
+        // One key per confirmed choice: a retried request charges once.
+        const result = await call(endpoints.serverPlanChoose, {
+          params: { serverId: id },
+          body: { planId: plan.id, idempotencyKey: newIdempotencyKey() },
+        });
+        setData(result);
+        notify(
+          'success',
+          kind === 'downgrade' ? `${plan.name} from the next period` : `${plan.name} is active`,
+          kind === 'downgrade' ? undefined : 'Slots and memory apply at the next start of the server.',
+        );
+      },
+    });
+
+  const setRenewal = async (renews: boolean) => {
+    setData(await call(endpoints.serverPlanRenewal, { params: { serverId: id }, body: { renews } }));
+    notify(
+      'success',
+      renews ? 'Renewal turned on' : 'Renewal turned off',
+      renews ? undefined : 'The plan runs to the end of its period, then the server is on Free.',
+    );
+  };
+
+  const current = data ? (planById(data.planId) ?? plans[0]) : null;
+  const sub = data?.subscription ?? null;
+  return (
+    <ServerShell serverId={id} load={load}>
+      <div className="grid gap-6">
+        {load.status === 'ready' && !mayBuy ? (
+          <p className={`${card} text-sm text-slate-600`}>Only the server&apos;s owner can change its plan.</p>
+        ) : failed ? (
+          <p className={`${card} text-sm text-red-700`} role="alert">
+            {failed}
+          </p>
+        ) : !data || !current ? (
+          <p className={`${card} text-sm text-slate-600`} role="status">
+            Loading plans…
+          </p>
+        ) : (
+          <>
+            <section aria-labelledby="current-plan-heading" className={card} data-testid="current-plan">
+              <h2 id="current-plan-heading" className="text-lg font-semibold">
+                {current.name} plan
+              </h2>
+              {sub ? (
+                <p className="mt-1 text-sm text-slate-700">
+                  {sub.renews
+                    ? `Renews on ${day(sub.periodEnd)} for ${formatPrice((planById(sub.nextPlanId ?? sub.planId) ?? current).monthlyPriceCents)} from your balance${sub.nextPlanId ? `, as ${planById(sub.nextPlanId)?.name}` : ''}.`
+                    : `Ends on ${day(sub.periodEnd)}; the server is on Free from then on, with its files kept.`}
+                </p>
+              ) : (
+                <p className="mt-1 text-sm text-slate-700">
+                  Free forever. A paid plan gives this server more slots, memory, disk and backups.
+                </p>
+              )}
+              <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
+                <span>
+                  Balance: <strong data-testid="plan-balance">{formatPrice(data.balanceCents)}</strong>
+                </span>
+                <Link to="/account/billing" className="font-medium text-brand-700 underline">
+                  Top up
+                </Link>
+                {sub ? (
+                  <Button variant="secondary" onClick={() => setRenewal(!sub.renews)}>
+                    {sub.renews ? 'Turn renewal off' : 'Turn renewal on'}
+                  </Button>
+                ) : null}
+              </div>
+            </section>
+
+            <section aria-labelledby="plans-heading">
+              <h2 id="plans-heading" className="sr-only">
+                Plans
+              </h2>
+              <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+                {plans.map((plan) => {
+                  const quote = data.quotes.find((q) => q.planId === plan.id);
+                  return (
+                    <li
+                      key={plan.id}
+                      data-testid="plan-card"
+                      className={`flex flex-col rounded-xl border bg-white p-4 text-sm ${plan.id === current.id ? 'border-brand-600 ring-2 ring-brand-600' : 'border-slate-200'}`}
+                    >
+                      <h3 className="text-base font-bold">{plan.name}</h3>
+                      <p className="mt-1">
+                        <span className="text-2xl font-extrabold">{formatPrice(plan.monthlyPriceCents)}</span>
+                        <span className="text-slate-500"> / month</span>
+                      </p>
+                      <ul className="mt-3 flex-1 space-y-1 text-slate-700">
+                        <li>{plan.playerSlots} player slots</li>
+                        <li>
+                          {gb(plan.memoryMb)} memory, {gb(plan.diskMb)} disk
+                        </li>
+                        <li>{plan.backups} backups kept</li>
+                        <li>
+                          {plan.dailyPlayTimeMinutes === null
+                            ? 'No daily play-time limit'
+                            : `${plan.dailyPlayTimeMinutes / 60} h of play time a day`}
+                        </li>
+                        <li>{plan.activeServers} of your servers running at a time</li>
+                        <li>{plan.sleeping}</li>
+                      </ul>
+                      <div className="mt-4">
+                        {!quote || quote.kind === 'current' ? (
+                          <p className="font-semibold text-brand-700">Your plan</p>
+                        ) : quote.kind === 'free' ? (
+                          sub?.renews ? (
+                            <Button variant="secondary" className="w-full" onClick={() => setRenewal(false)}>
+                              Back to Free at renewal
+                            </Button>
+                          ) : (
+                            <p className="text-slate-500">{sub ? `From ${day(sub.periodEnd)}` : ''}</p>
+                          )
+                        ) : quote.kind === 'downgrade' ? (
+                          sub?.nextPlanId === plan.id ? (
+                            <p className="text-slate-600">From {day(sub.periodEnd)}</p>
+                          ) : (
+                            <Button variant="secondary" className="w-full" onClick={() => choose(plan, 0, 'downgrade')}>
+                              Switch at renewal
+                            </Button>
+                          )
+                        ) : (
+                          <Button
+                            className="w-full"
+                            onClick={() => choose(plan, quote.chargeCents, quote.kind)}
+                            aria-label={`Buy ${plan.name}`}
+                          >
+                            {quote.kind === 'upgrade'
+                              ? `Upgrade for ${formatPrice(quote.chargeCents)}`
+                              : `Buy for ${formatPrice(quote.chargeCents)}`}
+                          </Button>
+                        )}
+                      </div>
+                    </li>
+                  );
+                })}
+              </ul>
+              <p className="mt-3 text-xs text-slate-500">
+                An upgrade during a period costs the difference for the days left; a cheaper plan starts with the next period. Plans renew
+                from your balance:{' '}
+                <Link to="/account/billing" className="underline">
+                  top up
+                </Link>{' '}
+                before the renewal date, or the server goes back to Free with its files kept.
+              </p>
+            </section>
+          </>
+        )}
+        {mayBuy ? null : (
+          <Link to={`/servers/${id}`} className={buttonClass('secondary', 'justify-self-start')}>
+            Back to the server
+          </Link>
+        )}
+      </div>
+    </ServerShell>
+  );
+}
