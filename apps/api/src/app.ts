@@ -151,7 +151,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   };
 
   // Plans bought or lapsed: the account's limits, the lists, and the node's spec (disk, slots) follow.
-  const subscriptions = new Subscriptions(database.db, log);
+  const subscriptions = new Subscriptions(database.db, log, config.AFFILIATE_COMMISSION_PERCENT);
   subscriptions.onPlanChanged(({ serverId, ownerId, planId }) => {
     freeTier.planChanged(serverId, ownerId, planId);
     directory.invalidate(ownerId);

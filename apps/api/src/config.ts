@@ -108,6 +108,8 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Another address for Stripe's API (a test server in Stripe's shapes); Stripe's own by default. */
   STRIPE_API_URL: z.url().optional(),
+  /** Affiliate programme: the share of each purchase by a referred account credited to the referrer's balance. */
+  AFFILIATE_COMMISSION_PERCENT: z.coerce.number().int().min(0).max(50).default(20),
   ANALYTICS_KEY: z.string().optional(),
   CHAT_WIDGET_ID: z.string().optional(),
   TAG_MANAGER_ID: z.string().optional(),

@@ -27,7 +27,7 @@ const opaqueToken = z
 export const registerRequest = z.object({
   emailAddress,
   password: newPassword,
-  /** Referral code kept from `?r=`, credited once billing lands. */
+  /** Referral code kept from `?r=`: the referrer earns a commission on this account's purchases. */
   referral: z.string().max(64).optional(),
 });
 
@@ -95,7 +95,17 @@ export const websocketTokenResult = z.object({ token: z.string() });
 export const localizationResult = z.object({ currency: z.string().length(3) });
 export const emptyResult = z.null();
 export const healthResult = z.object({ database: z.literal('ok'), agents: z.array(z.string()) });
-export const referralResult = z.object({ code: z.string(), link: z.string(), referredUsers: z.number().int().min(0) });
+export const referralResult = z.object({
+  code: z.string(),
+  link: z.string(),
+  referredUsers: z.number().int().min(0),
+  /** The share of each purchase by a referred account credited to this account (a deployment setting). */
+  commissionPercent: z.number().int().min(0),
+  /** All commissions earned, in cents. */
+  earnedCents: z.number().int().min(0),
+  /** The newest commissions (at most 20). */
+  commissions: z.array(z.object({ id: z.string(), amountCents: z.number().int(), createdAt: z.string() })),
+});
 export const referralCreditRequest = z.object({ referral: z.string().trim().min(1).max(64) });
 export const giveawaySlugParams = z.object({
   slug: z

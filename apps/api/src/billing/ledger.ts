@@ -61,7 +61,8 @@ export async function post(tx: Tx, posting: Posting): Promise<{ row: LedgerRow; 
   }
   const balance = await balanceOf(tx, posting.userId);
   if (balance + posting.amountCents < 0) throw new ApiError('INSUFFICIENT_BALANCE');
-  if (posting.amountCents > 0 && balance + posting.amountCents > BALANCE_MAX_CENTS)
+  // The ceiling bounds what is paid in; money the service credits (a commission, a refund) always lands.
+  if (posting.kind === 'topup' && balance + posting.amountCents > BALANCE_MAX_CENTS)
     throw new ApiError(
       'INVALID_INPUT',
       { amountCents: `A balance holds at most $${BALANCE_MAX_CENTS / 100}.` },
@@ -110,4 +111,30 @@ async function billedTo(db: DbOrTx, userId: string): Promise<string[]> {
 /** Refuses a payment or purchase of an account without billing information (spec: BILLING_INFO_REQUIRED). */
 export async function requireBillingInfo(db: DbOrTx, userId: string): Promise<void> {
   if (!(await billingInfoOf(db, userId))) throw new ApiError('BILLING_INFO_REQUIRED');
+}
+
+/**
+ * A purchase from the balance (a plan, a renewal, a shop item): the debit and, when the buyer came through
+ * an affiliate's link, the affiliate's commission, both in the caller's transaction, so neither is written
+ * without the other. The referrer's account is not locked: a credit cannot make a balance negative, and a
+ * debit of theirs running meanwhile only sees less than they have.
+ */
+export async function purchase(tx: Tx, posting: Posting, commissionPercent: number): Promise<{ row: LedgerRow; replayed: boolean }> {
+  if (posting.amountCents > 0) throw new Error('a purchase is a debit');
+  const done = await post(tx, posting);
+  if (done.replayed || commissionPercent <= 0 || posting.amountCents === 0) return done;
+  const [buyer] = await tx.select({ referral: users.referral }).from(users).where(eq(users.id, posting.userId)).limit(1);
+  if (!buyer?.referral) return done;
+  const [referrer] = await tx.select({ id: users.id }).from(users).where(eq(users.referralCode, buyer.referral)).limit(1);
+  const commission = Math.floor((-posting.amountCents * commissionPercent) / 100);
+  if (!referrer || referrer.id === posting.userId || commission <= 0) return done;
+  await post(tx, {
+    userId: referrer.id,
+    amountCents: commission,
+    kind: 'commission',
+    reference: done.row.id,
+    description: `Commission: ${commissionPercent}% of a purchase by an account you referred`,
+    idempotencyKey: `commission-${done.row.id}`,
+  });
+  return done;
 }

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.ts';
 import { servers, subscriptions } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { DbOrTx } from '../servers/activity.ts';
-import { balanceOf, lockAccount, post, requireBillingInfo, rowByKey, type Tx } from './ledger.ts';
+import { balanceOf, lockAccount, purchase, requireBillingInfo, rowByKey, type Tx } from './ledger.ts';
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 /** How often due renewals are looked for (and once at start). */
@@ -58,6 +58,8 @@ export class Subscriptions {
   constructor(
     private db: Db,
     private log: FastifyBaseLogger,
+    /** The affiliate's share of each purchase (AFFILIATE_COMMISSION_PERCENT). */
+    private commissionPercent: number,
     private now: () => Date = () => new Date(),
   ) {}
 
@@ -128,14 +130,18 @@ export class Subscriptions {
         return null;
       }
       if (!subscription) {
-        await post(tx, {
-          userId: server.ownerId,
-          amountCents: -plan.monthlyPriceCents,
-          kind: 'plan',
-          reference: server.id,
-          description: `${plan.name} plan for ${row.name}, one month`,
-          idempotencyKey,
-        });
+        await purchase(
+          tx,
+          {
+            userId: server.ownerId,
+            amountCents: -plan.monthlyPriceCents,
+            kind: 'plan',
+            reference: server.id,
+            description: `${plan.name} plan for ${row.name}, one month`,
+            idempotencyKey,
+          },
+          this.commissionPercent,
+        );
         await tx.insert(subscriptions).values({
           id: newId(),
           serverId: server.id,
@@ -153,14 +159,18 @@ export class Subscriptions {
         return null;
       }
       const charge = proratedCents(current, plan, subscription.periodStart, subscription.periodEnd, now);
-      await post(tx, {
-        userId: server.ownerId,
-        amountCents: -charge,
-        kind: 'plan',
-        reference: server.id,
-        description: `Upgrade of ${row.name} from ${current.name} to ${plan.name} until ${subscription.periodEnd.toISOString().slice(0, 10)} (prorated)`,
-        idempotencyKey,
-      });
+      await purchase(
+        tx,
+        {
+          userId: server.ownerId,
+          amountCents: -charge,
+          kind: 'plan',
+          reference: server.id,
+          description: `Upgrade of ${row.name} from ${current.name} to ${plan.name} until ${subscription.periodEnd.toISOString().slice(0, 10)} (prorated)`,
+          idempotencyKey,
+        },
+        this.commissionPercent,
+      );
       await tx.update(subscriptions).set({ planId: plan.id, nextPlanId: null, renews: true }).where(eq(subscriptions.id, subscription.id));
       await applyPlan(tx, server.id, plan);
       return plan.id;
@@ -265,14 +275,18 @@ export class Subscriptions {
     let start = row.periodEnd;
     if (addMonth(start) <= now) start = now;
     try {
-      await post(tx, {
-        userId: server.ownerId,
-        amountCents: -plan.monthlyPriceCents,
-        kind: 'renewal',
-        reference: row.serverId,
-        description: `${plan.name} plan for ${server.name}, renewed for a month`,
-        idempotencyKey: `renewal-${id}-${row.periodEnd.toISOString()}`,
-      });
+      await purchase(
+        tx,
+        {
+          userId: server.ownerId,
+          amountCents: -plan.monthlyPriceCents,
+          kind: 'renewal',
+          reference: row.serverId,
+          description: `${plan.name} plan for ${server.name}, renewed for a month`,
+          idempotencyKey: `renewal-${id}-${row.periodEnd.toISOString()}`,
+        },
+        this.commissionPercent,
+      );
     } catch (err) {
       if (err instanceof ApiError && err.code === 'INSUFFICIENT_BALANCE') return lapse('balance too low');
       throw err;

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMonth, proratedCents } from '../billing/subscriptions.ts';
-import { servers, subscriptions } from '../db/schema.ts';
+import { servers, subscriptions, users } from '../db/schema.ts';
 import { planById } from '@spawnpoint/contracts';
-import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName, type Send } from '../test/build-test-app.ts';
 
 /**
  * Plans bought for a server from the balance (issue 16 #3), with a real agent for the servers. The clock of
@@ -153,5 +153,42 @@ describe('plans', () => {
     await t.ctx.billing.subscriptions.runDue();
     expect(await planOf(other.cookie, other.id)).toMatchObject({ planId: 'free', balanceCents: 501 });
     expect((await send('DELETE', `/v1/server/${other.id}`, other.cookie)).json().status).toBe('SUCCESS');
+  });
+
+  it("credits the referrer's balance with the commission in the same transaction as a referred account's purchase, once", async () => {
+    const affiliate = await payingOwner('affil', 0);
+    const code = (await send('GET', '/v1/user/referral', affiliate.cookie)).json().result.code as string;
+    // A new account signs up through the affiliate's link, then buys a plan and renews it.
+    const registered = await send('POST', '/v1/auth/register', undefined, {
+      emailAddress: `referred-${Date.now()}@example.com`,
+      password: 'long enough password',
+      referral: code,
+    });
+    const cookie = registered.headers['set-cookie'] as string | string[];
+    const buyerCookie = (Array.isArray(cookie) ? cookie : [cookie]).map((c) => c.split(';')[0]).join('; ');
+    const userId = registered.json().result.userId as string;
+    await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
+    t.ctx.sessions.forgetUser(userId);
+    const server = (await send('POST', '/v1/server/create', buyerCookie, { serverName: uniqueServerName('refd') })).json().result
+      .serverId as string;
+    await send('PUT', '/v1/user/billing', buyerCookie, { name: 'Ref Erred', addressLine1: '2 Side St', city: 'Leeds', country: 'GB' });
+    const payment = (await send('POST', '/v1/user/topups', buyerCookie, { amountCents: 2000, idempotencyKey: key() })).json().result;
+    await send('POST', `/v1/payments/sandbox/${payment.paymentId}`, buyerCookie, { outcome: 'pay' });
+    // A top-up earns nothing; a purchase does.
+    expect((await send('GET', '/v1/user/referral', affiliate.cookie)).json().result).toMatchObject({ referredUsers: 1, earnedCents: 0 });
+    const idempotencyKey = key();
+    expect((await choose(buyerCookie, server, 'starter', idempotencyKey)).status).toBe('SUCCESS');
+    await choose(buyerCookie, server, 'starter', idempotencyKey);
+    // 20 % of $4.99, rounded down to a cent, once despite the replayed request.
+    const after = (await send('GET', '/v1/user/referral', affiliate.cookie)).json().result;
+    expect(after).toMatchObject({ commissionPercent: 20, earnedCents: 99, commissions: [{ amountCents: 99 }] });
+    expect((await send('GET', '/v1/user/transactions', affiliate.cookie)).json().result).toMatchObject({
+      balanceCents: 99,
+      entries: [{ kind: 'commission', amountCents: 99, description: 'Commission: 20% of a purchase by an account you referred' }],
+    });
+    // A renewal is a purchase too.
+    await movePeriod(server, new Date(Date.now() - 31 * DAY), new Date(Date.now() - 1000));
+    await t.ctx.billing.subscriptions.runDue();
+    expect((await send('GET', '/v1/user/referral', affiliate.cookie)).json().result.earnedCents).toBe(198);
   });
 });

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { endpoints, plans } from '@spawnpoint/contracts';
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import { optionalSession, type AppContext } from '../context.ts';
-import { giveawayEntries, giveaways, users } from '../db/schema.ts';
+import { giveawayEntries, giveaways, ledgerEntries, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 
@@ -81,8 +81,20 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
       code = row?.code ?? code;
       ctx.sessions.forgetUser(session.user.id);
     }
-    const [referred] = await db.select({ n: count() }).from(users).where(eq(users.referral, code));
-    return { code, link: `${ctx.config.publicUrl}/?r=${code}`, referredUsers: Number(referred?.n ?? 0) };
+    const mine = and(eq(ledgerEntries.userId, session.user.id), eq(ledgerEntries.kind, 'commission'));
+    const [[referred], [earned], recent] = await Promise.all([
+      db.select({ n: count() }).from(users).where(eq(users.referral, code)),
+      db.select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` }).from(ledgerEntries).where(mine),
+      db.select().from(ledgerEntries).where(mine).orderBy(desc(ledgerEntries.seq)).limit(20),
+    ]);
+    return {
+      code,
+      link: `${ctx.config.publicUrl}/?r=${code}`,
+      referredUsers: Number(referred?.n ?? 0),
+      commissionPercent: ctx.config.AFFILIATE_COMMISSION_PERCENT,
+      earnedCents: Number(earned?.sum ?? 0),
+      commissions: recent.map((r) => ({ id: r.id, amountCents: r.amountCents, createdAt: r.createdAt.toISOString() })),
+    };
   });
 
   route(endpoints.giveaway, async ({ request, params: { slug } }) => {

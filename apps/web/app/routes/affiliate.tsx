@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { endpoints, type ReferralInfo } from '@spawnpoint/contracts';
+import { endpoints, formatPrice, type ReferralInfo } from '@spawnpoint/contracts';
 import { buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { call } from '../lib/api.ts';
@@ -50,6 +50,24 @@ export default function Affiliate() {
             <p className="text-sm font-medium" data-testid="referred-users">
               {referral.referredUsers === 1 ? '1 player has' : `${referral.referredUsers} players have`} signed up with your link.
             </p>
+            <p className="text-sm" data-testid="affiliate-earned">
+              You earn <strong>{referral.commissionPercent}%</strong> of their purchases. Earned so far:{' '}
+              <strong>{formatPrice(referral.earnedCents)}</strong>, in{' '}
+              <Link to="/account/billing" className="font-semibold text-brand-700 underline">
+                your balance
+              </Link>
+              .
+            </p>
+            {referral.commissions.length ? (
+              <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 text-sm" aria-label="Recent commissions">
+                {referral.commissions.map((c) => (
+                  <li key={c.id} className="flex flex-wrap justify-between gap-2 px-3 py-2">
+                    <span>{new Date(c.createdAt).toLocaleString()}</span>
+                    <span className="font-semibold text-emerald-700">+{formatPrice(c.amountCents)}</span>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
           </div>
         ) : (
           <p className="mt-2 text-slate-500" role="status">
@@ -65,17 +83,18 @@ export default function Affiliate() {
         <ol className="list-decimal space-y-2 pl-6">
           <li>Share your link. When someone opens it, we remember your code in their browser until they sign up.</li>
           <li>They create an account. Your code is attached to it for good; it cannot be changed later.</li>
-          <li>You earn 20 % of every plan payment they make during their first 12 months.</li>
+          <li>
+            You earn a share of everything they buy from their balance — plans, renewals and shop items — credited to your Spawnpoint
+            balance the moment they pay (signed in, the panel above shows your rate and what you earned).
+          </li>
         </ol>
         <h3 className="text-xl font-semibold text-slate-900">Terms</h3>
         <ul className="list-disc space-y-2 pl-6">
-          <li>Commissions are counted in your balance once the payment can no longer be refunded (14 days).</li>
-          <li>Payouts need two-factor authentication on your account and a balance of at least $20.00.</li>
+          <li>Commissions are balance credit: they pay for your own plans and shop items; they are not paid out in cash.</li>
           <li>
             Referring yourself, buying ads on our brand name, spam and misleading claims (such as “free forever premium”) are not allowed
             and end participation.
           </li>
-          <li>Commission accounting starts when billing opens; links shared now already count.</li>
         </ul>
         <Link to="/register" className={buttonClass('primary')}>
           Join for free

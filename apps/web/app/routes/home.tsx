@@ -34,14 +34,14 @@ const features = [
     text: 'Invite friends as viewers, moderators or administrators, with only the access you give them.',
   },
   { title: 'Players', text: 'Operators, whitelist and bans from the browser, applied at once while the server runs.' },
+  {
+    title: 'Plugins',
+    text: 'Homes, teleport requests, kits and more for the built-in server; Modrinth and Hangar plugins for Paper, installed with a click.',
+  },
+  { title: 'Paid plans', text: 'More player slots, memory and backups for a server when your community grows, month by month.' },
 ];
 
 // Said plainly so nobody signs up for what is not there yet (each arrives with its own release).
-const comingNext = [
-  { title: 'Plugins', text: 'A plugin catalogue for your server, installed with a click.' },
-  { title: 'Paid plans', text: 'More player slots, memory and backups when your community grows.' },
-];
-
 const steps = [
   { title: 'Create an account', text: 'An email address and a password. Verify the address and you are in.' },
   { title: 'Name your server', text: 'Pick a name, a software and a Minecraft version. Press Create.' },
@@ -108,17 +108,6 @@ export default function Home() {
               <li key={feature.title} className="rounded-xl bg-slate-50 p-6">
                 <h3 className="font-semibold">{feature.title}</h3>
                 <p className="mt-2 text-slate-600">{feature.text}</p>
-              </li>
-            ))}
-          </ul>
-          <h2 id="next-heading" className="font-pixel mt-14 text-2xl font-bold">
-            Coming next
-          </h2>
-          <ul aria-labelledby="next-heading" className="mt-6 grid gap-6 sm:grid-cols-2">
-            {comingNext.map((item) => (
-              <li key={item.title} className="rounded-xl border border-dashed border-slate-300 p-6">
-                <h3 className="font-semibold">{item.title}</h3>
-                <p className="mt-2 text-slate-600">{item.text}</p>
               </li>
             ))}
           </ul>
