@@ -195,7 +195,8 @@ export class Sandbox {
   private constructor(
     readonly root: string,
     private rootHandle: FileHandle,
-    readonly quotaBytes: number,
+    /** The disk allowed; grows or shrinks with the plan and what was bought (ManagedServer updates it). */
+    public quotaBytes: number,
     private usedBytes: number,
     private readonly measureMaxAgeMs: number,
   ) {}

@@ -42,6 +42,12 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
     let server = servers.get(serverId);
     if (server) {
       server.spec = spec;
+      // A new plan or disk bought: the folder's quota follows at once (a smaller one refuses writes until
+      // files are deleted, and the start, as a full disk does).
+      await server.sandbox().then(
+        (sandbox) => (sandbox.quotaBytes = spec.diskMb * 1024 * 1024),
+        () => undefined,
+      );
       await server.install().catch(failed);
     } else {
       // A new server is known to the other endpoints only once its folder is installed, so nobody sees a

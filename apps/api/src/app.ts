@@ -23,6 +23,7 @@ import { FreeTier } from './servers/free-tier.ts';
 import { ProxyGateway } from './proxy-gateway.ts';
 import { Payments, providerFor } from './billing/payments.ts';
 import { Subscriptions } from './billing/subscriptions.ts';
+import { Shop } from './billing/shop.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -152,13 +153,15 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   // Plans bought or lapsed: the account's limits, the lists, and the node's spec (disk, slots) follow.
   const subscriptions = new Subscriptions(database.db, log, config.AFFILIATE_COMMISSION_PERCENT);
-  subscriptions.onPlanChanged(({ serverId, ownerId, planId }) => {
-    freeTier.planChanged(serverId, ownerId, planId);
-    directory.invalidate(ownerId);
+  const limitsChanged = (serverId: string) =>
     void (async () => {
       const [row] = await database.db.select().from(serverTable).where(eq(serverTable.id, serverId));
       if (row) await nodes.install(row.nodeId, specOf(row)).then((max) => hub.recordMaxPlayers(row.id, max));
-    })().catch((err: unknown) => log.warn({ err, serverId }, 'could not send the node the new plan limits'));
+    })().catch((err: unknown) => log.warn({ err, serverId }, 'could not send the node the new limits'));
+  subscriptions.onPlanChanged(({ serverId, ownerId, planId }) => {
+    freeTier.planChanged(serverId, ownerId, planId);
+    directory.invalidate(ownerId);
+    limitsChanged(serverId);
   });
   await freeTier.loadPlans();
   const pending = new Set<Promise<unknown>>();
@@ -176,7 +179,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
     game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs },
-    billing: { payments: new Payments(database.db, providerFor(config), log), subscriptions },
+    billing: {
+      payments: new Payments(database.db, providerFor(config), log),
+      subscriptions,
+      shop: new Shop(database.db, config.AFFILIATE_COMMISSION_PERCENT),
+      limitsChanged,
+    },
     background,
   };
 

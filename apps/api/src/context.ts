@@ -16,6 +16,7 @@ import type { FreeTier } from './servers/free-tier.ts';
 import type { BackupJobs } from './servers/backup-jobs.ts';
 import type { Payments } from './billing/payments.ts';
 import type { Subscriptions } from './billing/subscriptions.ts';
+import type { Shop } from './billing/shop.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -34,7 +35,13 @@ export interface AppContext {
     freeTier: FreeTier;
     backups: BackupJobs;
   };
-  billing: { payments: Payments; subscriptions: Subscriptions };
+  billing: {
+    payments: Payments;
+    subscriptions: Subscriptions;
+    shop: Shop;
+    /** A server's limits changed (plan, shop): the node gets its new spec (disk, slots). */
+    limitsChanged(serverId: string): void;
+  };
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

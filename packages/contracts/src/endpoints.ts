@@ -99,6 +99,7 @@ import {
 } from './plugins.ts';
 import type { PermissionKey } from './permissions.ts';
 import { planPurchaseRequest, plansResult, renewalRequest, serverPlanResult } from './plans.ts';
+import { appearanceShopIconRequest, shopPurchaseRequest, shopResult } from './shop.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
 import { serverActivityPage, serverActivityQuery } from './server-activity.ts';
 import { scheduleInput, scheduleParams, serverSchedule, serverSchedulesResult } from './schedules.ts';
@@ -492,6 +493,17 @@ export const endpoints = {
     access: 'session',
     permission: 'appearance.update',
     body: appearanceIconRequest,
+    result: appearanceResult,
+  },
+  appearanceShopIcon: {
+    method: 'PUT',
+    path: '/v1/server/:serverId/appearance/shop-icon',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: "Show one of the owner's shop icons as the server icon",
+    access: 'session',
+    permission: 'appearance.update',
+    body: appearanceShopIconRequest,
     result: appearanceResult,
   },
   appearanceIconDelete: {
@@ -1051,6 +1063,27 @@ export const endpoints = {
     permission: 'billing.manage',
     body: renewalRequest,
     result: serverPlanResult,
+  },
+  shop: {
+    method: 'GET',
+    path: '/v1/server/:serverId/shop',
+    params: serverIdParams,
+    tag: 'Billing',
+    summary: 'The shop for a server: icons for the account, backup slots and disk for the server, with what is owned and the balance',
+    access: 'session',
+    permission: 'billing.manage',
+    result: shopResult,
+  },
+  shopBuy: {
+    method: 'POST',
+    path: '/v1/server/:serverId/shop',
+    params: serverIdParams,
+    tag: 'Billing',
+    summary: 'Buy one item from the balance (an icon for the account; a backup slot or disk for this server)',
+    access: 'session',
+    permission: 'billing.manage',
+    body: shopPurchaseRequest,
+    result: shopResult,
   },
   stripeWebhook: {
     method: 'POST',

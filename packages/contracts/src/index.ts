@@ -26,3 +26,4 @@ export * from './proxy.ts';
 export * from './motd.ts';
 export * from './plugins.ts';
 export * from './money.ts';
+export * from './shop.ts';

@@ -47,6 +47,7 @@ export const serverActivityActions = [
   'plan.choose',
   'plan.renew',
   'plan.cancel',
+  'shop.buy',
 ] as const;
 export type ServerActivityAction = (typeof serverActivityActions)[number];
 export const serverActivityAction = z.enum(serverActivityActions);
@@ -95,6 +96,7 @@ export const serverActivityLabels: Record<ServerActivityAction, string> = {
   'plan.choose': 'Chose a plan',
   'plan.renew': "Turned the plan's renewal on",
   'plan.cancel': "Turned the plan's renewal off",
+  'shop.buy': 'Bought in the shop',
 };
 
 /** Entries per page: `limit` defaults to this, and is at most SERVER_ACTIVITY_PAGE_MAX. */

@@ -91,6 +91,9 @@ export const servers = pgTable(
     listMotd: text('list_motd').notNull().default(''),
     /** The plan whose limits the server has now: `free`, or the plan of its active subscription. */
     planId: text('plan_id').notNull().default('free'),
+    /** Bought in the shop for this server, on top of its plan's: backups kept and disk. */
+    extraBackups: integer('extra_backups').notNull().default(0),
+    extraDiskMb: integer('extra_disk_mb').notNull().default(0),
     listIcon: text('list_icon'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -370,7 +373,10 @@ export const payments = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('payments_user_key').on(t.userId, t.idempotencyKey), uniqueIndex('payments_provider_ref_key').on(t.provider, t.providerRef)],
+  (t) => [
+    uniqueIndex('payments_user_key').on(t.userId, t.idempotencyKey),
+    uniqueIndex('payments_provider_ref_key').on(t.provider, t.providerRef),
+  ],
 );
 
 /** Provider events already handled (a re-delivered webhook is answered and changes nothing). */
@@ -412,7 +418,32 @@ export const subscriptions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('subscriptions_active_server_key').on(t.serverId).where(sql`${t.status} = 'active'`),
+    uniqueIndex('subscriptions_active_server_key')
+      .on(t.serverId)
+      .where(sql`${t.status} = 'active'`),
     index('subscriptions_due_idx').on(t.status, t.periodEnd),
+  ],
+);
+
+/**
+ * What was bought in the shop (issue 16 #4), one row per item bought, written in the same transaction as its
+ * ledger debit. An icon is the account's (`server_id` null); a backup slot or disk is the server's.
+ */
+export const entitlements = pgTable(
+  'entitlements',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    serverId: text('server_id').references(() => servers.id, { onDelete: 'cascade' }),
+    itemId: text('item_id').notNull(),
+    ledgerEntryId: text('ledger_entry_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('entitlements_user_idx').on(t.userId),
+    index('entitlements_server_idx').on(t.serverId),
+    uniqueIndex('entitlements_ledger_key').on(t.ledgerEntryId),
   ],
 );

@@ -3,12 +3,15 @@ import {
   endpoints,
   SERVER_ICON_FILE,
   SERVER_ICON_UPLOAD_MAX_BYTES,
+  shopItem,
+  shopItems,
   toSectionCodes,
   type AppearanceResult,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import { shopIconPng } from '../billing/shop.ts';
 import { serverIconFrom } from '../servers/icon-image.ts';
 import { readServerIcon } from '../servers/server-icon.ts';
 
@@ -20,17 +23,36 @@ import { readServerIcon } from '../servers/server-icon.ts';
  */
 export function appearanceRoutes(route: Route, ctx: AppContext): void {
   const { nodes } = ctx.game;
-  type Server = { id: string; nodeId: string };
+  type Server = { id: string; nodeId: string; ownerId: string };
 
   const current = async (server: Server): Promise<AppearanceResult> => {
-    const [properties, icon] = await Promise.all([
+    const [properties, icon, owned] = await Promise.all([
       nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } }),
       readServerIcon(nodes, server),
+      ctx.billing.shop.iconsOf(ctx.database.db, server.ownerId),
     ]);
     // The public list and the join proxies (while the server sleeps) show a kept copy, so neither reaches a node.
     await ctx.game.directory.keepAppearance(server.id, { motd: properties.motd ?? '', icon });
-    return { motd: properties.motd ?? '', icon };
+    const shopIcons = shopItems.filter((i) => i.kind === 'icon').map((i) => ({ itemId: i.id, name: i.name, owned: owned.has(i.id) }));
+    return { motd: properties.motd ?? '', icon, shopIcons };
   };
+
+  const writeIcon = (server: Server, bytes: Buffer) =>
+    nodes.send(
+      server.nodeId,
+      agentEndpoints.fileWrite,
+      { params: { serverId: server.id }, query: { path: `/${SERVER_ICON_FILE}`, overwrite: 'true', size: bytes.length } },
+      bytes,
+    );
+
+  route(endpoints.appearanceShopIcon, async ({ server, body }) => {
+    const item = shopItem(body.itemId);
+    if (item?.kind !== 'icon') throw new ApiError('INVALID_INPUT', { itemId: 'There is no such icon in the shop.' });
+    if (!(await ctx.billing.shop.iconsOf(ctx.database.db, server.ownerId)).has(item.id))
+      throw new ApiError('INVALID_STATE', undefined, `The ${item.name} icon is not unlocked: its owner buys it in the server's Shop.`);
+    await writeIcon(server, await shopIconPng(item.art));
+    return current(server);
+  });
 
   route(endpoints.appearance, async ({ server }) => current(server));
 
@@ -47,13 +69,7 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.appearanceIcon,
     async ({ server, body }) => {
-      const bytes = await serverIconFrom(Buffer.from(body.image, 'base64'));
-      await nodes.send(
-        server.nodeId,
-        agentEndpoints.fileWrite,
-        { params: { serverId: server.id }, query: { path: `/${SERVER_ICON_FILE}`, overwrite: 'true', size: bytes.length } },
-        bytes,
-      );
+      await writeIcon(server, await serverIconFrom(Buffer.from(body.image, 'base64')));
       return current(server);
     },
     { bodyLimit: 4 * SERVER_ICON_UPLOAD_MAX_BYTES },

@@ -48,7 +48,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     const recorded = job ? rows.some((row) => row.id === job && row.status === 'complete') : false;
     return {
       backups: rows.filter((row) => row.status === 'complete').map(present),
-      limit: backupLimitOf(server.planId),
+      limit: backupLimitOf(server),
       running: job !== undefined && !recorded,
       pending: pending ? { backupId: pending.id, percent: percents.get(pending.id) ?? 0 } : null,
     };

@@ -116,6 +116,17 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
     { activity: ({ body, server }) => ({ action: body.renews ? 'plan.renew' : 'plan.cancel', target: server.planId }) },
   );
 
+  const shop = ctx.billing.shop;
+  route(endpoints.shop, async ({ server }) => shop.view(server));
+  route(
+    endpoints.shopBuy,
+    async ({ server, body }) => {
+      if (await shop.buy(server, body.itemId, body.idempotencyKey)) ctx.billing.limitsChanged(server.id);
+      return shop.view(server);
+    },
+    { activity: ({ body }) => ({ action: 'shop.buy', target: body.itemId }) },
+  );
+
   // Stripe signs each delivery over the exact bytes; the event is believed only after that check.
   route(
     endpoints.stripeWebhook,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../../test-support/until.ts';
 import { addMonth, proratedCents } from '../billing/subscriptions.ts';
 import { servers, subscriptions, users } from '../db/schema.ts';
 import { planById } from '@spawnpoint/contracts';
@@ -190,5 +192,57 @@ describe('plans', () => {
     await movePeriod(server, new Date(Date.now() - 31 * DAY), new Date(Date.now() - 1000));
     await t.ctx.billing.subscriptions.runDue();
     expect((await send('GET', '/v1/user/referral', affiliate.cookie)).json().result.earnedCents).toBe(198);
+  });
+
+  it('sells icons for the account and backup slots and disk for the server, each once per purchase, with the limits at once', async () => {
+    const { cookie, id } = await payingOwner('shop', 500);
+    const buy = async (itemId: string, idempotencyKey = key()) =>
+      (await send('POST', `/v1/server/${id}/shop`, cookie, { itemId, idempotencyKey })).json();
+    const shop = (await send('GET', `/v1/server/${id}/shop`, cookie)).json().result;
+    expect(shop).toMatchObject({ balanceCents: 500, backupLimit: 3, diskMb: 2048 });
+    expect(await buy('golden-sword')).toMatchObject({ status: 'INVALID_INPUT', fields: { itemId: 'There is no such item in the shop.' } });
+
+    // An icon: locked in Appearance until bought, then shown as the server's icon.
+    const look = (await send('GET', `/v1/server/${id}/appearance`, cookie)).json().result;
+    expect(look.shopIcons).toContainEqual({ itemId: 'icon-diamond', name: 'Diamond', owned: false });
+    expect((await send('PUT', `/v1/server/${id}/appearance/shop-icon`, cookie, { itemId: 'icon-diamond' })).json()).toMatchObject({
+      status: 'INVALID_STATE',
+      message: "The Diamond icon is not unlocked: its owner buys it in the server's Shop.",
+    });
+    const idempotencyKey = key();
+    const bought = await buy('icon-diamond', idempotencyKey);
+    expect(bought.status, bought.message).toBe('SUCCESS');
+    expect(bought.result.items.find((i: { id: string }) => i.id === 'icon-diamond')).toMatchObject({ owned: 1, max: 1 });
+    expect((await buy('icon-diamond', idempotencyKey)).result.balanceCents).toBe(351);
+    expect(await buy('icon-diamond')).toMatchObject({ status: 'INVALID_STATE' });
+    const shown = (await send('PUT', `/v1/server/${id}/appearance/shop-icon`, cookie, { itemId: 'icon-diamond' })).json();
+    expect(shown.status, shown.message).toBe('SUCCESS');
+    const png = Buffer.from((shown.result.icon as string).replace('data:image/png;base64,', ''), 'base64');
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([64, 64]);
+    // Top-left is the icon's stone (#3a3f47); the middle its bright gem (#4fe3f0).
+    expect([...data.subarray(0, 3)]).toEqual([0x3a, 0x3f, 0x47]);
+    const middle = (28 * 64 + 36) * info.channels;
+    expect([...data.subarray(middle, middle + 3)]).toEqual([0x4f, 0xe3, 0xf0]);
+
+    // A backup slot and disk: the server's limits grow at once, the node's quota with them.
+    expect((await buy('backup-slot')).result).toMatchObject({ backupLimit: 4, balanceCents: 252 });
+    expect((await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.limit).toBe(4);
+    expect((await buy('disk-5gb')).result).toMatchObject({ diskMb: 2048 + 5120, balanceCents: 53 });
+    await until(
+      async () => (await send('GET', `/v1/server/${id}/files/usage`, cookie)).json().result.quota as number,
+      (quota) => quota === (2048 + 5120) * 1024 * 1024,
+    );
+    // Not enough left for another: refused, nothing written.
+    expect(await buy('disk-5gb')).toMatchObject({ status: 'INSUFFICIENT_BALANCE' });
+    const after = (await send('GET', `/v1/server/${id}/shop`, cookie)).json().result;
+    expect(after).toMatchObject({ balanceCents: 53, diskMb: 2048 + 5120 });
+    const log = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as { action: string; target: string }[];
+    expect(log.filter((e) => e.action === 'shop.buy').map((e) => e.target)).toEqual([
+      'disk-5gb',
+      'backup-slot',
+      'icon-diamond',
+      'icon-diamond',
+    ]);
   });
 });

@@ -84,7 +84,10 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
     const mine = and(eq(ledgerEntries.userId, session.user.id), eq(ledgerEntries.kind, 'commission'));
     const [[referred], [earned], recent] = await Promise.all([
       db.select({ n: count() }).from(users).where(eq(users.referral, code)),
-      db.select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` }).from(ledgerEntries).where(mine),
+      db
+        .select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` })
+        .from(ledgerEntries)
+        .where(mine),
       db.select().from(ledgerEntries).where(mine).orderBy(desc(ledgerEntries.seq)).limit(20),
     ]);
     return {

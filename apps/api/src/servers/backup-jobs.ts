@@ -1,7 +1,8 @@
 import { FREE_BACKUP_LIMIT, agentEndpoints, planById, type AgentBackupEvent } from '@spawnpoint/contracts';
 
-/** Backups a server keeps: its plan's number (Free's when the plan is unknown). */
-export const backupLimitOf = (planId: string | undefined) => (planId ? planById(planId)?.backups : undefined) ?? FREE_BACKUP_LIMIT;
+/** Backups a server keeps: its plan's number and the slots bought for it (Free's when the server is unknown). */
+export const backupLimitOf = (row: { planId: string; extraBackups: number } | undefined) =>
+  row ? (planById(row.planId)?.backups ?? FREE_BACKUP_LIMIT) + row.extraBackups : FREE_BACKUP_LIMIT;
 import { and, asc, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { newId } from '../auth/tokens.ts';
@@ -83,12 +84,16 @@ export class BackupJobs {
     const finished = new Promise<{ ok: boolean; error?: string | undefined }>((resolve) => this.ended.set(backupId, resolve));
     try {
       await this.db.transaction(async (tx) => {
-        const [locked] = await tx.select({ planId: servers.planId }).from(servers).where(eq(servers.id, server.id)).for('update');
+        const [locked] = await tx
+          .select({ planId: servers.planId, extraBackups: servers.extraBackups })
+          .from(servers)
+          .where(eq(servers.id, server.id))
+          .for('update');
         const complete = await tx
           .select()
           .from(backups)
           .where(and(eq(backups.serverId, server.id), eq(backups.status, 'complete')));
-        const limit = backupLimitOf(locked?.planId);
+        const limit = backupLimitOf(locked);
         if (complete.length >= limit && complete.every((b) => b.locked))
           throw new ApiError('INVALID_STATE', undefined, `All ${limit} backups are locked. Unlock or delete one first.`);
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending', scheduleId });
@@ -169,8 +174,12 @@ export class BackupJobs {
       }
       const left = complete.filter((b) => !out.has(b));
       const unlocked = left.filter((b) => !b.locked && b.id !== event.backupId);
-      const [owner] = await tx.select({ planId: servers.planId }).from(servers).where(eq(servers.id, event.serverId)).limit(1);
-      for (const old of unlocked.slice(0, Math.max(0, left.length - backupLimitOf(owner?.planId)))) out.add(old);
+      const [owner] = await tx
+        .select({ planId: servers.planId, extraBackups: servers.extraBackups })
+        .from(servers)
+        .where(eq(servers.id, event.serverId))
+        .limit(1);
+      for (const old of unlocked.slice(0, Math.max(0, left.length - backupLimitOf(owner)))) out.add(old);
       for (const old of out) await tx.delete(backups).where(eq(backups.id, old.id));
       return [...out];
     });

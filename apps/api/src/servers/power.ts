@@ -28,7 +28,7 @@ export function specOf(server: ServerRow): AgentServerSpec {
     version: server.version,
     port: server.port,
     memoryMb: server.memoryMb,
-    diskMb: planById(server.planId)?.diskMb ?? FREE_DISK_MB,
+    diskMb: (planById(server.planId)?.diskMb ?? FREE_DISK_MB) + server.extraDiskMb,
     maxPlayers: server.maxPlayers,
     motd: `${server.name} on Spawnpoint`,
     eulaAccepted: server.eulaAcceptedAt !== null,
