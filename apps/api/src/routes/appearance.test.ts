@@ -40,7 +40,7 @@ describe('appearance', () => {
     expect((await send('GET', appearance, cookie)).json().result).toMatchObject({ icon: null });
 
     const saved = await send('PUT', appearance, cookie, { motd: '&aWelcome &lhome\n&#ff8800Tom & Jerry' });
-    expect(saved.json().result).toEqual({ motd: '§aWelcome §lhome\n§x§f§f§8§8§0§0Tom & Jerry', icon: null });
+    expect(saved.json().result).toMatchObject({ motd: '§aWelcome §lhome\n§x§f§f§8§8§0§0Tom & Jerry', icon: null });
     const file = (await send('GET', `/v1/server/${id}/files/content?path=/server.properties`, cookie)).json().result.content as string;
     expect(file).toContain('motd=\\u00A7aWelcome \\u00A7lhome\\n\\u00A7x');
     // The Properties page reads the same value.
