@@ -70,7 +70,9 @@ test('billing: add billing information, a declined top-up moves nothing, a paid 
   await page.screenshot({ path: test.info().outputPath('billing-360.png'), fullPage: true });
 });
 
-test('upgrade: a plan is bought from the balance, the server gets its limits, and renewal can be turned off', async ({ page }) => {
+test('upgrade and shop: a plan is bought from the balance, the server gets its limits, an icon is bought and chosen, renewal turned off', async ({
+  page,
+}) => {
   await verifiedAccount(page, 'upgrade');
   const base = await createServerThroughForm(page, `up${Date.now().toString(36).slice(-9)}`);
   await page.goto(`${base}/upgrade`);
@@ -106,6 +108,22 @@ test('upgrade: a plan is bought from the balance, the server gets its limits, an
   // The limits changed at once: backups kept, and the slots the overview counts against.
   await page.goto(`${base}/backups`);
   await expect(page.getByText(/of 10 backups|10 backups/).first()).toBeVisible();
+
+  // The shop: an icon bought with what is left, then chosen in Appearance.
+  await page.goto(`${base}/appearance`);
+  const gallery = page.getByTestId('shop-icons');
+  await expect(gallery.getByRole('link', { name: 'Unlock in the shop' }).first()).toBeVisible();
+  await page.goto(`${base}/shop`);
+  await expect(page.getByTestId('shop-balance')).toHaveText('$5.01');
+  await page.getByRole('button', { name: 'Buy Heart' }).click();
+  await page.getByRole('button', { name: 'Pay $0.99' }).click();
+  await expect(page.getByText('Heart bought')).toBeVisible();
+  await expect(page.getByTestId('shop-balance')).toHaveText('$4.02');
+  await page.screenshot({ path: test.info().outputPath('shop-1280.png'), fullPage: true });
+  await page.getByRole('link', { name: 'Owned — choose it in Appearance' }).click();
+  await page.getByRole('button', { name: 'Use the Heart icon' }).click();
+  await expect(page.getByText('Heart icon chosen')).toBeVisible();
+  await expect(page.getByRole('img', { name: 'The current icon' })).toHaveAttribute('src', /^data:image\/png;base64,/);
 
   await page.goto(`${base}/upgrade`);
   await page.getByRole('button', { name: 'Turn renewal off' }).click();

@@ -22,7 +22,7 @@ const modules: Record<RouteName, string> = {
   servers: 'routes/servers.tsx',
   'servers-create': 'routes/servers-create.tsx',
   'servers-id': 'routes/server-overview.tsx',
-  'servers-id-shop': 'routes/coming-soon.tsx',
+  'servers-id-shop': 'routes/server-shop.tsx',
   'servers-id-files': 'routes/server-files.tsx',
   'servers-id-backups': 'routes/server-backups.tsx',
   'servers-id-console': 'routes/server-console.tsx',

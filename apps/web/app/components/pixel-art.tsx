@@ -1,3 +1,4 @@
+import type { ShopIconArt } from '@spawnpoint/contracts';
 import { gridPaths, gridRects, grassSide, grassTop, serverIcon, stoneFace, type PixelGrid } from '../lib/pixel-art.ts';
 
 /** Pixels as SVG rectangles in the current user space, one unit a pixel. */
@@ -134,6 +135,24 @@ export function GrassGround({ className }: { className?: string }) {
       <g transform="scale(3)">
         <rect width="100%" height="16" fill="url(#sp-ground)" />
       </g>
+    </svg>
+  );
+}
+
+/** One of the shop's icons, drawn from its 8×8 pixel art (the server receives the same pixels as a 64×64 PNG). */
+export function ShopIconArtwork({ art, size = 48, label }: { art: ShopIconArt; size?: number; label: string }) {
+  const pixels: PixelGrid = art.rows.map((row) => Array.from(row, (key) => art.palette[key] ?? '#000000'));
+  return (
+    <svg
+      viewBox="0 0 8 8"
+      width={size}
+      height={size}
+      shapeRendering="crispEdges"
+      className="shrink-0 rounded-md ring-1 ring-black/10"
+      role="img"
+      aria-label={label}
+    >
+      <Pixels pixels={pixels} />
     </svg>
   );
 }

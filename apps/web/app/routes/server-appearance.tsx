@@ -6,12 +6,13 @@ import {
   MOTD_RAW_MAX,
   parseMotd,
   SERVER_ICON_UPLOAD_MAX_BYTES,
+  shopItem,
   type AppearanceResult,
 } from '@spawnpoint/contracts';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
-import { ServerIcon } from '../components/pixel-art.tsx';
+import { ServerIcon, ShopIconArtwork } from '../components/pixel-art.tsx';
 import { ServerListRow } from '../components/server-list-row.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
@@ -84,6 +85,13 @@ export default function ServerAppearancePage() {
     } catch (err) {
       if (err instanceof ApiFailure) setFieldError(err.fields.motd ?? err.message);
     }
+  }
+
+  async function chooseShopIcon(itemId: string, name: string) {
+    setIconError(null);
+    setSaved(await call(endpoints.appearanceShopIcon, { params: { serverId: id }, body: { itemId } }));
+    setPending(true);
+    notify('success', `${name} icon chosen`, 'It shows in the server list after the next start.');
   }
 
   async function uploadIcon(file: File) {
@@ -239,6 +247,39 @@ export default function ServerAppearancePage() {
               <p role="alert" className="mt-2 text-sm text-red-600">
                 {iconError}
               </p>
+            ) : null}
+            {saved.shopIcons.length ? (
+              <div className="mt-4">
+                <h3 className="text-sm font-semibold text-slate-800">Icons from the shop</h3>
+                <ul className="mt-2 grid grid-cols-2 gap-3 sm:grid-cols-4" data-testid="shop-icons">
+                  {saved.shopIcons.map((entry) => {
+                    const item = shopItem(entry.itemId);
+                    return (
+                      <li
+                        key={entry.itemId}
+                        className="flex flex-col items-center gap-2 rounded-lg border border-slate-200 p-3 text-center text-sm"
+                      >
+                        {item?.kind === 'icon' ? <ShopIconArtwork art={item.art} label={entry.name} /> : null}
+                        <span className="font-medium">{entry.name}</span>
+                        {entry.owned ? (
+                          <Button
+                            variant="secondary"
+                            disabled={!canEdit}
+                            onClick={() => chooseShopIcon(entry.itemId, entry.name)}
+                            aria-label={`Use the ${entry.name} icon`}
+                          >
+                            Use
+                          </Button>
+                        ) : (
+                          <Link to={`/servers/${id}/shop`} className="text-xs font-medium text-brand-700 underline">
+                            Unlock in the shop
+                          </Link>
+                        )}
+                      </li>
+                    );
+                  })}
+                </ul>
+              </div>
             ) : null}
           </section>
 

@@ -1,0 +1,129 @@
+import { endpoints, formatPrice, shopItem, type ShopItemView, type ShopResult } from '@spawnpoint/contracts';
+import { useCallback, useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { Button } from '../components/button.tsx';
+import { ShopIconArtwork } from '../components/pixel-art.tsx';
+import { ServerShell } from '../components/server-shell.tsx';
+import { ApiFailure, call } from '../lib/api.ts';
+import { newIdempotencyKey } from '../lib/billing.ts';
+import { openDialog } from '../lib/dialogs.ts';
+import { pageMeta } from '../lib/meta.ts';
+import { notify } from '../lib/toasts.ts';
+import { useServer } from '../lib/use-server.ts';
+
+export const meta = () => pageMeta('servers-id-shop', 'Server icons, extra backup slots and more disk for your Minecraft server.');
+
+const card = 'rounded-xl border border-slate-200 bg-white p-4 sm:p-6';
+
+export default function ServerShopPage() {
+  const { id = '' } = useParams();
+  return <ShopPage key={id} id={id} />;
+}
+
+function ShopPage({ id }: { id: string }) {
+  const load = useServer(id);
+  const mayBuy = load.status === 'ready' && load.server.permissions.includes('billing.manage');
+  const [data, setData] = useState<ShopResult | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+
+  const reload = useCallback(async () => {
+    try {
+      setData(await call(endpoints.shop, { params: { serverId: id } }, { background: true }));
+    } catch (failure) {
+      setFailed(failure instanceof ApiFailure ? failure.message : 'The shop could not be loaded. Please reload the page.');
+    }
+  }, [id]);
+  useEffect(() => {
+    if (mayBuy) void reload();
+  }, [mayBuy, reload]);
+
+  const buy = (item: ShopItemView) =>
+    openDialog('confirm', {
+      title: `Buy ${item.name}?`,
+      message: `${formatPrice(item.priceCents)} is taken from your balance${item.scope === 'account' ? '; the icon is yours for all your servers.' : ' and added to this server for good.'}`,
+      confirmLabel: `Pay ${formatPrice(item.priceCents)}`,
+      onConfirm: async () => {
+        // One key per confirmed purchase: a retried request charges once.
+        setData(
+          await call(endpoints.shopBuy, { params: { serverId: id }, body: { itemId: item.id, idempotencyKey: newIdempotencyKey() } }),
+        );
+        notify('success', `${item.name} bought`, item.kind === 'icon' ? 'Choose it on the Appearance page.' : 'It applies at once.');
+      },
+    });
+
+  const groups: { title: string; kinds: ShopItemView['kind'][] }[] = [
+    { title: 'Server icons', kinds: ['icon'] },
+    { title: 'More for this server', kinds: ['backup-slot', 'disk'] },
+  ];
+  return (
+    <ServerShell serverId={id} load={load}>
+      <div className="grid gap-6">
+        {load.status === 'ready' && !mayBuy ? (
+          <p className={`${card} text-sm text-slate-600`}>Only the server&apos;s owner can buy in its shop.</p>
+        ) : failed ? (
+          <p className={`${card} text-sm text-red-700`} role="alert">
+            {failed}
+          </p>
+        ) : !data ? (
+          <p className={`${card} text-sm text-slate-600`} role="status">
+            Loading the shop…
+          </p>
+        ) : (
+          <>
+            <section className={`${card} flex flex-wrap items-center justify-between gap-3 text-sm`} aria-label="Balance and limits">
+              <span>
+                Balance: <strong data-testid="shop-balance">{formatPrice(data.balanceCents)}</strong>{' '}
+                <Link to="/account/billing" className="ml-2 font-medium text-brand-700 underline">
+                  Top up
+                </Link>
+              </span>
+              <span className="text-slate-600">
+                This server keeps <strong>{data.backupLimit}</strong> backups and has <strong>{data.diskMb / 1024} GB</strong> of disk.
+              </span>
+            </section>
+            {groups.map((group) => (
+              <section key={group.title} aria-label={group.title} className={card}>
+                <h2 className="text-lg font-semibold">{group.title}</h2>
+                <ul className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+                  {data.items
+                    .filter((item) => group.kinds.includes(item.kind))
+                    .map((item) => {
+                      const art = shopItem(item.id);
+                      const full = item.owned >= item.max;
+                      return (
+                        <li
+                          key={item.id}
+                          className="flex flex-col gap-2 rounded-lg border border-slate-200 p-3 text-sm"
+                          data-testid="shop-item"
+                        >
+                          {art?.kind === 'icon' ? <ShopIconArtwork art={art.art} size={56} label={item.name} /> : null}
+                          <h3 className="font-semibold">{item.name}</h3>
+                          <p className="flex-1 text-slate-600">{item.summary}</p>
+                          {item.kind !== 'icon' && item.owned > 0 ? (
+                            <p className="text-xs text-slate-500">
+                              {item.owned} of {item.max} bought for this server
+                            </p>
+                          ) : null}
+                          {item.kind === 'icon' && item.owned ? (
+                            <Link to={`/servers/${id}/appearance`} className="font-medium text-emerald-700 underline">
+                              Owned — choose it in Appearance
+                            </Link>
+                          ) : full ? (
+                            <p className="font-medium text-slate-500">The most this server can have</p>
+                          ) : (
+                            <Button onClick={() => buy(item)} aria-label={`Buy ${item.name}`}>
+                              Buy for {formatPrice(item.priceCents)}
+                            </Button>
+                          )}
+                        </li>
+                      );
+                    })}
+                </ul>
+              </section>
+            ))}
+          </>
+        )}
+      </div>
+    </ServerShell>
+  );
+}
