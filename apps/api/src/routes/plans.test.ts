@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../../test-support/until.ts';
 import { addMonth, proratedCents } from '../billing/subscriptions.ts';
-import { servers, subscriptions, users } from '../db/schema.ts';
+import { serverMembers, servers, subscriptions, users } from '../db/schema.ts';
 import { planById } from '@spawnpoint/contracts';
-import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName, type Send } from '../test/build-test-app.ts';
+import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName, verifiedOwner, type Send } from '../test/build-test-app.ts';
 
 /**
  * Plans bought for a server from the balance (issue 16 #3), with a real agent for the servers. The clock of
@@ -244,5 +244,42 @@ describe('plans', () => {
       'icon-diamond',
       'icon-diamond',
     ]);
+  });
+
+  it("refuses an administrator of the server (not its owner) the plan and the shop, and nobody else's server exists for them", async () => {
+    const { id } = await payingOwner('owned', 1000);
+    const adminCookie = await verifiedOwner(t, 'admin');
+    const adminId = (await send('GET', '/v1/user/me', adminCookie)).json().result.userId as string;
+    await t.ctx.database.db.insert(serverMembers).values({ serverId: id, userId: adminId, role: 'administrator' });
+    t.ctx.game.directory.invalidate(adminId);
+    for (const [method, url, body] of [
+      ['GET', `/v1/server/${id}/plan`, undefined],
+      ['POST', `/v1/server/${id}/plan`, { planId: 'starter', idempotencyKey: key() }],
+      ['POST', `/v1/server/${id}/shop`, { itemId: 'backup-slot', idempotencyKey: key() }],
+    ] as const)
+      expect((await send(method, url, adminCookie, body)).json().status, url).toBe('NO_PERMISSION');
+    const stranger = await verifiedOwner(t, 'stranger');
+    expect((await send('POST', `/v1/server/${id}/shop`, stranger, { itemId: 'backup-slot', idempotencyKey: key() })).json().status).toBe(
+      'NOT_FOUND',
+    );
+    expect(await serverRow(id)).toMatchObject({ planId: 'free', extraBackups: 0 });
+  });
+
+  it('writes neither the debit nor the item when the purchase fails between them', async () => {
+    const { cookie, id } = await payingOwner('crash', 500);
+    // The entitlement's insert fails (as a crash would, after the debit was written in the same transaction).
+    await t.ctx.database.db.execute(sql`alter table entitlements add constraint test_no_heart check (item_id <> 'icon-heart')`);
+    try {
+      const failed = await send('POST', `/v1/server/${id}/shop`, cookie, { itemId: 'icon-heart', idempotencyKey: key() });
+      expect(failed.statusCode).toBe(500);
+    } finally {
+      await t.ctx.database.db.execute(sql`alter table entitlements drop constraint test_no_heart`);
+    }
+    const after = (await send('GET', '/v1/user/transactions', cookie)).json().result;
+    expect(after.balanceCents).toBe(500);
+    expect(after.entries.map((e: { kind: string }) => e.kind)).toEqual(['topup']);
+    expect(
+      (await send('GET', `/v1/server/${id}/shop`, cookie)).json().result.items.find((i: { id: string }) => i.id === 'icon-heart').owned,
+    ).toBe(0);
   });
 });
