@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
+import { eq } from 'drizzle-orm';
+import { servers } from '../db/schema.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let agent: AgentProcess;
@@ -94,5 +96,30 @@ describe('start queue', { timeout: 120_000 }, () => {
     expect(c.positions.at(-1)).toBeNull();
     expect((await c.details()).queuePosition).toBeNull();
     await c.power('kill');
+  });
+
+  it("puts a paid plan's start ahead of free ones waiting, and starts it first when a slot frees", async () => {
+    const a = await owner('pa');
+    const free = await owner('pf');
+    const paid = await owner('pp');
+    // As a purchase leaves it (plans.test.ts buys through the balance): the server is on Starter.
+    await t.ctx.database.db.update(servers).set({ planId: 'starter' }).where(eq(servers.id, paid.id));
+    t.ctx.game.directory.invalidate((await send('GET', '/v1/user/me', paid.cookie)).json().result.userId as string);
+
+    expect((await a.power('start')).json().status).toBe('SUCCESS');
+    await until(a.details, (s) => s.state === 'online');
+    expect((await free.power('start')).json().result.state).toBe('queued');
+    expect((await paid.power('start')).json().result.state).toBe('queued');
+    expect((await paid.details()).queuePosition).toBe(1);
+    await until(
+      () => free.positions,
+      (p) => p.at(-1) === 2,
+    );
+    await a.power('stop');
+    await until(paid.details, (s) => s.state === 'online');
+    expect((await free.details()).queuePosition).toBe(1);
+    await paid.power('kill');
+    await until(free.details, (s) => s.state === 'online');
+    await free.power('kill');
   });
 });

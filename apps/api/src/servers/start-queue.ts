@@ -1,4 +1,4 @@
-import type { ServerState } from '@spawnpoint/contracts';
+import { planById, type ServerState } from '@spawnpoint/contracts';
 import type { ServerRow } from './server-creator.ts';
 
 export interface QueuedStart {
@@ -7,9 +7,12 @@ export interface QueuedStart {
   from: ServerState;
 }
 
+const priorityOf = (entry: QueuedStart) => planById(entry.server.planId)?.priority ?? 0;
+
 /**
- * The start queue of each node: starts that found the node's running servers at capacity wait here, first
- * come first served, and start as soon as a slot frees (PowerDispatcher). Positions count from 1.
+ * The start queue of each node: starts that found the node's running servers at capacity wait here, by their
+ * plan's priority and then first come first served, and start as soon as a slot frees (PowerDispatcher).
+ * Positions count from 1.
  */
 export class StartQueue {
   private lines = new Map<string, QueuedStart[]>();
@@ -28,11 +31,16 @@ export class StartQueue {
     return this.lines.get(nodeId)?.length ?? 0;
   }
 
-  /** Adds a start at the end of its node's line; false when that line is full. */
+  /**
+   * Adds a start to its node's line, after every start of its plan's priority or a higher one (so a paid
+   * plan's server passes free ones, and servers of one priority keep their order); false when the line is full.
+   */
   add(entry: QueuedStart): boolean {
     const line = this.lines.get(entry.server.nodeId) ?? [];
     if (line.length >= this.maxPerNode) return false;
-    line.push(entry);
+    const at = line.findIndex((waiting) => priorityOf(waiting) < priorityOf(entry));
+    if (at < 0) line.push(entry);
+    else line.splice(at, 0, entry);
     this.lines.set(entry.server.nodeId, line);
     return true;
   }
