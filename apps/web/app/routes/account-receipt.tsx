@@ -15,7 +15,13 @@ export default function AccountReceipt() {
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
     getReceipt(entryId).then(setReceipt, (failure: unknown) =>
-      setFailed(failure instanceof ApiFailure ? failure.message : 'The receipt could not be loaded.'),
+      setFailed(
+        failure instanceof ApiFailure && failure.code === 'NOT_FOUND'
+          ? 'There is no such receipt in your account.'
+          : failure instanceof ApiFailure
+            ? failure.message
+            : 'The receipt could not be loaded.',
+      ),
     );
   }, [entryId]);
 

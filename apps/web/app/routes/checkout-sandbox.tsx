@@ -18,8 +18,14 @@ export default function CheckoutSandbox() {
   const [payment, setPayment] = useState<PaymentView | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
-    getTopup(paymentId).then(setPayment, (failure: unknown) =>
-      setFailed(failure instanceof ApiFailure ? failure.message : 'This payment could not be loaded.'),
+    getTopup(paymentId, { background: true }).then(setPayment, (failure: unknown) =>
+      setFailed(
+        failure instanceof ApiFailure && failure.code === 'NOT_FOUND'
+          ? 'There is no such payment in your account. Start a top-up from the Billing page.'
+          : failure instanceof ApiFailure
+            ? failure.message
+            : 'This payment could not be loaded.',
+      ),
     );
   }, [paymentId]);
 
