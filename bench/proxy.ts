@@ -64,6 +64,7 @@ if (role === 'game') {
     version: '1.21.4',
     icon: null,
     motd: '',
+    proxyProtocol: false,
   });
   table.replace({
     playDomain: DOMAIN,

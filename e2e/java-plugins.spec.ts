@@ -139,6 +139,14 @@ test('a Paper server: search Modrinth, install a plugin, see "update available",
     .setInputFiles({ name: 'evil.jar', mimeType: 'application/java-archive', buffer: Buffer.from('MZ not a jar') });
   await expect(page.getByText('evil.jar is not a plugin')).toBeVisible();
   await expect(page.getByTestId('installed-plugin')).toHaveCount(2);
+  // A Java server may get players' real addresses from the join proxy (it must expect the PROXY header).
+  await page.getByRole('navigation', { name: 'Server' }).getByRole('link', { name: 'Properties', exact: true }).click();
+  const realAddresses = page.getByRole('switch', { name: "Send players' real addresses (PROXY protocol v2)" });
+  await expect(realAddresses).not.toBeChecked();
+  await realAddresses.click();
+  await expect(page.getByText("Players' real addresses are sent")).toBeVisible();
+  await expect(realAddresses).toBeChecked();
+  await page.goBack();
   await page.setViewportSize({ width: 360, height: 800 });
   expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
   await page.screenshot({ path: test.info().outputPath('java-plugins-360.png'), fullPage: true });

@@ -21,7 +21,7 @@ import type { PowerDispatcher } from './servers/power.ts';
 import type { ServerRow } from './servers/server-creator.ts';
 import type { KeptAppearance } from './servers/directory.ts';
 
-type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers'>;
+type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers' | 'proxyProtocol'>;
 
 /** States in which a wake has nothing to do: the server is on its way up or up. */
 const UNDER_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online'];
@@ -67,6 +67,7 @@ export class ProxyGateway {
         port: servers.port,
         version: servers.version,
         maxPlayers: servers.maxPlayers,
+        proxyProtocol: servers.proxyProtocol,
       })
       .from(servers);
     for (const row of rows) this.rows.set(row.id, row);
@@ -109,6 +110,7 @@ export class ProxyGateway {
       port: row.port,
       version: row.version,
       maxPlayers: row.maxPlayers,
+      proxyProtocol: row.proxyProtocol,
     });
     if (old && old.name !== row.name) this.ns?.emit('proxy:route', { name: old.name, route: null });
     this.changed(row.id);
@@ -172,6 +174,7 @@ export class ProxyGateway {
       version: row.version,
       icon: this.looks.get(row.id)?.icon ?? null,
       motd: this.looks.get(row.id)?.motd ?? '',
+      proxyProtocol: row.proxyProtocol,
     };
   }
 }

@@ -49,8 +49,15 @@ async function backend(): Promise<Backend> {
 /** A 1×1 PNG as a data URL: the proxy passes on whatever icon the API sent, it does not read images. */
 const ICON = `data:image/png;base64,${Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4d20000000049454e44ae426082', 'hex').toString('base64')}`;
 
-function route(name: string, state: ProxyRoute['state'], port: number, icon: string | null = null, motd = ''): ProxyRoute {
-  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4', icon, motd };
+function route(
+  name: string,
+  state: ProxyRoute['state'],
+  port: number,
+  icon: string | null = null,
+  motd = '',
+  proxyProtocol = false,
+): ProxyRoute {
+  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4', icon, motd, proxyProtocol };
 }
 
 /** Opens a raw connection; `all` resolves with every byte the proxy sent once it closed. */
@@ -136,6 +143,25 @@ describe('the join proxy', () => {
     socket.destroy();
     await backendClosed;
     await closed;
+  });
+
+  it("opens the game's connection with a PROXY protocol v2 header naming the player when the server asks for it", async () => {
+    await start();
+    table.apply({ name: 'paper', route: route('paper', 'online', game.port, null, '', true) });
+    const hs = handshakeBytes('1.21.4', `paper.${DOMAIN}`, 2);
+    const { socket } = dial(proxy.port);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(Buffer.concat([hs, loginStart('Alex')]));
+    await expect.poll(() => (game.received[0]?.length ?? 0) >= 28 + hs.length).toBe(true);
+    const got = game.received[0]!;
+    // Signature, v2 PROXY, TCP over IPv4, 12 bytes of addresses and ports; then the client's own bytes.
+    expect(got.subarray(0, 16).toString('hex')).toBe('0d0a0d0a000d0a515549540a2111000c');
+    expect([...got.subarray(16, 20)]).toEqual([127, 0, 0, 1]);
+    expect([...got.subarray(20, 24)]).toEqual([127, 0, 0, 1]);
+    expect(got.readUInt16BE(24)).toBe(socket.localPort);
+    expect(got.readUInt16BE(26)).toBe(proxy.port);
+    expect(got.subarray(28, 28 + hs.length).equals(hs)).toBe(true);
+    socket.destroy();
   });
 
   it('routes a TCPShield-tagged address by its name and forwards the tag unchanged', async () => {

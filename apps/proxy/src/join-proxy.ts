@@ -7,6 +7,7 @@ import {
   loginDisconnect,
   normaliseAddress,
   packet,
+  proxyV2Header,
   readHandshake,
   readLegacyPing,
   readPacket,
@@ -369,6 +370,14 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       clearTimeout(connectTimer);
       if (client.destroyed) return closeBoth();
       backend.once('close', closeBoth);
+      // A game server that asked for it learns the player's real address before the first byte of theirs.
+      if (route.proxyProtocol && client.remoteAddress && client.localAddress)
+        backend.write(
+          proxyV2Header(
+            { address: client.remoteAddress, port: client.remotePort ?? 0 },
+            { address: client.localAddress, port: client.localPort ?? 0 },
+          ),
+        );
       backend.write(first);
       // Two pipelines (one per direction) respect backpressure both ways; each adds its own listeners.
       client.setMaxListeners(20);

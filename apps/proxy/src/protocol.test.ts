@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ipv6Bytes,
+  proxyV2Header,
   HANDSHAKE_MAX_BYTES,
   legacyPingResponse,
   normaliseAddress,
@@ -168,5 +170,19 @@ describe('legacy (0xFE) pings', () => {
     expect(text.split('\0')).toEqual(['§1', '78', '1.21.4', 'Sleeping — join to wake it', '0', '10']);
     const old = legacyPingResponse('old', info);
     expect(Buffer.from(old.subarray(3)).swap16().toString('utf16le')).toBe('Sleeping — join to wake it§0§10');
+  });
+});
+
+describe('PROXY protocol v2', () => {
+  it('writes IPv4, unmaps IPv4-in-IPv6, and writes IPv6 addresses in full', () => {
+    const v4 = proxyV2Header({ address: '::ffff:203.0.113.9', port: 53123 }, { address: '198.51.100.1', port: 25565 });
+    expect(v4.toString('hex')).toBe('0d0a0d0a000d0a515549540a2111000c' + 'cb007109' + 'c6336401' + 'cf83' + '63dd');
+    const v6 = proxyV2Header({ address: '2001:db8::1', port: 1 }, { address: '::1', port: 2 });
+    expect(v6.subarray(12, 16).toString('hex')).toBe('21210024');
+    expect(v6.subarray(16, 32).toString('hex')).toBe('20010db8000000000000000000000001');
+    expect(v6.subarray(32, 48).toString('hex')).toBe('00000000000000000000000000000001');
+    expect([v6.readUInt16BE(48), v6.readUInt16BE(50)]).toEqual([1, 2]);
+    expect(ipv6Bytes('::ffff:1.2.3.4')?.toString('hex')).toBe('00000000000000000000ffff01020304');
+    expect(ipv6Bytes('not an address')).toBeNull();
   });
 });

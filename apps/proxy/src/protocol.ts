@@ -4,6 +4,7 @@
  * invalid, and nothing here throws on any input. The proxy forwards the client's own bytes unchanged; these
  * readers only look at them.
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import { motdComponent, type MotdComponentPart } from '@spawnpoint/contracts';
 
 /** The handshake packet (with its length prefix) may be at most this long. */
@@ -225,4 +226,48 @@ export function statusResponse(info: StatusInfo): Buffer {
 /** The login-state Disconnect packet: a JSON chat component the client shows on its disconnect screen. */
 export function loginDisconnect(message: string): Buffer {
   return packet(0x00, writeString(JSON.stringify({ text: message })));
+}
+
+/** PROXY protocol v2's fixed signature. */
+const PROXY_V2_SIGNATURE = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a]);
+
+/** An IPv6 address as its 16 bytes (`::` runs and an embedded IPv4 tail included); null when it is none. */
+export function ipv6Bytes(address: string): Buffer | null {
+  if (!isIPv6(address)) return null;
+  let text = address.split('%')[0]!;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, -v4[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  if (groups.length !== 8) return null;
+  const out = Buffer.alloc(16);
+  groups.forEach((g, i) => out.writeUInt16BE(parseInt(g || '0', 16), i * 2));
+  return out;
+}
+
+/**
+ * The PROXY protocol v2 header that opens a connection to a game server which expects one: the player's
+ * address and port (source) and the address they connected to (destination). An IPv4 address mapped into
+ * IPv6 (`::ffff:1.2.3.4`) is sent as IPv4; two addresses of different families, as IPv6.
+ */
+export function proxyV2Header(source: { address: string; port: number }, destination: { address: string; port: number }): Buffer {
+  const unmap = (a: string) => (a.startsWith('::ffff:') && isIPv4(a.slice(7)) ? a.slice(7) : a);
+  const src = unmap(source.address);
+  const dst = unmap(destination.address);
+  const ports = Buffer.alloc(4);
+  ports.writeUInt16BE(source.port, 0);
+  ports.writeUInt16BE(destination.port, 2);
+  if (isIPv4(src) && isIPv4(dst)) {
+    const v4 = (a: string) => Buffer.from(a.split('.').map(Number));
+    const body = Buffer.concat([v4(src), v4(dst), ports]);
+    return Buffer.concat([PROXY_V2_SIGNATURE, Buffer.from([0x21, 0x11, 0x00, body.length]), body]);
+  }
+  const v6 = (a: string) => (isIPv4(a) ? ipv6Bytes(`::ffff:${a}`) : ipv6Bytes(a)) ?? Buffer.alloc(16);
+  const body = Buffer.concat([v6(src), v6(dst), ports]);
+  return Buffer.concat([PROXY_V2_SIGNATURE, Buffer.from([0x21, 0x21, 0x00, body.length]), body]);
 }

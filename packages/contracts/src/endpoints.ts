@@ -116,6 +116,7 @@ import {
   publicServerNameParams,
   serverAppearanceRequest,
   eulaAcceptRequest,
+  proxyProtocolRequest,
   serverDetails,
   softwareResult,
 } from './servers.ts';
@@ -449,6 +450,17 @@ export const endpoints = {
     access: 'session',
     permission: 'properties.update',
     body: eulaAcceptRequest,
+    result: serverDetails,
+  },
+  serverProxyProtocol: {
+    method: 'POST',
+    path: '/v1/server/:serverId/proxy-protocol',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: "Java servers: have the join proxy send players' real addresses with a PROXY protocol v2 header (the server must expect it)",
+    access: 'session',
+    permission: 'properties.update',
+    body: proxyProtocolRequest,
     result: serverDetails,
   },
   serverAppearance: {

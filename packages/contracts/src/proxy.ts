@@ -35,6 +35,8 @@ export const proxyRoute = z.object({
    * answer, above the line that says the server sleeps and joining wakes it.
    */
   motd: z.string().max(512).default(''),
+  /** Open the connection to the game with a PROXY protocol v2 header (the player's real address). */
+  proxyProtocol: z.boolean().default(false),
 });
 export type ProxyRoute = z.infer<typeof proxyRoute>;
 

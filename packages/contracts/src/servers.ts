@@ -219,8 +219,14 @@ export const serverDetails = serverSummary.extend({
   playTime: playTimeStatus.nullable(),
   /** Java servers: whether the Minecraft EULA was accepted for it (Start asks first); null: not needed. */
   eulaAccepted: z.boolean().nullable(),
+  /**
+   * Java servers: the join proxy opens each connection with a PROXY protocol v2 header, so a server that
+   * expects it (Paper's `proxies.proxy-protocol`) sees players' real addresses; null: not offered.
+   */
+  proxyProtocol: z.boolean().nullable(),
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
+export const proxyProtocolRequest = z.object({ enabled: z.boolean() });
 
 /** `POST /v1/server/{id}/eula`: the owner (or an administrator) accepts the Minecraft EULA for the server. */
 export const eulaAcceptRequest = z.object({ accept: z.literal(true, { error: 'Tick that you accept the Minecraft EULA.' }) });

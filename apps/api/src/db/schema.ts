@@ -83,6 +83,8 @@ export const servers = pgTable(
     sleepingSince: timestamp('sleeping_since', { withTimezone: true }),
     /** Java servers: when the owner (or an administrator) accepted the Minecraft EULA for it. */
     eulaAcceptedAt: timestamp('eula_accepted_at', { withTimezone: true }),
+    /** Java servers: the join proxy sends a PROXY protocol v2 header first (the owner turned it on). */
+    proxyProtocol: boolean('proxy_protocol').notNull().default(false),
     /**
      * The public server list's copy of the MOTD (saved `§` form) and icon (a data URL), so a visitor's
      * request never reaches a node: set when the Appearance or Properties page saves them and read again

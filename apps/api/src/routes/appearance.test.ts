@@ -165,6 +165,36 @@ describe('appearance', () => {
     }
   });
 
+  it("turns on the PROXY protocol header for a Java server's route, and refuses it for the built-in runtime", async () => {
+    const table = new RouteTable();
+    const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+    const apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const link = connectToApi({ apiUrl, token: t.config.proxyToken, table, log: quiet });
+    try {
+      const paper = await ownerWithServer(t, 'proxyv2', { software: 'paper', version: '1.20.4' });
+      const name = (await send('GET', `/v1/server/${paper.id}`, paper.cookie)).json().result.name as string;
+      expect((await send('GET', `/v1/server/${paper.id}`, paper.cookie)).json().result.proxyProtocol).toBe(false);
+      await until(
+        () => table.get(name),
+        (route) => route?.proxyProtocol === false,
+      );
+      const on = (await send('POST', `/v1/server/${paper.id}/proxy-protocol`, paper.cookie, { enabled: true })).json();
+      expect(on.result.proxyProtocol).toBe(true);
+      await until(
+        () => table.get(name)?.proxyProtocol,
+        (value) => value === true,
+      );
+      const squid = await ownerWithServer(t, 'proxysq');
+      expect((await send('GET', `/v1/server/${squid.id}`, squid.cookie)).json().result.proxyProtocol).toBeNull();
+      expect((await send('POST', `/v1/server/${squid.id}/proxy-protocol`, squid.cookie, { enabled: true })).json()).toMatchObject({
+        status: 'INVALID_STATE',
+        message: 'The built-in runtime does not read PROXY protocol headers; only Java servers can.',
+      });
+    } finally {
+      link.close();
+    }
+  });
+
   // server-icon.png is the tenant's file, read by the API on its own at every stop: whatever is put there
   // must give "no icon", at once, never a hang, a file from outside the folder, or a huge read.
   it('shows no icon for a hostile server-icon.png (link out, pipe, folder, oversized) and answers at once', async () => {

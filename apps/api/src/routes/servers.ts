@@ -49,6 +49,21 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     return directory.details(row, access);
   });
 
+  route(
+    endpoints.serverProxyProtocol,
+    async ({ server, access, body }) => {
+      if (!isJavaSoftware(server.software))
+        throw new ApiError('INVALID_STATE', undefined, 'The built-in runtime does not read PROXY protocol headers; only Java servers can.');
+      const [row] = await db.update(servers).set({ proxyProtocol: body.enabled }).where(eq(servers.id, server.id)).returning();
+      if (!row) throw new ApiError('NOT_FOUND');
+      directory.invalidate(row.ownerId);
+      // The proxies get the route with the flag at once; connections from now on carry the header.
+      proxies.upsert(row);
+      return directory.details(row, access);
+    },
+    { activity: ({ body }) => ({ action: 'properties.update', target: `proxy-protocol=${body.enabled}` }) },
+  );
+
   route(endpoints.nameAvailable, async ({ query: { name } }) => {
     const parsed = serverName.safeParse(name);
     if (!parsed.success) return { name, available: false, reason: parsed.error.issues[0]?.message };

@@ -377,6 +377,7 @@ export class ServerDirectory {
       publicListing: row.publicListing,
       joinByName: this.joinProxyConnected(),
       eulaAccepted: isJavaSoftware(row.software) ? row.eulaAcceptedAt !== null : null,
+      proxyProtocol: isJavaSoftware(row.software) ? row.proxyProtocol : null,
       ...this.extras(row),
     };
   }

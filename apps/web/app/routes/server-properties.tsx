@@ -1,9 +1,9 @@
-import { MOTD_RAW_MAX, type ServerProperties } from '@spawnpoint/contracts';
+import { endpoints, MOTD_RAW_MAX, type ServerProperties } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
-import { ApiFailure } from '../lib/api.ts';
+import { ApiFailure, call } from '../lib/api.ts';
 import { getProperties, putProperties } from '../lib/files.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { powerServer } from '../lib/servers.ts';
@@ -260,6 +260,50 @@ export default function ServerPropertiesPage() {
           </div>
         </form>
       )}
+      {load.status === 'ready' && load.server.proxyProtocol !== null ? (
+        <ProxyProtocolSetting
+          serverId={id}
+          initial={load.server.proxyProtocol}
+          canEdit={load.server.permissions.includes('properties.update')}
+        />
+      ) : null}
     </ServerShell>
+  );
+}
+
+/**
+ * Java servers behind the join proxy see the proxy's address for every player, unless both ends speak the
+ * PROXY protocol: the server must expect it first (Paper and Purpur: `proxies.proxy-protocol: true` in
+ * `config/paper-global.yml`), or nobody can join by name.
+ */
+function ProxyProtocolSetting({ serverId, initial, canEdit }: { serverId: string; initial: boolean; canEdit: boolean }) {
+  const [enabled, setEnabled] = useState(initial);
+  const { sending, send } = useSending();
+  const toggle = () =>
+    void send(async () => {
+      const details = await call(endpoints.serverProxyProtocol, { params: { serverId }, body: { enabled: !enabled } });
+      setEnabled(details.proxyProtocol === true);
+      notify(
+        'success',
+        details.proxyProtocol ? "Players' real addresses are sent" : 'Real addresses are no longer sent',
+        'For joins from now on.',
+      );
+    }).catch(() => undefined);
+  return (
+    <section aria-labelledby="proxy-protocol-heading" className="mt-6 max-w-2xl rounded-xl border border-slate-200 bg-white p-6">
+      <h2 id="proxy-protocol-heading" className="text-lg font-semibold">
+        Players&apos; real addresses
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Players who join by name come through Spawnpoint&apos;s join proxy, so the server sees the proxy&apos;s address for all of them
+        (bans by address and logs need the real one). With this on, the proxy sends each player&apos;s address first with the PROXY protocol
+        v2. Turn on <code>proxies.proxy-protocol: true</code> in <code>config/paper-global.yml</code> first: a server that does not expect
+        it refuses everyone who joins by name.
+      </p>
+      <label className="mt-3 flex items-center gap-3 text-sm font-medium">
+        <input type="checkbox" role="switch" checked={enabled} disabled={!canEdit || sending} onChange={toggle} className="size-4" />
+        Send players&apos; real addresses (PROXY protocol v2)
+      </label>
+    </section>
   );
 }

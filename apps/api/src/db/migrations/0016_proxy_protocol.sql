@@ -1,0 +1,1 @@
+ALTER TABLE "servers" ADD COLUMN "proxy_protocol" boolean DEFAULT false NOT NULL;
