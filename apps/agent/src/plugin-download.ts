@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { pipeline, Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { PLUGIN_JAR_MAX_BYTES, type PluginFileInstall } from '@spawnpoint/contracts';
+import { writeCheckedJar } from './jar-write.ts';
 import { SandboxError, type Sandbox } from './sandbox.ts';
 
 /** Where plugin files may be fetched from, and whether plain HTTP is allowed (a test's or a mirror's). */
@@ -32,50 +32,37 @@ export async function downloadPluginFile(sandbox: Sandbox, file: PluginFileInsta
     await response.body?.cancel();
     throw refuse(`${file.name} is larger than it should be (${declared} bytes), so it was not installed.`);
   }
-  const hash = createHash(file.sha512 ? 'sha512' : 'sha256');
-  let bytes = 0;
-  let head = Buffer.alloc(0);
   let stall: NodeJS.Timeout | null = null;
   const source = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
-  const counted = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      armStall();
-      bytes += chunk.length;
-      if (bytes > limit) return done(refuse(`${file.name} is larger than it should be, so it was not installed.`));
-      if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
   const armStall = () => {
     if (stall) clearTimeout(stall);
     stall = setTimeout(() => source.destroy(refuse(`The download of ${file.name} stalled. Try again later.`)), STALL_MS);
   };
   armStall();
-  const temp = [file.folder, `.spawnpoint-${randomBytes(6).toString('hex')}.download`];
-  await sandbox.ensureDir(file.folder);
   try {
-    // pipeline listens for errors on both streams: a refusal raised while the sandbox is not reading yet
-    // (opening the file) must reach this write, never escape as an uncaught error that ends the node.
-    pipeline(source, counted, () => undefined);
-    await sandbox.writeFrom(temp, counted, { overwrite: false });
+    await writeCheckedJar(
+      sandbox,
+      { folder: file.folder, fileName: file.fileName },
+      source,
+      {
+        limit,
+        tooLarge: `${file.name} is larger than it should be, so it was not installed.`,
+        algorithm: file.sha512 ? 'sha512' : 'sha256',
+        onChunk: armStall,
+      },
+      async ({ digest, bytes, head }) => {
+        if (stall) clearTimeout(stall);
+        if (digest !== (file.sha512 ?? file.sha256))
+          throw refuse(`${file.name} ${file.version} did not match its published hash, so it was not installed. Try again later.`);
+        if (file.size !== null && bytes !== file.size)
+          throw refuse(`${file.name} arrived incomplete, so it was not installed. Try again later.`);
+        // A jar is a zip archive: anything else named like a plugin is refused.
+        if (head.toString('latin1') !== 'PK\u0003\u0004')
+          throw refuse(`${file.fileName} is not a Java plugin (not a jar file), so it was not installed.`);
+      },
+    );
+  } finally {
     if (stall) clearTimeout(stall);
-    const digest = hash.digest('hex');
-    if (digest !== (file.sha512 ?? file.sha256))
-      throw refuse(`${file.name} ${file.version} did not match its published hash, so it was not installed. Try again later.`);
-    if (file.size !== null && bytes !== file.size)
-      throw refuse(`${file.name} arrived incomplete, so it was not installed. Try again later.`);
-    // A jar is a zip archive: anything else named like a plugin is refused.
-    if (head.toString('latin1') !== 'PK\u0003\u0004')
-      throw refuse(`${file.fileName} is not a Java plugin (not a jar file), so it was not installed.`);
-    await sandbox.remove([file.folder, file.fileName]).catch(() => undefined);
-    await sandbox.remove([file.folder, `${file.fileName}.disabled`]).catch(() => undefined);
-    await sandbox.rename(temp, [file.folder, file.fileName]);
-  } catch (err) {
-    if (stall) clearTimeout(stall);
-    source.destroy();
-    await sandbox.remove(temp).catch(() => undefined);
-    throw err;
   }
 }
 

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { PLUGIN_JAR_MAX_BYTES, type PluginFolder } from '@spawnpoint/contracts';
 import yauzl from 'yauzl';
+import { writeCheckedJar } from './jar-write.ts';
 import { SandboxError, type Sandbox } from './sandbox.ts';
 
 const refuse = (message: string) => new SandboxError('INVALID_INPUT', message);
@@ -35,33 +35,16 @@ export async function receivePluginJar(
   fileName: string,
   body: Readable,
 ): Promise<JarIdentity & { sha256: string }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const counted = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      if (bytes > PLUGIN_JAR_MAX_BYTES) return done(refuse(`A plugin file is at most ${PLUGIN_JAR_MAX_BYTES / 1024 / 1024} MiB.`));
-      hash.update(chunk);
-      done(null, chunk);
+  return writeCheckedJar(
+    sandbox,
+    { folder, fileName },
+    body,
+    { limit: PLUGIN_JAR_MAX_BYTES, tooLarge: `A plugin file is at most ${PLUGIN_JAR_MAX_BYTES / 1024 / 1024} MiB.`, algorithm: 'sha256' },
+    async ({ temp, bytes, digest }) => {
+      if (bytes === 0) throw refuse('The plugin file is empty.');
+      return { ...(await jarIdentity(sandbox, temp, folder, fileName)), sha256: digest };
     },
-  });
-  // pipeline listens for errors on both streams, so a refusal before the sandbox reads reaches the write.
-  pipeline(body, counted, () => undefined);
-  const temp = [folder, `.spawnpoint-${randomBytes(6).toString('hex')}.upload`];
-  await sandbox.ensureDir(folder);
-  try {
-    await sandbox.writeFrom(temp, counted, { overwrite: false });
-    if (bytes === 0) throw refuse('The plugin file is empty.');
-    const identity = await jarIdentity(sandbox, temp, folder, fileName);
-    await sandbox.remove([folder, `${fileName}.disabled`]).catch(() => undefined);
-    await sandbox.remove([folder, fileName]).catch(() => undefined);
-    await sandbox.rename(temp, [folder, fileName]);
-    return { ...identity, sha256: hash.digest('hex') };
-  } catch (err) {
-    counted.destroy();
-    await sandbox.remove(temp).catch(() => undefined);
-    throw err;
-  }
+  );
 }
 
 /** Opens the jar as a zip and reads its descriptor's name and version; refused when it has none. */
