@@ -2,7 +2,7 @@ import { BALANCE_MAX_CENTS, countryName, type BillingInfo, type LedgerKind } fro
 import { and, eq, sql } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import type { Db } from '../db/index.ts';
-import { billingProfiles, ledgerEntries, users } from '../db/schema.ts';
+import { billingProfiles, ledgerEntries, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { DbOrTx } from '../servers/activity.ts';
 
@@ -137,4 +137,18 @@ export async function purchase(tx: Tx, posting: Posting, commissionPercent: numb
     idempotencyKey: `commission-${done.row.id}`,
   });
   return done;
+}
+
+/**
+ * The start of a purchase for a server, inside its transaction: the owner's account locked, a replayed
+ * idempotency key answered with null (the first purchase already happened), billing information required,
+ * and the server's row locked and returned.
+ */
+export async function openPurchase(tx: Tx, server: { id: string; ownerId: string }, idempotencyKey: string) {
+  await lockAccount(tx, server.ownerId);
+  if (await rowByKey(tx, server.ownerId, idempotencyKey)) return null;
+  await requireBillingInfo(tx, server.ownerId);
+  const [row] = await tx.select().from(servers).where(eq(servers.id, server.id)).for('update');
+  if (!row) throw new ApiError('NOT_FOUND');
+  return row;
 }

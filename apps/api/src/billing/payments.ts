@@ -132,11 +132,7 @@ export class Payments {
   async start(user: { id: string; emailAddress: string }, request: TopupRequest): Promise<PaymentView> {
     if (!this.provider) throw new ApiError('TEMPORARILY_DISABLED', undefined, 'Top-ups are not available on this service right now.');
     // The same key again: the first answer, whatever it was.
-    const [earlier] = await this.db
-      .select()
-      .from(payments)
-      .where(and(eq(payments.userId, user.id), eq(payments.idempotencyKey, request.idempotencyKey)))
-      .limit(1);
+    const earlier = await this.byKey(user.id, request.idempotencyKey);
     if (earlier) {
       if (earlier.amountCents !== request.amountCents)
         throw new ApiError('INVALID_INPUT', undefined, 'This idempotency key was used for another amount. Start a new top-up.');
@@ -157,7 +153,11 @@ export class Payments {
       .onConflictDoNothing()
       .returning();
     // Two requests with one key at once: the other made the row; answer it.
-    if (!row) return this.startedWith(user.id, request);
+    if (!row) {
+      const other = await this.byKey(user.id, request.idempotencyKey);
+      if (!other) throw new ApiError('INTERNAL_ERROR');
+      return paymentViewOf(other);
+    }
     let checkout: Checkout;
     try {
       checkout = await this.provider.createCheckout({ id, amountCents: request.amountCents, emailAddress: user.emailAddress });
@@ -175,14 +175,13 @@ export class Payments {
     return paymentViewOf(updated!);
   }
 
-  private async startedWith(userId: string, request: TopupRequest): Promise<PaymentView> {
+  private async byKey(userId: string, idempotencyKey: string): Promise<PaymentRow | null> {
     const [row] = await this.db
       .select()
       .from(payments)
-      .where(and(eq(payments.userId, userId), eq(payments.idempotencyKey, request.idempotencyKey)))
+      .where(and(eq(payments.userId, userId), eq(payments.idempotencyKey, idempotencyKey)))
       .limit(1);
-    if (!row) throw new ApiError('INTERNAL_ERROR');
-    return paymentViewOf(row);
+    return row ?? null;
   }
 
   async view(userId: string, paymentId: string): Promise<PaymentView> {

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.ts';
 import { entitlements, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { DbOrTx } from '../servers/activity.ts';
-import { balanceOf, lockAccount, purchase, requireBillingInfo, rowByKey } from './ledger.ts';
+import { balanceOf, openPurchase, purchase } from './ledger.ts';
 
 type ServerRef = { id: string; ownerId: string };
 
@@ -72,11 +72,8 @@ export class Shop {
     const item = shopItem(itemId);
     if (!item) throw new ApiError('INVALID_INPUT', { itemId: 'There is no such item in the shop.' }, 'There is no such item in the shop.');
     return this.db.transaction(async (tx) => {
-      await lockAccount(tx, server.ownerId);
-      if (await rowByKey(tx, server.ownerId, idempotencyKey)) return false;
-      await requireBillingInfo(tx, server.ownerId);
-      const [row] = await tx.select().from(servers).where(eq(servers.id, server.id)).for('update');
-      if (!row) throw new ApiError('NOT_FOUND');
+      const row = await openPurchase(tx, server, idempotencyKey);
+      if (!row) return false;
       if (item.kind === 'icon') {
         if ((await this.iconsOf(tx, server.ownerId)).has(item.id))
           throw new ApiError('INVALID_STATE', undefined, `You already have the ${item.name} icon. Choose it on the Appearance page.`);

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.ts';
 import { servers, subscriptions } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { DbOrTx } from '../servers/activity.ts';
-import { balanceOf, lockAccount, purchase, requireBillingInfo, rowByKey, type Tx } from './ledger.ts';
+import { balanceOf, lockAccount, openPurchase, purchase, type Tx } from './ledger.ts';
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 /** How often due renewals are looked for (and once at start). */
@@ -114,11 +114,8 @@ export class Subscriptions {
     if (plan.monthlyPriceCents === 0)
       throw new ApiError('INVALID_INPUT', { planId: 'To go back to Free, turn renewal off: the plan then ends with its period.' });
     const changed = await this.db.transaction(async (tx) => {
-      await lockAccount(tx, server.ownerId);
-      if (await rowByKey(tx, server.ownerId, idempotencyKey)) return null;
-      await requireBillingInfo(tx, server.ownerId);
-      const [row] = await tx.select().from(servers).where(eq(servers.id, server.id)).for('update');
-      if (!row) throw new ApiError('NOT_FOUND');
+      const row = await openPurchase(tx, server, idempotencyKey);
+      if (!row) return null;
       const now = this.now();
       const subscription = await this.current(tx, server.id);
       const current = planById(row.planId) ?? plans[0];
