@@ -241,6 +241,27 @@ console.log('ESCAPE ' + JSON.stringify(report));
     );
   });
 
+  it("shows the memory and CPU of the server's whole group, a child process of its plugin included", async () => {
+    // The plugin starts a helper that holds 200 MiB and keeps one core busy: the game's own process has
+    // neither, so only figures read from the server's control group show them.
+    const helper = `const b = Buffer.alloc(200 * 1024 * 1024, 1); for (;;) b[0]++;`;
+    await install('busy', onFile('busy.now', `spawn(process.execPath, ['-e', ${JSON.stringify(helper)}], { stdio: 'ignore' });`));
+    await start('busy');
+    await put('busy', 'busy.now', 'go');
+    const stats = await until(
+      () => t.agent.servers.get('busy')?.latestStats(),
+      (s) => !!s && s.memory > 200 * 1024 * 1024 && s.cpu > 30,
+    );
+    const ownRss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${gamePid('busy')}/status`, 'utf8'))?.[1]) * 1024;
+    expect(ownRss).toBeLessThan(200 * 1024 * 1024);
+    expect(stats?.memory).toBeGreaterThan(ownRss + 150 * 1024 * 1024);
+    expect((await t.call('POST', '/v1/servers/busy/power', { action: 'kill' })).body.status).toBe('SUCCESS');
+    await until(
+      () => stateOf('busy'),
+      (s) => s === 'offline',
+    );
+  });
+
   it('stops a server that uses more memory than its plan: "out of memory", offline, not restarted', async () => {
     await install('hog', onFile('hog.now', `const keep = []; for (;;) keep.push(Buffer.alloc(16 * 1024 * 1024, 1));`), 384);
     await start('hog');

@@ -358,7 +358,7 @@ function cagedWith(parts: CageParts): GameCage {
           command: '/bin/sh',
           args: ['-c', join, 'spawnpoint-cage', String(group.procsFiles.length), ...group.procsFiles, bwrap, ...args],
           infoFd: true,
-          group: { dirs: group.dirs, oomFile: group.oomFile, oomBaseline: await oomKills(group.oomFile) },
+          group: { dirs: group.dirs, oomFile: group.oomFile, oomBaseline: await oomKills(group.oomFile), usage: group.usage },
         };
       }
       return launchDetached(plan, server.runDir, wrapper, inspect);

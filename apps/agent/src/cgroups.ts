@@ -32,13 +32,30 @@ export function heapMb(memoryMb: number): number {
   return Math.max(64, memoryMb - Math.max(64, Math.round(memoryMb * 0.25)));
 }
 
-/** One server's group: a folder per v1 hierarchy (memory, cpu, pids), or one folder in v2. */
+/** Where a group's own figures are read (the dashboard's memory and CPU of a caged server). */
+export interface UsageFiles {
+  version: 1 | 2;
+  /** The memory controller's folder of the group. */
+  memoryDir: string;
+  /** v1: cpuacct.usage (nanoseconds), v2: cpu.stat (`usage_usec`); null where v1 has no cpuacct hierarchy. */
+  cpuFile: string | null;
+}
+
+/** What a group's processes use together: memory without the page cache they could give back, and CPU time. */
+export interface GroupUsage {
+  memoryBytes: number;
+  /** CPU time of every process the group ever held, in nanoseconds; null when the node does not count it. */
+  cpuNs: number | null;
+}
+
+/** One server's group: a folder per v1 hierarchy (memory, cpu, pids, and cpuacct where mounted apart), or one folder in v2. */
 export interface ServerGroup {
   dirs: string[];
   /** The files a process writes its pid into to join the group (before it runs the game). */
   procsFiles: string[];
   /** The file whose `oom_kill N` line counts the kernel's out-of-memory kills in this group. */
   oomFile: string;
+  usage: UsageFiles;
 }
 
 export interface Cgroups {
@@ -58,9 +75,36 @@ async function writable(file: string): Promise<boolean> {
 
 /** How many times the OOM killer ended a process of a group: "oom_kill N" of memory.oom_control (v1) or memory.events (v2). */
 export async function oomKills(file: string): Promise<number> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const match = /^oom_kill (\d+)$/m.exec(text);
+  return statField(file, 'oom_kill').catch(() => 0);
+}
+
+/** A `key N` line of a cgroup's flat-keyed file (memory.stat, cpu.stat, memory.events…), 0 when absent. */
+async function statField(file: string, key: string): Promise<number> {
+  const text = await readFile(file, 'utf8');
+  const match = new RegExp(`^${key} (\\d+)$`, 'm').exec(text);
   return match ? Number(match[1]) : 0;
+}
+
+/**
+ * Memory and CPU of every process in a server's group, read from the group itself (a game's children and
+ * threads included, which the game's own pid would miss). Memory leaves out the inactive file cache the
+ * kernel reclaims first, as `docker stats` does. Null once the group is gone.
+ */
+export async function readGroupUsage(files: UsageFiles): Promise<GroupUsage | null> {
+  try {
+    if (files.version === 1) {
+      const used = Number(await readFile(path.join(files.memoryDir, 'memory.usage_in_bytes'), 'utf8'));
+      const inactive = await statField(path.join(files.memoryDir, 'memory.stat'), 'total_inactive_file');
+      const cpuNs = files.cpuFile ? Number(await readFile(files.cpuFile, 'utf8')) : null;
+      return { memoryBytes: Math.max(0, used - inactive), cpuNs };
+    }
+    const used = Number(await readFile(path.join(files.memoryDir, 'memory.current'), 'utf8'));
+    const inactive = await statField(path.join(files.memoryDir, 'memory.stat'), 'inactive_file');
+    const cpuNs = files.cpuFile ? (await statField(files.cpuFile, 'usage_usec')) * 1000 : null;
+    return { memoryBytes: Math.max(0, used - inactive), cpuNs };
+  } catch {
+    return null;
+  }
 }
 
 /** Removes a group once it is empty (a group still in use stays, and is reused by the next start). */
@@ -107,18 +151,26 @@ export async function detectCgroups(
     return v2(path.join(root, name), root);
   }
   const self = await readFile(selfCgroup, 'utf8').catch(() => '');
-  const dirs: Record<string, string> = {};
-  for (const controller of V1_CONTROLLERS) {
+  /** The agent's own group in a v1 hierarchy, then ours under it; null when the controller is not mounted. */
+  const baseOf = async (controller: string): Promise<string | null> => {
     // "4:memory:/some/path" or "2:cpu,cpuacct:/path"
     const line = self.split('\n').find((l) => l.split(':')[1]?.split(',').includes(controller));
     const own = line ? line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1) : '/';
     const mount = await findV1Mount(root, controller);
-    if (!mount) return { missing: `the cgroup v1 ${controller} controller is not mounted under ${root}` };
-    const base = path.join(mount, own);
+    return mount ? path.join(mount, own) : null;
+  };
+  const dirs: Record<string, string> = {};
+  for (const controller of V1_CONTROLLERS) {
+    const base = await baseOf(controller);
+    if (!base) return { missing: `the cgroup v1 ${controller} controller is not mounted under ${root}` };
     if (!(await writable(base))) return { missing: `${base} is not writable (run the agent as root)` };
     dirs[controller] = path.join(base, name);
   }
-  return v1(dirs as Record<(typeof V1_CONTROLLERS)[number], string>);
+  // CPU time is counted by cpuacct (usually mounted with cpu; here and there on its own): only for the
+  // dashboard's figure, so a node without it still runs games, with the CPU read from the game's process.
+  const cpuacct = await baseOf('cpuacct');
+  const accounting = cpuacct && (await writable(cpuacct)) ? path.join(cpuacct, name) : null;
+  return v1(dirs as Record<(typeof V1_CONTROLLERS)[number], string>, accounting);
 }
 
 async function findV1Mount(root: string, controller: string): Promise<string | null> {
@@ -137,13 +189,21 @@ async function findV1Mount(root: string, controller: string): Promise<string | n
   return null;
 }
 
-function v1(bases: Record<(typeof V1_CONTROLLERS)[number], string>): Cgroups {
+function v1(bases: Record<(typeof V1_CONTROLLERS)[number], string>, cpuacct: string | null): Cgroups {
   const group = (serverId: string): ServerGroup => {
-    const dirs = V1_CONTROLLERS.map((c) => path.join(bases[c], serverId));
+    const limited = V1_CONTROLLERS.map((c) => path.join(bases[c], serverId));
+    const accounting = cpuacct ? path.join(cpuacct, serverId) : null;
+    // Where cpu and cpuacct share a hierarchy, the group is already one of the folders.
+    const dirs = accounting && !limited.includes(accounting) ? [...limited, accounting] : limited;
     return {
       dirs,
       procsFiles: dirs.map((d) => path.join(d, 'cgroup.procs')),
       oomFile: path.join(bases.memory, serverId, 'memory.oom_control'),
+      usage: {
+        version: 1,
+        memoryDir: path.join(bases.memory, serverId),
+        cpuFile: accounting ? path.join(accounting, 'cpuacct.usage') : null,
+      },
     };
   };
   return {
@@ -151,7 +211,7 @@ function v1(bases: Record<(typeof V1_CONTROLLERS)[number], string>): Cgroups {
     async create(serverId, limits) {
       const g = group(serverId);
       await Promise.all(g.dirs.map((d) => mkdir(d, { recursive: true })));
-      const [memory, cpu, pids] = g.dirs as [string, string, string];
+      const [memory, cpu, pids] = g.dirs as [string, string, string, ...string[]];
       const bytes = String(limits.memoryBytes);
       // memsw (memory + swap) is raised after, and lowered before, the memory limit; equal means no swap.
       const memsw = path.join(memory, 'memory.memsw.limit_in_bytes');
@@ -174,6 +234,7 @@ function v2(base: string, root: string): Cgroups {
       dirs: [dir],
       procsFiles: [path.join(dir, 'cgroup.procs')],
       oomFile: path.join(dir, 'memory.events'),
+      usage: { version: 2, memoryDir: dir, cpuFile: path.join(dir, 'cpu.stat') },
     };
   };
   return {

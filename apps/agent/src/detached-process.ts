@@ -12,6 +12,7 @@ import { open, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import { readGroupUsage, type GroupUsage, type UsageFiles } from './cgroups.ts';
 import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
 
 // Once this much of the log has been read, its blocks are given back to the disk (a hole is punched
@@ -38,6 +39,8 @@ export interface GroupRecord {
   /** The file whose `oom_kill N` line counts out-of-memory kills, and its count at launch. */
   oomFile: string;
   oomBaseline: number;
+  /** Where the group's memory and CPU are read (records of older agents lack it: the game's pid is read then). */
+  usage?: UsageFiles;
 }
 
 /**
@@ -132,7 +135,7 @@ export async function launchDetached(
   if (wrapper) record.leader = child.pid;
   if (wrapper?.group) record.group = wrapper.group;
   writeFileSync(f.record, JSON.stringify(record));
-  const handle = new DetachedProcess(pid, runDir, 0, () => inspect(wrapper?.group), wrapper ? child.pid : undefined);
+  const handle = new DetachedProcess(pid, runDir, 0, () => inspect(wrapper?.group), wrapper ? child.pid : undefined, wrapper?.group?.usage);
   void exit.then(([code, signal]) => {
     // bwrap passes on how the game ended as an exit code: 128 + the signal's number.
     if (wrapper && code !== null && code > 128) {
@@ -163,7 +166,7 @@ export async function adoptDetached(runDir: string, inspect: EndInspector = noIn
     () => 0,
   );
   const leader = Number.isInteger(record.leader) && (record.leader ?? 0) > 1 ? record.leader : undefined;
-  const handle = new DetachedProcess(record.pid, runDir, size, () => inspect(record.group), leader);
+  const handle = new DetachedProcess(record.pid, runDir, size, () => inspect(record.group), leader, record.group?.usage);
   handle.pollExit(record.startTicks);
   return handle;
 }
@@ -193,9 +196,14 @@ class DetachedProcess implements RuntimeProcess {
     private outOfMemory: () => Promise<boolean>,
     /** A caged game: the cage's process, leader of the group the game's processes are in. */
     private leader?: number,
+    private usageFiles?: UsageFiles,
   ) {
     this.f = files(runDir);
     if (pid) this.startTail();
+  }
+
+  async usage(): Promise<GroupUsage | null> {
+    return this.usageFiles ? readGroupUsage(this.usageFiles) : null;
   }
 
   send(command: string): void {

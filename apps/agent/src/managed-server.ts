@@ -43,6 +43,8 @@ export class ManagedServer {
   private lastCrash = 0;
   private readonly guard = new OutputGuard();
   private readonly stats: StatsSampler;
+  /** The last figures sent for this server (null before the first sample of a run). */
+  private latest: ServerStats | null = null;
   private readonly inGame = new PlayerCount();
   private exited: Promise<void> = Promise.resolve();
   private openSandbox: Promise<Sandbox> | null = null;
@@ -78,8 +80,15 @@ export class ManagedServer {
       (message) => new InvalidStateError(message),
     );
     this.stats = new StatsSampler(
-      { spec: () => this.spec, pid: () => this.proc?.pid, state: () => this.state, sandbox: () => this.sandbox() },
+      {
+        spec: () => this.spec,
+        pid: () => this.proc?.pid,
+        usage: async () => (this.proc ? this.proc.usage() : null),
+        state: () => this.state,
+        sandbox: () => this.sandbox(),
+      },
       (stats: ServerStats) => {
+        this.latest = stats;
         const inGame = this.inGame.count();
         this.events.stats(this.spec.serverId, inGame === undefined ? stats : { ...stats, inGame });
       },
@@ -89,6 +98,11 @@ export class ManagedServer {
   /** Prepares the folder for the runtime; every file it writes there goes through the sandbox. */
   async install(): Promise<void> {
     await this.runtime.install(await this.sandbox(), this.spec);
+  }
+
+  /** The memory, CPU, disk and players last sampled while the game ran. */
+  latestStats(): ServerStats | null {
+    return this.latest;
   }
 
   /** The names of the players online, as the last status ping listed them. */

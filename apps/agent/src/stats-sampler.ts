@@ -1,6 +1,7 @@
 import type { AgentServerSpec, ServerState, ServerStats } from '@spawnpoint/contracts';
 import minecraftProtocol from 'minecraft-protocol';
 import pidusage from 'pidusage';
+import type { GroupUsage } from './cgroups.ts';
 import type { Sandbox } from './sandbox.ts';
 
 const STATS_EVERY_MS = 2000;
@@ -10,6 +11,8 @@ const DISK_EVERY_MS = 30_000;
 export interface SampledServer {
   spec(): AgentServerSpec;
   pid(): number | undefined;
+  /** The game's control group's figures, when it has one (caged with cgroups). */
+  usage(): Promise<GroupUsage | null>;
   state(): ServerState;
   sandbox(): Promise<Sandbox>;
 }
@@ -24,6 +27,8 @@ export class StatsSampler {
   private disk = 0;
   private lastDisk = 0;
   private players: string[] = [];
+  /** The group's CPU time at the previous sample, for the share of the 2 s since. */
+  private lastCpu: { ns: number; at: bigint } | null = null;
 
   constructor(
     private readonly server: SampledServer,
@@ -40,6 +45,7 @@ export class StatsSampler {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.players = [];
+    this.lastCpu = null;
   }
 
   /** The names of the players online, as the last status ping listed them. */
@@ -50,14 +56,21 @@ export class StatsSampler {
   private async sample(): Promise<void> {
     const pid = this.server.pid();
     if (!pid) return;
-    let cpu = 0;
-    let memory = 0;
-    try {
-      const usage = await pidusage(pid);
-      cpu = Math.round(usage.cpu * 10) / 10;
-      memory = usage.memory;
-    } catch {
-      return;
+    // A caged game is measured as its whole group (children and every thread included).
+    const group = await this.server.usage();
+    let cpu: number;
+    let memory: number;
+    if (group && group.cpuNs !== null) {
+      cpu = this.groupCpu(group.cpuNs);
+      memory = group.memoryBytes;
+    } else {
+      try {
+        const usage = await pidusage(pid);
+        cpu = Math.round(usage.cpu * 10) / 10;
+        memory = group ? group.memoryBytes : usage.memory;
+      } catch {
+        return;
+      }
     }
     if (Date.now() - this.lastDisk > DISK_EVERY_MS) {
       this.lastDisk = Date.now();
@@ -73,6 +86,16 @@ export class StatsSampler {
       this.players = players.list;
     }
     this.emit({ cpu, memory, disk: this.disk, players });
+  }
+
+  /** Percent of one core since the previous sample (100 = one core busy), as pidusage reports it; 0 on the first. */
+  private groupCpu(ns: number): number {
+    const at = process.hrtime.bigint();
+    const last = this.lastCpu;
+    this.lastCpu = { ns, at };
+    if (!last || ns < last.ns) return 0;
+    const elapsed = Number(at - last.at);
+    return elapsed > 0 ? Math.round(((ns - last.ns) / elapsed) * 1000) / 10 : 0;
   }
 }
 

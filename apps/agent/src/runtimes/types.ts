@@ -1,4 +1,5 @@
 import type { AgentServerSpec } from '@spawnpoint/contracts';
+import type { GroupUsage } from '../cgroups.ts';
 import type { Sandbox } from '../sandbox.ts';
 import type { GameSettings } from './game-settings.ts';
 
@@ -42,6 +43,8 @@ export interface RuntimeProcess {
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null, outOfMemory: boolean) => void): void;
   /** Stops watching the process and leaves it running. */
   detach(): void;
+  /** What the game's control group uses (every process in it), or null when it has none (uncaged, no cgroups). */
+  usage(): Promise<GroupUsage | null>;
 }
 
 /**
