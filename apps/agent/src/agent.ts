@@ -18,7 +18,7 @@ import { findJavaRuntimes } from './java-runtimes.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
-import { prepareCage, type GameCage } from './cage.ts';
+import { prepareCage, withoutCage, type GameCage } from './cage.ts';
 import type { AgentConfig } from './config.ts';
 import { InvalidStateError, ManagedServer, type ServerEvents } from './managed-server.ts';
 import { warmUpPing } from './stats-sampler.ts';
@@ -63,6 +63,11 @@ function fail(reply: FastifyReply, status: number, code: string, message: string
 export interface AgentOptions {
   /** Runtimes in place of the built-in ones, by runtime id (tests run hostile game code this way). */
   runtimes?: Record<string, Runtime>;
+  /**
+   * Benchmarks only (bench/cage.ts measures what the cage costs against this): games run without the cage.
+   * No configuration reaches it; a node run from `main.ts` always prepares the cage.
+   */
+  withoutCage?: true;
 }
 
 /** The node daemon: an authenticated HTTP API for actions and one socket to the API for events. */
@@ -81,12 +86,14 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     ),
     ...options.runtimes,
   };
-  const cage = await prepareCage({
-    dataDir: config.dataDir,
-    production: config.NODE_ENV === 'production',
-    allowUncaged: config.ALLOW_UNCAGED_GAMES === 'true',
-    gameUser: config.GAME_USER,
-  });
+  const cage = options.withoutCage
+    ? withoutCage()
+    : await prepareCage({
+        dataDir: config.dataDir,
+        production: config.NODE_ENV === 'production',
+        allowUncaged: config.ALLOW_UNCAGED_GAMES === 'true',
+        gameUser: config.GAME_USER,
+      });
   const servers = new Map<string, ManagedServer>();
   const runningBackups = new Map<string, string>();
   const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {

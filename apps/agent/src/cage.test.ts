@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ping } from 'minecraft-protocol';
 import mineflayer, { type Bot } from 'mineflayer';
@@ -217,6 +218,10 @@ console.log('ESCAPE ' + JSON.stringify(report));
       (e) => Number(/^max (\d+)/m.exec(e)?.[1] ?? 0) > 0,
     );
     expect(Number(readFileSync(path.join(cgroupDir('pids', 'bomb'), 'pids.current'), 'utf8'))).toBeLessThanOrEqual(GAME_PIDS_MAX);
+    // All games of the node together weigh one default CPU share per core against the node's own tasks.
+    expect(readFileSync(path.join(path.dirname(cgroupDir('cpu', 'bomb')), 'cpu.shares'), 'utf8').trim()).toBe(
+      String(1024 * availableParallelism()),
+    );
 
     // Meanwhile the agent answers, and a player on the other server still plays.
     expect((await t.call('GET', '/v1/servers')).body.status).toBe('SUCCESS');

@@ -226,6 +226,11 @@ export async function prepareCage(options: CageOptions): Promise<GameCage> {
   return cagedWith({ bwrap: bwrap as string, system, user, cgroups: limits, warning, dataDir: options.dataDir });
 }
 
+/** No cage at all, said at every start: only for a benchmark's comparison (AgentOptions.withoutCage). */
+export function withoutCage(): GameCage {
+  return uncaged(null, 'This server runs WITHOUT the cage (a benchmark comparison).', 'game servers run WITHOUT the cage (benchmark)');
+}
+
 function uncaged(refusal: string | null, warning: string | null, summary: string): GameCage {
   return {
     mode: 'uncaged',

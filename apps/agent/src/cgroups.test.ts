@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectCgroups, groupName, limitsOf, readGroupUsage } from './cgroups.ts';
@@ -29,6 +29,8 @@ describe('cgroup v2', () => {
     expect(group.oomFile).toBe(path.join(dir, 'memory.events'));
     expect(readFileSync(path.join(root, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +cpu +pids');
     expect(readFileSync(path.join(root, groupName('/data/node-a'), 'cgroup.subtree_control'), 'utf8')).toBe('+memory +cpu +pids');
+    // Every game of the node together: one default share per core against the node's own services.
+    expect(readFileSync(path.join(root, groupName('/data/node-a'), 'cpu.weight'), 'utf8')).toBe(String(100 * availableParallelism()));
     expect(readFileSync(path.join(dir, 'memory.max'), 'utf8')).toBe(String(512 * 1024 * 1024));
     expect(readFileSync(path.join(dir, 'memory.swap.max'), 'utf8')).toBe('0');
     expect(readFileSync(path.join(dir, 'cpu.weight'), 'utf8')).toBe('51');

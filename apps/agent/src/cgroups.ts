@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, mkdir, rmdir, writeFile, access, constants } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 /** Processes and threads one game server may have at once (a Java server uses 50–300 threads). */
@@ -221,6 +222,10 @@ function v1(bases: Record<(typeof V1_CONTROLLERS)[number], string>, cpuacct: str
       if (hasMemsw) await writeFile(memsw, bytes);
       // v1 shares: 1024 is the default of every other group, as 100 is v2's weight.
       await writeFile(path.join(cpu, 'cpu.shares'), String(Math.max(2, Math.round((limits.cpuWeight * 1024) / 100))));
+      // The agent's level holds every game of the node and competes with the node's own tasks as one: at the
+      // default 1,024 all games together would weigh as one busy thread against the agent's. One per core:
+      // the games may fill the machine while the node's services keep a share.
+      await writeFile(path.join(path.dirname(cpu), 'cpu.shares'), String(1024 * availableParallelism()));
       await writeFile(path.join(pids, 'pids.max'), String(limits.pidsMax));
       return g;
     },
@@ -244,6 +249,8 @@ function v2(base: string, root: string): Cgroups {
       await mkdir(g.dirs[0] as string, { recursive: true });
       // Controllers are handed down level by level: the root, then the agent's group.
       for (const parent of [root, base]) await writeFile(path.join(parent, 'cgroup.subtree_control'), '+memory +cpu +pids');
+      // As in v1: all games together weigh one default share per core against the node's own groups.
+      await writeFile(path.join(base, 'cpu.weight'), String(100 * availableParallelism()));
       const dir = g.dirs[0] as string;
       await writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
       await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
