@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route a browser reaches through a signed link: checked by its signature, not the node token. */
     signedDownload?: boolean;
+    /** The metrics page: checked against METRICS_TOKEN, not the node token. */
+    metricsPage?: boolean;
   }
 }
 
@@ -52,7 +54,7 @@ export function agentRouter(http: FastifyInstance): AgentRoute {
     http.route({
       method: endpoint.method,
       url: endpoint.path,
-      config: { signedDownload: endpoint.signed === true },
+      config: { signedDownload: endpoint.signed === true, metricsPage: endpoint.metrics === true },
       ...(endpoint.signed
         ? {
             onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {

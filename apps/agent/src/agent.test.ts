@@ -41,6 +41,14 @@ async function install(serverId: string) {
   return port;
 }
 
+describe('the metrics page', () => {
+  it('does not exist on a node without a scraper token, whatever token is sent', async () => {
+    const res = await fetch(`${t.base}/metrics`, { headers: { authorization: `Bearer ${t.token}` } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { status: string }).status).toBe('NOT_FOUND');
+  });
+});
+
 describe('agent HTTP API', () => {
   it('refuses calls without the node token', async () => {
     expect((await call('GET', '/v1/servers', undefined, 'wrong')).status).toBe(401);

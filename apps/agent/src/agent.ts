@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -12,7 +11,8 @@ import {
   type AgentToApiEvents,
   type ServerState,
 } from '@spawnpoint/contracts';
-import { loggerOptions, requestLogController } from '@spawnpoint/logging';
+import { bearerIs, httpMetrics, loggerOptions, requestIdOf, requestLogController } from '@spawnpoint/logging';
+import { metricsRoute, nodeGauges } from './metrics.ts';
 import { SoftwareInstaller } from './software-installer.ts';
 import { findJavaRuntimes } from './java-runtimes.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -49,12 +49,6 @@ export interface Agent {
 const CONSOLE_FLUSH_MS = 16;
 // A batch not acknowledged by then is sent again (the socket dropped in between).
 const CONSOLE_ACK_TIMEOUT_MS = 10_000;
-
-function tokenMatches(expected: string, header: string | undefined): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-  const want = Buffer.from(expected);
-  return given.length === want.length && timingSafeEqual(given, want);
-}
 
 function fail(reply: FastifyReply, status: number, code: string, message: string) {
   return reply.status(status).send({ status: code, message });
@@ -169,8 +163,12 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   const http = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: `agent ${config.AGENT_NODE_ID}` }),
     logController: requestLogController(config.LOG_LEVEL),
+    // The API's request id, so one id ties its log lines of a call to this node's.
+    genReqId: requestIdOf,
     bodyLimit: 64 * 1024,
   });
+  const metrics = httpMetrics(http, 'spawnpoint_agent_');
+  nodeGauges(metrics, servers, () => socket.connected);
   // Said at every start, loudly when the node cannot cage its games.
   if (cage.refusal) http.log.error(cage.refusal);
   else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
@@ -178,7 +176,14 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   http.addHook('onRequest', async (request, reply) => {
     // A signed download link is checked by its own route (signature, expiry, purpose, server, path).
     if (request.routeOptions.config.signedDownload) return;
-    if (!tokenMatches(config.AGENT_TOKEN, request.headers.authorization)) return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
+    // The scraper's own token, never the node's; no token configured, no page.
+    if (request.routeOptions.config.metricsPage) {
+      if (!config.METRICS_TOKEN) return fail(reply, 404, 'NOT_FOUND', 'Not found.');
+      if (!bearerIs(request.headers.authorization, config.METRICS_TOKEN))
+        return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad metrics token.');
+      return;
+    }
+    if (!bearerIs(request.headers.authorization, config.AGENT_TOKEN)) return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
   });
   http.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
     if (error instanceof SandboxError) return sendSandboxError(reply, error);
@@ -209,6 +214,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
 
   const route = agentRouter(http);
   route(agentEndpoints.servers, async () => statuses());
+  metricsRoute(route, metrics);
   serverRoutes(route, { servers, newServer, storage, config });
   pluginRoutes(route, servers, cage.mode === 'caged', {
     hosts: config.PLUGIN_DOWNLOAD_HOSTS,

@@ -18,6 +18,8 @@ const mirror = (vendor: string) =>
 const envSchema = z.object({
   AGENT_NODE_ID: z.string().min(1).max(64).default('local'),
   AGENT_TOKEN: z.string().min(32, 'must be at least 32 characters'),
+  /** Bearer token of the Prometheus scraper for the node's `/metrics` (never the node token); without it the page does not exist. */
+  METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   AGENT_HOST: z.string().default('127.0.0.1'),
   AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(3101),
   API_URL: z.url().default('http://127.0.0.1:3000'),

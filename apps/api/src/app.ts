@@ -1,7 +1,8 @@
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { loggerOptions, requestLogController } from '@spawnpoint/logging';
+import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
+import { liveGauges, metricsRoutes } from './metrics.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -88,11 +89,19 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
     logController: requestLogController(config.LOG_LEVEL),
+    genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   const log = app.log;
+  // Counted from the first hook on, so every route's traffic is in /metrics (metrics.ts adds the live gauges).
+  const metrics = httpMetrics(app, 'spawnpoint_api_');
+  // Every answer says its request id (to quote when reporting a fault); calls to nodes carry it (nodes.ts).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
   const routes: { method: string; url: string }[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
@@ -128,6 +137,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     config.START_QUEUE_MAX,
   );
   freeTier.attach(power);
+  liveGauges(metrics, { io, nodes, hub, power });
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   let proxiesConnected = () => false;
   const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxiesConnected(), log);
@@ -214,10 +224,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   pluginRoutes(route, ctx);
   backupRoutes(route, ctx);
   scheduleRoutes(route, ctx);
-  playerRoutes(route, ctx);
+  playerRoutes(route);
   publicSiteRoutes(route, ctx);
   billingRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
+  metricsRoutes(route, metrics);
   await installWeb(app, config);
 
   handleBrowserSockets(io, ctx);

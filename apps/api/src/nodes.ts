@@ -28,6 +28,7 @@ import type { Namespace, Server, Socket } from 'socket.io';
 import { z } from 'zod';
 import type { AgentNodeConfig } from './config.ts';
 import { ApiError } from './http/errors.ts';
+import { REQUEST_ID_HEADER } from '@spawnpoint/logging';
 
 /** What a call of an agent entry needs: exactly the parts its schemas declare. */
 export type AgentInput<E extends AgentEndpoint> = CallInput<E>;
@@ -86,6 +87,8 @@ export class AgentCutOff extends ApiError {
 export class NodeRegistry {
   private nodes = new Map<string, NodeEntry>();
   private signers = new Map<string, DownloadSigner>();
+  /** Set on a request's view (`forRequest`): sent with every call, so the agent logs it under the same id. */
+  private readonly requestId: string | undefined = undefined;
 
   constructor(
     configs: AgentNodeConfig[],
@@ -145,6 +148,14 @@ export class NodeRegistry {
       });
     });
     return ns;
+  }
+
+  /**
+   * This registry as seen by one request: the same nodes, sockets and signers (shared through the
+   * prototype), with the request's id on every call. Made per request that calls a node; costs one object.
+   */
+  forRequest(requestId: string): NodeRegistry {
+    return Object.create(this, { requestId: { value: requestId } }) as NodeRegistry;
   }
 
   connectedIds(): string[] {
@@ -336,6 +347,8 @@ export class NodeRegistry {
     const { body, contentType, timeoutMs } = options;
     const url = new URL(path, node.config.url);
     const headers: OutgoingHttpHeaders = { authorization: `Bearer ${node.config.token}` };
+    // The agent logs the call under the id of the request that made it (none from timers).
+    if (this.requestId) headers[REQUEST_ID_HEADER] = this.requestId;
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/octet-stream';
     if (Buffer.isBuffer(body)) headers['content-length'] = body.length;
     return new Promise<IncomingMessage>((resolve, reject) => {

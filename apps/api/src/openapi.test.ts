@@ -17,7 +17,7 @@ describe('OpenAPI document', () => {
     const registered = new Set(
       t.routes
         // `/v1/*` is the catch-all that answers NOT_FOUND for unknown API paths.
-        .filter((r) => (r.url.startsWith('/v1/') || r.url === '/healthz') && !r.url.endsWith('*'))
+        .filter((r) => (r.url.startsWith('/v1/') || r.url === '/healthz' || r.url === '/metrics') && !r.url.endsWith('*'))
         .map((r) => `${r.method} ${r.url}`),
     );
     const documented = new Set(endpointList.map((e) => `${e.method} ${e.path}`));

@@ -33,7 +33,9 @@ function operation(endpoint: Endpoint): JsonSchema {
     operationId: `${endpoint.method.toLowerCase()}${openApiPath(endpoint.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string = '') => c.toUpperCase())}`,
     summary: endpoint.summary,
     tags: [endpoint.tag],
-    security: endpoint.access === 'public' ? [] : endpoint.access === 'operator' ? [{ operatorToken: [] }] : [{ session: [] }],
+    security: { public: [], session: [{ session: [] }], operator: [{ operatorToken: [] }], metrics: [{ metricsToken: [] }] }[
+      endpoint.access
+    ],
     parameters,
     responses: {
       '200': { description: 'SUCCESS', content: { 'application/json': { schema: success } } },
@@ -70,6 +72,7 @@ export function openApiDocument(publicUrl: string): JsonSchema {
       securitySchemes: {
         session: { type: 'apiKey', in: 'cookie', name: 'sp_session' },
         operatorToken: { type: 'http', scheme: 'bearer' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
       },
       schemas: {
         Failure: {

@@ -55,6 +55,8 @@ export interface AgentEndpoint {
    * no node token; the route checks the link's signature, expiry, purpose, server and path or backup.
    */
   signed?: true;
+  /** Read by a metrics scraper with the node's METRICS_TOKEN (Prometheus' text), not with the node token. */
+  metrics?: true;
 }
 
 /** `server.properties` as the agent reads it: every key with its raw text. */
@@ -120,6 +122,7 @@ export const agentEndpoints = {
   backupRestore: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId/restore', params: backupIdParams, result: done },
   // Signed links a browser follows (the API's download endpoints redirect to them): a file as it is or a
   // folder as .tar.gz, and a backup, streamed from the node's disk.
+  metrics: { method: 'GET', path: '/metrics', raw: true, metrics: true },
   signedFileDownload: {
     method: 'GET',
     path: '/v1/downloads/:serverId/file',

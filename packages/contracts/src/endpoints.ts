@@ -121,7 +121,8 @@ import {
   softwareResult,
 } from './servers.ts';
 
-export type EndpointAccess = 'public' | 'session' | 'operator';
+/** `metrics`: a scraper's bearer METRICS_TOKEN; the page does not exist (NOT_FOUND) where none is set. */
+export type EndpointAccess = 'public' | 'session' | 'operator' | 'metrics';
 
 export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -1202,6 +1203,14 @@ export const endpoints = {
     summary: 'Database reachable and connected agents',
     access: 'public',
     result: healthResult,
+  },
+  metrics: {
+    method: 'GET',
+    path: '/metrics',
+    tag: 'Operator',
+    summary: 'Prometheus metrics: requests, sockets, servers by state, nodes',
+    access: 'metrics',
+    raw: true,
   },
   // Operator (bearer operator token, used by `npm run operator`)
   operatorAccountLock: {

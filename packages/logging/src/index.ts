@@ -13,6 +13,8 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { prettyFactory } from 'pino-pretty';
 
+export * from './observability.ts';
+
 export const LOG_FORMATS = ['pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 

@@ -1,9 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
+import { bearerIs } from '@spawnpoint/logging';
 import type { Endpoint, PermissionKey, ServerAccess } from '@spawnpoint/contracts';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions as FastifyRouteOptions } from 'fastify';
 import type { z } from 'zod';
 import type { SessionInfo } from '../auth/sessions.ts';
+import type { NodeRegistry } from '../nodes.ts';
 import { requireSession, type AppContext } from '../context.ts';
 import { recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
@@ -31,6 +32,8 @@ export interface RouteCall<E extends Endpoint> {
    * writes the entry once the handler returned (a change the node answered SUCCESS to).
    */
   recordActivity: (tx: DbOrTx, note?: ActivityNote) => Promise<void>;
+  /** The node registry for this request: every call it makes to an agent carries the request's id. */
+  nodes: NodeRegistry;
 }
 
 /** A handler returns the entry's `result` (sent in the SUCCESS envelope) or, for `raw` entries, the reply it wrote. */
@@ -91,7 +94,13 @@ class Call {
     readonly access: ServerAccess | undefined,
     private readonly path: string,
     private readonly describe: Describe | undefined,
+    private readonly registry: NodeRegistry,
   ) {}
+
+  /** Made when a handler asks for it: most requests never call a node. */
+  get nodes(): NodeRegistry {
+    return this.registry.forRequest(this.request.id);
+  }
 
   /** Made when a handler asks for it (destructuring calls the getter), so it works detached from `this`. */
   get recordActivity(): RouteCall<Endpoint>['recordActivity'] {
@@ -119,10 +128,14 @@ class Call {
  * tests instead of the web app.
  */
 export function router(app: FastifyInstance, ctx: AppContext): Route {
-  const operatorToken = Buffer.from(ctx.config.operatorToken);
   const checkOperator = (header: string | undefined) => {
-    const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-    if (given.length !== operatorToken.length || !timingSafeEqual(given, operatorToken)) throw new ApiError('NO_PERMISSION');
+    if (!bearerIs(header, ctx.config.operatorToken)) throw new ApiError('NO_PERMISSION');
+  };
+  // Where no scraper is configured the page does not exist, rather than answering to an empty token.
+  const checkMetrics = (header: string | undefined) => {
+    const token = ctx.config.METRICS_TOKEN;
+    if (!token) throw new ApiError('NOT_FOUND');
+    if (!bearerIs(header, token)) throw new ApiError('NO_PERMISSION');
   };
 
   return (endpoint, handler, options = {}) => {
@@ -138,6 +151,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
       handler: async (request, reply) => {
         if (options.limit) await ctx.limit(options.limit, request);
         if (endpoint.access === 'operator') checkOperator(request.headers.authorization);
+        else if (endpoint.access === 'metrics') checkMetrics(request.headers.authorization);
         const session = endpoint.access === 'session' ? await requireSession(ctx, request) : null;
         const params: unknown = endpoint.params ? parse(endpoint.params, request.params) : undefined;
         let server: ServerRow | undefined;
@@ -150,7 +164,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         const body: unknown = endpoint.body ? parse(endpoint.body, request.body) : undefined;
         // The cast ties the values parsed above to the entry's types, which TypeScript cannot follow
         // through the generic entry; each one came out of that entry's own schema.
-        const call = new Call(request, reply, params, query, body, session, server, access, endpoint.path, describe);
+        const call = new Call(request, reply, params, query, body, session, server, access, endpoint.path, describe, ctx.game.nodes);
         const result: unknown = await handler(call as unknown as RouteCall<typeof endpoint>);
         // The change is made (the node answered SUCCESS): the entry follows it. Should the write fail, the
         // answer still says what happened to the server, and the failure is logged for the operator.

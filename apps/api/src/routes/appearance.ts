@@ -9,6 +9,7 @@ import {
   type AppearanceResult,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
+import type { NodeRegistry } from '../nodes.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { shopIconPng } from '../billing/shop.ts';
@@ -22,10 +23,9 @@ import { readServerIcon } from '../servers/server-icon.ts';
  * them in its status answer, Java servers read them natively.
  */
 export function appearanceRoutes(route: Route, ctx: AppContext): void {
-  const { nodes } = ctx.game;
   type Server = { id: string; nodeId: string; ownerId: string };
 
-  const current = async (server: Server): Promise<AppearanceResult> => {
+  const current = async (nodes: NodeRegistry, server: Server): Promise<AppearanceResult> => {
     const [properties, icon, owned] = await Promise.all([
       nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } }),
       readServerIcon(nodes, server),
@@ -37,7 +37,7 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
     return { motd: properties.motd ?? '', icon, shopIcons };
   };
 
-  const writeIcon = (server: Server, bytes: Buffer) =>
+  const writeIcon = (nodes: NodeRegistry, server: Server, bytes: Buffer) =>
     nodes.send(
       server.nodeId,
       agentEndpoints.fileWrite,
@@ -45,42 +45,42 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
       bytes,
     );
 
-  route(endpoints.appearanceShopIcon, async ({ server, body }) => {
+  route(endpoints.appearanceShopIcon, async ({ nodes, server, body }) => {
     const item = shopItem(body.itemId);
     if (item?.kind !== 'icon') throw new ApiError('INVALID_INPUT', { itemId: 'There is no such icon in the shop.' });
     if (!(await ctx.billing.shop.iconsOf(ctx.database.db, server.ownerId)).has(item.id))
       throw new ApiError('INVALID_STATE', undefined, `The ${item.name} icon is not unlocked: its owner buys it in the server's Shop.`);
-    await writeIcon(server, await shopIconPng(item.art));
-    return current(server);
+    await writeIcon(nodes, server, await shopIconPng(item.art));
+    return current(nodes, server);
   });
 
-  route(endpoints.appearance, async ({ server }) => current(server));
+  route(endpoints.appearance, async ({ nodes, server }) => current(nodes, server));
 
-  route(endpoints.appearanceUpdate, async ({ server, body }) => {
+  route(endpoints.appearanceUpdate, async ({ nodes, server, body }) => {
     // Codes typed with & are saved as the game reads them; the schema already refused unknown codes,
     // more than two lines or 59 visible characters on one, and restricted words.
     await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
       params: { serverId: server.id },
       body: { values: { motd: toSectionCodes(body.motd) } },
     });
-    return current(server);
+    return current(nodes, server);
   });
 
   route(
     endpoints.appearanceIcon,
-    async ({ server, body }) => {
-      await writeIcon(server, await serverIconFrom(Buffer.from(body.image, 'base64')));
-      return current(server);
+    async ({ nodes, server, body }) => {
+      await writeIcon(nodes, server, await serverIconFrom(Buffer.from(body.image, 'base64')));
+      return current(nodes, server);
     },
     { bodyLimit: 4 * SERVER_ICON_UPLOAD_MAX_BYTES },
   );
 
-  route(endpoints.appearanceIconDelete, async ({ server }) => {
+  route(endpoints.appearanceIconDelete, async ({ nodes, server }) => {
     await nodes
       .call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body: { paths: [`/${SERVER_ICON_FILE}`] } })
       .catch((err: unknown) => {
         if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
       });
-    return current(server);
+    return current(nodes, server);
   });
 }

@@ -23,7 +23,7 @@ const present = (row: BackupRow) => ({
 /** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
 export function backupRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { nodes, hub, power, backups: backupJobs } = ctx.game;
+  const { hub, power, backups: backupJobs } = ctx.game;
   const { jobs, percents } = backupJobs;
 
   /** The backup named in the path, only if it belongs to the server in the path. */
@@ -68,7 +68,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
   );
 
   // Straight from the node: a redirect to a link that works for 60 s and for this backup only.
-  route(endpoints.backupDownload, async ({ reply, server, params: { backupId } }) => {
+  route(endpoints.backupDownload, async ({ nodes, reply, server, params: { backupId } }) => {
     const row = await backupOf(server, backupId);
     const name = `${server.name}-${row.createdAt.toISOString().slice(0, 19).replace(/:/g, '-')}.tar.gz`;
     const link = await nodes.downloadLink(server.nodeId, { purpose: 'backup-download', serverId: server.id, backupId: row.id, name });
@@ -90,7 +90,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.backupDelete,
-    async ({ server, params: { backupId }, recordActivity }) => {
+    async ({ nodes, server, params: { backupId }, recordActivity }) => {
       const row = await backupOf(server, backupId);
       await nodes.call(server.nodeId, agentEndpoints.backupDelete, { params: { serverId: server.id, backupId: row.id } });
       await db.transaction(async (tx) => {
@@ -106,7 +106,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
   // all while holding the server's power line, so no start or stop slips in between the steps.
   route(
     endpoints.backupRestore,
-    async ({ server, params: { backupId } }) => {
+    async ({ nodes, server, params: { backupId } }) => {
       const row = await backupOf(server, backupId);
       if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
       jobs.set(server.id, RESTORE_JOB);

@@ -9,15 +9,17 @@ import {
   type ServerProperties,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
+import type { NodeRegistry } from '../nodes.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { uploadToNode, withMultipartFile } from '../servers/node-upload.ts';
 
 /** Files and server.properties of a server: the router checks the permission, then each route asks the agent. */
 export function fileRoutes(route: Route, ctx: AppContext): void {
-  const { hub, nodes } = ctx.game;
+  const { hub } = ctx.game;
 
   const writeFile = async (
+    nodes: NodeRegistry,
     server: { id: string; nodeId: string },
     path: string,
     body: Buffer | Readable,
@@ -28,28 +30,28 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     await uploadToNode(nodes, server, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
   };
 
-  route(endpoints.fileList, async ({ server, query: { path } }) =>
+  route(endpoints.fileList, async ({ nodes, server, query: { path } }) =>
     nodes.call(server.nodeId, agentEndpoints.fileList, { params: { serverId: server.id }, query: { path } }),
   );
 
-  route(endpoints.fileSearch, async ({ server, query }) =>
+  route(endpoints.fileSearch, async ({ nodes, server, query }) =>
     nodes.call(server.nodeId, agentEndpoints.fileSearch, { params: { serverId: server.id }, query }),
   );
 
-  route(endpoints.diskUsage, async ({ server }) =>
+  route(endpoints.diskUsage, async ({ nodes, server }) =>
     nodes.call(server.nodeId, agentEndpoints.diskUsage, { params: { serverId: server.id } }),
   );
 
   // The bytes go from the node's disk to the browser: answered with a redirect to a link on the node that
   // works for 60 s and for this path of this server only, so links and <a download> work as they are.
-  route(endpoints.fileDownload, async ({ reply, server, query: { path } }) => {
+  route(endpoints.fileDownload, async ({ nodes, reply, server, query: { path } }) => {
     const name = path.split('/').filter(Boolean).pop() ?? server.name;
     const link = await nodes.downloadLink(server.nodeId, { purpose: 'file-download', serverId: server.id, path, name });
     return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(link, 302);
   });
 
   // Text for the editor: refused beyond the size cap and for binary files, with a message saying why.
-  route(endpoints.fileContent, async ({ server, query: { path } }) => {
+  route(endpoints.fileContent, async ({ nodes, server, query: { path } }) => {
     const download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, { params: { serverId: server.id }, query: { path } });
     const length = Number(download.headers['content-length'] ?? 'NaN');
     if (!(length <= EDITABLE_MAX_BYTES) || !(download.headers['content-type'] ?? '').includes('octet-stream')) {
@@ -67,11 +69,11 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.fileSave,
-    async ({ server, body }) => {
+    async ({ nodes, server, body }) => {
       const bytes = Buffer.from(body.content, 'utf8');
       if (bytes.length > EDITABLE_MAX_BYTES)
         throw new ApiError('INVALID_INPUT', { content: 'The file is too large to save from the editor.' });
-      await writeFile(server, body.path, bytes, body.overwrite);
+      await writeFile(nodes, server, body.path, bytes, body.overwrite);
       return null;
     },
     // The path only: the content is never logged.
@@ -81,8 +83,8 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
   route(
     endpoints.fileUpload,
-    async ({ request, reply, server, query: { path, size, overwrite } }) => {
-      await withMultipartFile(request, reply, (file) => writeFile(server, path, file, overwrite === 'true', size));
+    async ({ nodes, request, reply, server, query: { path, size, overwrite } }) => {
+      await withMultipartFile(request, reply, (file) => writeFile(nodes, server, path, file, overwrite === 'true', size));
       return null;
     },
     { multipart: true, activity: ({ query }) => ({ action: 'file.upload', target: query.path }) },
@@ -92,44 +94,44 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   // Each is logged with its paths once the node answered SUCCESS (a mkdir -p that made nothing is not).
   route(
     endpoints.fileMkdir,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileMkdir, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileMkdir, { params: { serverId: server.id }, body }),
     { activity: ({ body }, result) => (result?.created === 0 ? null : { action: 'file.mkdir', target: body.path }) },
   );
   route(
     endpoints.fileRename,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileRename, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileRename, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.rename', target: `${body.from} → ${body.to}` }) },
   );
   route(
     endpoints.fileDelete,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.delete', target: body.paths.join(', ') }) },
   );
   route(
     endpoints.fileArchive,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileArchive, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileArchive, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.archive', target: `${body.paths.join(', ')} → ${body.destination}` }) },
   );
   route(
     endpoints.fileExtract,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.extract', target: `${body.path} → ${body.destination}` }) },
   );
   route(
     endpoints.fileChmod,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.chmod', target: `${body.path} (${body.mode.toString(8).padStart(3, '0')})` }) },
   );
 
   // server.properties through the typed form; values the form does not offer are kept as they are.
-  route(endpoints.properties, async ({ server }) => {
+  route(endpoints.properties, async ({ nodes, server }) => {
     const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } });
     return typedProperties(raw, server.software);
   });
 
   route(
     endpoints.propertiesUpdate,
-    async ({ server, body }) => {
+    async ({ nodes, server, body }) => {
       // A field the server's runtime would not honour is refused rather than saved to do nothing.
       if (findSoftware(server.software)?.runtime === 'flying-squid') {
         const ignored = javaOnlyProperties.filter((key) => body[key] !== undefined);

@@ -1,5 +1,4 @@
 import { agentEndpoints, endpoints } from '@spawnpoint/contracts';
-import type { AppContext } from '../context.ts';
 import type { Route } from '../http/route.ts';
 
 /**
@@ -7,16 +6,14 @@ import type { Route } from '../http/route.ts';
  * running server or into the files of a stopped one. Reading needs `console.read`; changing needs
  * `console.command`, since each change is what a console command does.
  */
-export function playerRoutes(route: Route, ctx: AppContext): void {
-  const { nodes } = ctx.game;
-
-  route(endpoints.serverPlayers, async ({ server }) =>
+export function playerRoutes(route: Route): void {
+  route(endpoints.serverPlayers, async ({ nodes, server }) =>
     nodes.call(server.nodeId, agentEndpoints.players, { params: { serverId: server.id } }),
   );
 
   route(
     endpoints.serverPlayersUpdate,
-    async ({ server, body }) => nodes.call(server.nodeId, agentEndpoints.playersUpdate, { params: { serverId: server.id }, body }),
+    async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.playersUpdate, { params: { serverId: server.id }, body }),
     {
       // The action and the player (a ban's reason is the moderator's words, so it is left out).
       activity: ({ body }) => ({

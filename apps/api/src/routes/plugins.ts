@@ -16,6 +16,7 @@ import {
   type ServerPluginsResult,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
+import type { NodeRegistry } from '../nodes.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { uploadToNode, withMultipartFile } from '../servers/node-upload.ts';
@@ -40,7 +41,6 @@ const runsBuiltins = (server: Server) => findSoftware(server.software)?.runtime 
  * (Modrinth, Hangar) for Java servers, and logs what was done.
  */
 export function pluginRoutes(route: Route, ctx: AppContext): void {
-  const { nodes } = ctx.game;
   // The name of a plugin being removed, for its activity entry (the answer no longer lists it).
   const removedNames = new WeakMap<object, string>();
   const userAgent = `spawnpoint/0.1 (+${ctx.config.publicUrl})`;
@@ -63,7 +63,8 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     }
     return target;
   };
-  const agentList = (server: Server) => nodes.call(server.nodeId, agentEndpoints.plugins, { params: { serverId: server.id } });
+  const agentList = (nodes: NodeRegistry, server: Server) =>
+    nodes.call(server.nodeId, agentEndpoints.plugins, { params: { serverId: server.id } });
 
   /** Newer versions of installed catalogue plugins; a catalogue that cannot be asked now shows none. */
   const updatesOf = async (server: Server, installed: AgentPluginsResult): Promise<Record<string, string>> => {
@@ -108,6 +109,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
    * among those for the server's software and Minecraft version, or else the newest of them.
    */
   const installVersion = async (
+    nodes: NodeRegistry,
     server: Server,
     source: JavaPluginSource,
     projectId: string,
@@ -154,11 +156,11 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     });
   };
 
-  route(endpoints.plugins, async ({ server, query }) => present(server, await agentList(server), query.q));
+  route(endpoints.plugins, async ({ nodes, server, query }) => present(server, await agentList(nodes, server), query.q));
 
-  route(endpoints.pluginVersions, async ({ server, query }) => {
+  route(endpoints.pluginVersions, async ({ nodes, server, query }) => {
     const target = targetFor(server, query.source);
-    const [versions, installed] = await Promise.all([catalogues[query.source].versions(query.projectId, target), agentList(server)]);
+    const [versions, installed] = await Promise.all([catalogues[query.source].versions(query.projectId, target), agentList(nodes, server)]);
     const current = installed.plugins.find((p) => p.id === `${query.source}:${query.projectId}`);
     return {
       versions: versions.map(({ versionId, version, fileName, size, channel, published }) => ({
@@ -173,9 +175,12 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     };
   });
 
-  route(endpoints.pluginCatalogue, async ({ server, query }) => {
+  route(endpoints.pluginCatalogue, async ({ nodes, server, query }) => {
     const target = targetFor(server, query.source);
-    const [found, installed] = await Promise.all([catalogues[query.source].search(query.q ?? '', target, query.page), agentList(server)]);
+    const [found, installed] = await Promise.all([
+      catalogues[query.source].search(query.q ?? '', target, query.page),
+      agentList(nodes, server),
+    ]);
     const has = new Set(installed.plugins.map((p) => p.id));
     return {
       entries: found.entries.map((e) => ({ ...e, source: query.source, installed: has.has(`${query.source}:${e.projectId}`) })),
@@ -188,12 +193,12 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.pluginsChange,
-    async ({ server, body }) => {
+    async ({ nodes, server, body }) => {
       switch (body.action) {
         case 'install-project':
-          return present(server, await installVersion(server, body.source, body.projectId, body.versionId ?? null, null));
+          return present(server, await installVersion(nodes, server, body.source, body.projectId, body.versionId ?? null, null));
         case 'update': {
-          const found = (await agentList(server)).plugins.find((p) => p.id === body.id);
+          const found = (await agentList(nodes, server)).plugins.find((p) => p.id === body.id);
           if (!found) throw new ApiError('NOT_FOUND', undefined, 'That plugin is not installed.');
           if ((found.source !== 'modrinth' && found.source !== 'hangar') || !found.projectId)
             throw new ApiError(
@@ -201,7 +206,10 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
               undefined,
               `${found.name} does not come from a catalogue: it updates with the node, or upload it again.`,
             );
-          return present(server, await installVersion(server, found.source, found.projectId, body.versionId ?? null, found.versionId));
+          return present(
+            server,
+            await installVersion(nodes, server, found.source, found.projectId, body.versionId ?? null, found.versionId),
+          );
         }
         case 'install': {
           const plugin = builtinPlugin(body.id);
@@ -214,7 +222,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
           break;
         }
         case 'remove': {
-          const found = (await agentList(server)).plugins.find((p) => p.id === body.id);
+          const found = (await agentList(nodes, server)).plugins.find((p) => p.id === body.id);
           if (found) removedNames.set(body, found.name);
           break;
         }
@@ -249,7 +257,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
   // A jar of the owner's own, streamed to the node, which keeps it only if it is a plugin (or a Fabric mod).
   route(
     endpoints.pluginJarUpload,
-    async ({ request, reply, server, query }) => {
+    async ({ nodes, request, reply, server, query }) => {
       if (!pluginFolderFor(server.software)) {
         const message = runsBuiltins(server)
           ? 'The built-in runtime runs .js plugins, not jars: upload a .js file.'
@@ -266,7 +274,7 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.pluginUpload,
-    async ({ server, body }) => {
+    async ({ nodes, server, body }) => {
       if (!runsBuiltins(server)) {
         const message = `Your own .js plugins run on the built-in runtime only; this server runs ${server.software}. Upload a .jar instead.`;
         throw new ApiError('INVALID_INPUT', { fileName: message }, message);

@@ -30,7 +30,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     });
   });
 
-  route(endpoints.serverEula, async ({ server, access, recordActivity }) => {
+  route(endpoints.serverEula, async ({ nodes, server, access, recordActivity }) => {
     if (!isJavaSoftware(server.software)) throw new ApiError('INVALID_STATE', undefined, 'Only Java servers need the Minecraft EULA.');
     // Accepted once: the first acceptance keeps its time, and only it is logged.
     const row = await db.transaction(async (tx) => {
@@ -128,7 +128,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.serverCommand,
-    async ({ server, body }) => {
+    async ({ nodes, server, body }) => {
       if (hub.stateOf(server.id) !== 'online' && hub.stateOf(server.id) !== 'starting') {
         throw new ApiError('INVALID_STATE', undefined, 'The server is not running. Start it first.');
       }
@@ -138,7 +138,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     { activity: ({ body }) => ({ action: 'console.command', target: body.command }) },
   );
 
-  route(endpoints.serverDelete, async ({ server, session }) => {
+  route(endpoints.serverDelete, async ({ nodes, server, session }) => {
     // A plan that renews is money the owner expects to keep paying: it is turned off first, on purpose.
     await ctx.billing.subscriptions.refuseIfRenewing({ serverId: server.id });
     // Files go first: a server whose files cannot be removed stays listed rather than leaking them.

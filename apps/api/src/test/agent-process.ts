@@ -12,6 +12,8 @@ export interface AgentProcess {
   dataDir: string;
   /** Starts the real agent (a separate process, as in production) reporting to the API at `apiUrl`. */
   start(apiUrl: string): void;
+  /** What the agent wrote to stdout so far (its log), most recent 2,000 lines. */
+  output(): string[];
   /** Kills the agent as a crash would (SIGKILL), keeping its data so `start` brings it back. */
   crash(): Promise<void>;
   stop(): Promise<void>;
@@ -26,13 +28,16 @@ export async function prepareAgent(capacity = 50, env: Record<string, string> = 
   const portRange = `${low}-${low + 99}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-test-agent-'));
   let child: ChildProcess | null = null;
+  const lines: string[] = [];
+  let partial = '';
   return {
+    output: () => [...lines],
     nodeConfig: { id: 'test-node', url: `http://127.0.0.1:${port}`, token, publicHost: 'localhost', capacity, portRange },
     dataDir,
     start(apiUrl) {
       child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
         cwd: root,
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', 'pipe', 'inherit'],
         env: {
           ...process.env,
           AGENT_NODE_ID: 'test-node',
@@ -44,6 +49,13 @@ export async function prepareAgent(capacity = 50, env: Record<string, string> = 
           LOG_LEVEL: 'warn',
           ...env,
         },
+      });
+      // Always read, so a talkative agent never blocks on a full pipe.
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+        const parts = (partial + chunk).split('\n');
+        partial = parts.pop() ?? '';
+        lines.push(...parts);
+        if (lines.length > 2000) lines.splice(0, lines.length - 2000);
       });
     },
     async crash() {
