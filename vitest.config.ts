@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Database suites run on PGlite always, and again on PostgreSQL when DATABASE_URL is set.
 const databases = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+// Several API processes share Redis (apps/api/src/cluster.ts): that suite needs one, named by REDIS_URL.
+const withoutRedis = process.env.REDIS_URL ? [] : ['apps/api/src/cluster.test.ts'];
 
 export default defineConfig({
   test: {
@@ -47,6 +49,7 @@ export default defineConfig({
         test: {
           name: `api:${database}`,
           include: ['apps/api/src/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...withoutRedis],
           environment: 'node',
           env: { TEST_DATABASE: database },
           globalSetup: ['apps/api/src/test/global-setup.ts'],

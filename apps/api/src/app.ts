@@ -3,6 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
 import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { liveGauges, metricsRoutes } from './metrics.ts';
+import { RATE_LIMIT_NAMESPACE, redisCluster, singleProcess } from './cluster.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -112,14 +113,20 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       ? smtpMailer(config.SMTP_URL, config.MAIL_FROM, log)
       : fileMailer(path.join(config.dataDir, 'mail'), config.MAIL_FROM, log));
   installErrorHandling(app, { production: config.production });
+  // Several API processes share sockets, limits, socket tokens and cache invalidations through Redis.
+  const cluster = config.REDIS_URL ? await redisCluster(config.REDIS_URL, log) : singleProcess();
   await app.register(fastifyCookie);
-  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifyRateLimit, {
+    global: false,
+    ...(cluster.redis ? { redis: cluster.redis, nameSpace: RATE_LIMIT_NAMESPACE } : {}),
+  });
 
   const allowedOrigins = [new URL(config.publicUrl).origin];
   installCsrfCheck(app, allowedOrigins);
   installSecurityHeaders(app, config);
 
   const io = createRealtime(app.server, allowedOrigins);
+  cluster.attach(io);
   const nodes = new NodeRegistry(config.AGENTS, log);
   const hub = new ServerHub(io, nodes);
   nodes.attach(io, hub);
@@ -184,7 +191,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const ctx: AppContext = {
     config,
     database,
-    sessions: new SessionStore(database.db, config.SESSION_TTL_DAYS),
+    sessions: new SessionStore(database.db, config.SESSION_TTL_DAYS, (event) => cluster.publish(event)),
     mailer,
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
@@ -231,7 +238,15 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   metricsRoutes(route, metrics);
   await installWeb(app, config);
 
-  handleBrowserSockets(io, ctx);
+  handleBrowserSockets(io, ctx, cluster.spentTokens);
+  // What another API process changed and this one keeps a copy of.
+  directory.share = (event) => cluster.publish(event);
+  cluster.onEvent((event) => {
+    if (event.type === 'session-ended') ctx.sessions.endedElsewhere(event.sessionId);
+    else if (event.type === 'user-changed') ctx.sessions.forgetUserHere(event.userId);
+    else if (event.type === 'lists-changed') directory.invalidateHere(event.userId);
+    else directory.accessChangedHere({ serverId: event.serverId, userId: event.userId, role: event.role });
+  });
   handlePublicListSockets(io, ctx);
 
   const sweeper = setInterval(
@@ -269,6 +284,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       await freeTier.close();
       await io.close();
       await app.close();
+      await cluster.close();
       await drain();
       mailer.close();
       if (!options.database) await database.close();

@@ -45,6 +45,14 @@ const envSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Spawnpoint <no-reply@spawnpoint.localhost>'),
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Redis shared by several API processes (Socket.IO rooms, rate limits, spent socket tokens, the cluster
+   * channel: cluster.ts). Unset: one API process keeps all of it in memory.
+   */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   /** Bearer token of the Prometheus scraper for `/metrics`; without it the page does not exist. */
   METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   SUPPORT_URL: z.url().default('https://help.spawnpoint.gg'),

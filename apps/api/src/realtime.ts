@@ -169,7 +169,9 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
       const parsed = serverSubscribePayload.safeParse(payload);
       if (!parsed.success || !socket.data.userId) return;
       try {
-        await directory.authorize(socket.data.userId, parsed.data.serverId, socketEventPermissions['server:subscribe']);
+        const row = await directory.authorize(socket.data.userId, parsed.data.serverId, socketEventPermissions['server:subscribe']);
+        // A server made through another API process is placed here from its row when first watched.
+        if (!hub.nodeOf(row.id)) hub.place({ serverId: row.id, nodeId: row.nodeId, ownerId: row.ownerId });
         await hub.subscribe(socket, parsed.data.serverId);
       } catch (error) {
         refuse(parsed.data.serverId, error);
@@ -209,16 +211,18 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
     });
   });
 
-  // A revoked or signed-out session loses its live sockets at once.
+  // A revoked or signed-out session loses its live sockets at once. Every API process hears of it (the
+  // cluster channel) and ends its own sockets, hence `local`.
   ctx.sessions.onSessionEnded((sessionId) => {
-    io.in(sessionRoom(sessionId)).disconnectSockets(true);
+    io.local.in(sessionRoom(sessionId)).disconnectSockets(true);
   });
 
-  // A member removed, or given a role without the console, stops streaming it at once (on this process's
-  // sockets; commands are refused anyway, since every one is checked against the database).
+  // A member removed, or given a role without the console, stops streaming it at once, on every process
+  // (each hears of it and ends its own sockets' subscriptions); commands are refused anyway, since every one
+  // is checked against the database.
   directory.onAccessChanged(({ serverId, userId, role }) => {
     if (role && roleHas(role, socketEventPermissions['server:subscribe'])) return;
     hub.unsubscribeUser(serverId, userId);
-    io.to(userRoom(userId)).emit('server:error', { serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
+    io.local.to(userRoom(userId)).emit('server:error', { serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
   });
 }

@@ -27,3 +27,4 @@ export * from './motd.ts';
 export * from './plugins.ts';
 export * from './money.ts';
 export * from './shop.ts';
+export * from './cluster.ts';

@@ -1,3 +1,4 @@
+import type { ClusterEvent } from '@spawnpoint/contracts';
 import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../db/index.ts';
 import { sessions, users } from '../db/schema.ts';
@@ -35,6 +36,8 @@ export class SessionStore {
   constructor(
     private db: Db,
     private ttlDays: number,
+    /** Tells the other API processes (cluster.ts); nothing with one process. */
+    private share: (event: ClusterEvent) => void = () => undefined,
   ) {}
 
   async create(userId: string, meta: { userAgent?: string | undefined; ip?: string | undefined }): Promise<string> {
@@ -96,6 +99,12 @@ export class SessionStore {
   async destroy(sessionId: string): Promise<void> {
     await this.db.delete(sessions).where(eq(sessions.id, sessionId));
     this.forgetSession(sessionId);
+    this.share({ type: 'session-ended', sessionId });
+  }
+
+  /** Another API process ended this session: it goes from this one's cache, and its sockets here end. */
+  endedElsewhere(sessionId: string): void {
+    this.forgetSession(sessionId);
   }
 
   async destroyAllForUser(userId: string, exceptSessionId?: string): Promise<void> {
@@ -105,8 +114,13 @@ export class SessionStore {
     }
   }
 
-  /** Drops cached copies of a user after their row changed. */
+  /** Drops cached copies of a user after their row changed, here and in the other API processes. */
   forgetUser(userId: string): void {
+    this.forgetUserHere(userId);
+    this.share({ type: 'user-changed', userId });
+  }
+
+  forgetUserHere(userId: string): void {
     for (const [hash, entry] of this.cache) if (entry.info.user.id === userId) this.cache.delete(hash);
   }
 

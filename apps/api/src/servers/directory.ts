@@ -15,6 +15,7 @@ import {
   type PublicServerListQuery,
   type ServerDetails,
   type ServerSummary,
+  type ClusterEvent,
 } from '@spawnpoint/contracts';
 import { and, eq, getTableColumns, ne, or, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
@@ -178,19 +179,33 @@ export class ServerDirectory {
     return found;
   }
 
+  /** Tells the other API processes (set by the app: cluster.ts); nothing with one process. */
+  share: (event: ClusterEvent) => void = () => undefined;
+
+  /** Drops a user's cached lists, here and in the other API processes. */
   invalidate(userId: string): void {
+    this.invalidateHere(userId);
+    this.share({ type: 'lists-changed', userId });
+  }
+
+  invalidateHere(userId: string): void {
     this.byOwner.delete(userId);
     this.byMember.delete(userId);
     this.listed = null;
   }
 
   /**
-   * Says that a member's access to a server changed (a new role, or removed: `role` null). Listeners in
-   * this process act on it at once (realtime.ts ends console subscriptions the member may no longer
-   * hold); several API processes would need this carried between them (README: members).
+   * Says that a member's access to a server changed (a new role, or removed: `role` null). Listeners act on
+   * it at once (realtime.ts ends console subscriptions the member may no longer hold), in this process and,
+   * through the cluster channel, in every other API process.
    */
   accessChanged(change: AccessChange): void {
-    this.invalidate(change.userId);
+    this.accessChangedHere(change);
+    this.share({ type: 'access-changed', ...change });
+  }
+
+  accessChangedHere(change: AccessChange): void {
+    this.invalidateHere(change.userId);
     for (const listener of this.accessListeners) listener(change);
   }
 

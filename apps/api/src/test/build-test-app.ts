@@ -51,8 +51,14 @@ export async function createTestDatabase(): Promise<{ database: Database; drop: 
   return { database, drop: () => database.close() };
 }
 
-/** Builds the real app (real database, real file mailer) in a temporary DATA_DIR. */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp & { cleanup: () => Promise<void> }> {
+/**
+ * Builds the real app (real database, real file mailer) in a temporary DATA_DIR. With `shared`, it uses that
+ * database (another API process of the same service), which its creator closes.
+ */
+export async function buildTestApp(
+  env: Record<string, string> = {},
+  shared?: Database,
+): Promise<TestApp & { cleanup: () => Promise<void> }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-api-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -63,7 +69,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     WEB_DIST: path.join(dataDir, 'no-web-build'),
     ...env,
   });
-  const { database, drop } = await createTestDatabase();
+  const { database, drop } = shared ? { database: shared, drop: async () => undefined } : await createTestDatabase();
   const app = await buildApp({ config, database });
   await app.app.ready();
   return {
