@@ -1,42 +1,101 @@
 /**
- * Operator commands, run next to a running API: `npm run operator -- lock <email>` / `unlock <email>` /
- * `draw-giveaway <slug>`.
+ * Operator commands, run next to a running API (`npm run operator -- <command>`):
+ *   lock <email> | unlock <email>          lock or unlock an account (a lock ends its sessions)
+ *   draw-giveaway <slug>                   draw a giveaway's winners
+ *   nodes                                  list nodes: connected, draining, capacity, servers
+ *   nodes drain <node> | nodes undrain <node>   stop or resume placing new servers on a node
+ *   servers <part of a name>               find servers: id, owner, node, state
  * They go through the API (PGlite allows one process per database), authenticated with the operator
  * token the API keeps in DATA_DIR/operator-token (or OPERATOR_TOKEN).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { OperatorNode } from '@spawnpoint/contracts';
 import { loadConfig } from './config.ts';
 
-const [command, arg] = process.argv.slice(2);
-if ((command !== 'lock' && command !== 'unlock' && command !== 'draw-giveaway') || !arg) {
-  console.error('Usage: npm run operator -- lock <email> | unlock <email> | draw-giveaway <slug>');
-  process.exit(2);
-}
+const USAGE = `Usage: npm run operator -- <command>
+  lock <email> | unlock <email>
+  draw-giveaway <slug>
+  nodes | nodes drain <node> | nodes undrain <node>
+  servers <part of a name>`;
+
+const [command, arg, arg2] = process.argv.slice(2);
 const config = loadConfig();
 const token = config.OPERATOR_TOKEN ?? readFileSync(path.join(config.dataDir, 'operator-token'), 'utf8').trim();
-const [url, body] =
-  command === 'draw-giveaway'
-    ? ['/v1/operator/giveaways/draw', { slug: arg }]
-    : ['/v1/operator/accounts/lock', { emailAddress: arg, locked: command === 'lock' }];
-const response = await fetch(`http://127.0.0.1:${config.PORT}${url}`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-}).catch(() => null);
-if (!response) {
-  console.error(`The API is not answering on port ${config.PORT}. Start it first (npm start).`);
+
+async function call<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+  const response = await fetch(`http://127.0.0.1:${config.PORT}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  }).catch(() => null);
+  if (!response) fail(`The API is not answering on port ${config.PORT}. Start it first (npm start).`);
+  const answer = (await response.json()) as { status: string; message?: string; result?: T };
+  if (answer.status !== 'SUCCESS') fail(answer.message ?? answer.status);
+  return answer.result as T;
+}
+
+function fail(message: string): never {
+  console.error(message);
   process.exit(1);
 }
-const answer = (await response.json()) as {
-  status: string;
-  message?: string;
-  result?: { sessionsEnded?: number; seed?: string; entries?: number; winners?: number };
-};
-if (answer.status !== 'SUCCESS') {
-  console.error(answer.message ?? answer.status);
-  process.exit(1);
+
+/** Rows as aligned columns under a header. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => (cell ?? '').padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
-if (command === 'draw-giveaway')
-  console.log(`Drew ${answer.result?.winners} winner(s) from ${answer.result?.entries} entries with seed ${answer.result?.seed}.`);
-else console.log(command === 'lock' ? `Locked ${arg}; ended ${answer.result?.sessionsEnded ?? 0} session(s).` : `Unlocked ${arg}.`);
+
+const nodeRow = (n: OperatorNode) => [
+  n.nodeId,
+  n.connected ? 'connected' : 'down',
+  n.draining ? 'draining' : '-',
+  `${n.activeServers}/${n.capacity}`,
+  String(n.queuedStarts),
+  String(n.placedServers),
+];
+const NODE_HEADER = ['NODE', 'STATUS', 'DRAIN', 'RUNNING', 'QUEUED', 'SERVERS'];
+
+if ((command === 'lock' || command === 'unlock') && arg) {
+  const result = await call<{ sessionsEnded: number }>('POST', '/v1/operator/accounts/lock', {
+    emailAddress: arg,
+    locked: command === 'lock',
+  });
+  console.log(command === 'lock' ? `Locked ${arg}; ended ${result.sessionsEnded} session(s).` : `Unlocked ${arg}.`);
+} else if (command === 'draw-giveaway' && arg) {
+  const result = await call<{ seed: string; entries: number; winners: number }>('POST', '/v1/operator/giveaways/draw', { slug: arg });
+  console.log(`Drew ${result.winners} winner(s) from ${result.entries} entries with seed ${result.seed}.`);
+} else if (command === 'nodes' && !arg) {
+  console.log(table(NODE_HEADER, (await call<OperatorNode[]>('GET', '/v1/operator/nodes')).map(nodeRow)));
+} else if (command === 'nodes' && (arg === 'drain' || arg === 'undrain') && arg2) {
+  const node = await call<OperatorNode>('POST', '/v1/operator/nodes/drain', { nodeId: arg2, draining: arg === 'drain' });
+  console.log(table(NODE_HEADER, [nodeRow(node)]));
+  console.log(
+    node.draining
+      ? `${node.nodeId} takes no new servers; its ${node.placedServers} server(s) keep running and starting there.`
+      : `${node.nodeId} takes new servers again.`,
+  );
+} else if (command === 'servers' && arg) {
+  const found = await call<{ serverId: string; name: string; ownerEmail: string; nodeId: string; state: string }[]>(
+    'GET',
+    `/v1/operator/servers?name=${encodeURIComponent(arg)}`,
+  );
+  if (found.length === 0) console.log(`No server name contains "${arg}".`);
+  else
+    console.log(
+      table(
+        ['SERVER', 'NAME', 'OWNER', 'NODE', 'STATE'],
+        found.map((s) => [s.serverId, s.name, s.ownerEmail, s.nodeId, s.state]),
+      ),
+    );
+} else {
+  console.error(USAGE);
+  process.exit(2);
+}

@@ -133,6 +133,25 @@ export const operatorLockRequest = z.object({ emailAddress: z.string().trim().to
 export const operatorLockResult = z.object({ sessionsEnded: z.number().int().min(0) });
 export const operatorDrawRequest = z.object({ slug: z.string().min(1).max(64), seed: z.string().min(8).max(128).optional() });
 export const operatorDrawResult = z.object({ seed: z.string(), entries: z.number().int(), winners: z.number().int() });
+/** A node as the operator sees it (`npm run operator -- nodes`). */
+export const operatorNode = z.object({
+  nodeId: z.string(),
+  connected: z.boolean(),
+  draining: z.boolean(),
+  capacity: z.number().int(),
+  /** Servers holding a running slot now. */
+  activeServers: z.number().int(),
+  /** Servers placed there (whatever their state). */
+  placedServers: z.number().int(),
+  queuedStarts: z.number().int(),
+});
+export type OperatorNode = z.infer<typeof operatorNode>;
+export const operatorNodesResult = z.array(operatorNode);
+export const operatorDrainRequest = z.object({ nodeId: z.string().min(1).max(64), draining: z.boolean() });
+export const operatorServersQuery = z.object({ name: z.string().trim().toLowerCase().min(1).max(64) });
+export const operatorServersResult = z.array(
+  z.object({ serverId: z.string(), name: z.string(), ownerEmail: z.string(), nodeId: z.string(), state: serverState }),
+);
 export const routeRulesResult = z.record(z.string(), z.string());
 
 export type RegisterRequest = z.infer<typeof registerRequest>;

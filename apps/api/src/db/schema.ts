@@ -449,3 +449,14 @@ export const entitlements = pgTable(
     uniqueIndex('entitlements_ledger_key').on(t.ledgerEntryId),
   ],
 );
+
+/**
+ * What the operator set on a node (`npm run operator -- nodes drain <id>`). Nodes themselves are configured
+ * (`AGENTS`); a node without a row here takes new servers.
+ */
+export const nodeSettings = pgTable('node_settings', {
+  nodeId: text('node_id').primaryKey(),
+  /** No new server is placed on it; its servers keep running and starting there. */
+  draining: boolean('draining').notNull().default(false),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -10,7 +10,7 @@ import {
 import { count, eq } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import type { Db } from '../db/index.ts';
-import { servers, users } from '../db/schema.ts';
+import { nodeSettings, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
@@ -25,8 +25,15 @@ export const FREE_MAX_PLAYERS = 10;
  * running servers are at capacity still takes new servers (their start waits in its start queue); no
  * connected node → NO_SERVERS_AVAILABLE.
  */
-function pickNode(nodes: NodeRegistry, hub: ServerHub, placed: Map<string, number>, javaNeeded: number | null): string {
-  const connected = nodes.connectedIds();
+function pickNode(
+  nodes: NodeRegistry,
+  hub: ServerHub,
+  placed: Map<string, number>,
+  javaNeeded: number | null,
+  draining: Set<string>,
+): string {
+  // A node the operator drains takes no new server.
+  const connected = nodes.connectedIds().filter((id) => !draining.has(id));
   // A Java server goes only to a node with the Java its Minecraft version needs.
   // (A node that has not said yet is not held against it: its start says what is missing, if anything.)
   const able =
@@ -78,7 +85,14 @@ export async function serverCreator(
 
     const perNode = await tx.select({ nodeId: servers.nodeId, n: count() }).from(servers).groupBy(servers.nodeId);
     const javaNeeded = software.runtime === 'java-jar' ? javaMajorFor(version) : null;
-    const nodeId = pickNode(nodes, hub, new Map(perNode.map((r) => [r.nodeId, Number(r.n)])), javaNeeded);
+    const drained = await tx.select({ nodeId: nodeSettings.nodeId }).from(nodeSettings).where(eq(nodeSettings.draining, true));
+    const nodeId = pickNode(
+      nodes,
+      hub,
+      new Map(perNode.map((r) => [r.nodeId, Number(r.n)])),
+      javaNeeded,
+      new Set(drained.map((r) => r.nodeId)),
+    );
     const port = await allocatePort(tx, nodes, nodeId);
 
     const inserted = await tx
