@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Database suites run on PGlite always, and again on PostgreSQL when DATABASE_URL is set.
 const databases = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
-// Several API processes share Redis (apps/api/src/cluster.ts): that suite needs one, named by REDIS_URL.
-const withoutRedis = process.env.REDIS_URL ? [] : ['apps/api/src/cluster.test.ts'];
+// Several API processes share Redis (apps/api/src/cluster.ts): that suite needs one, named by TEST_REDIS_URL
+// (not REDIS_URL, which every API process a test starts would then use too).
+const withoutRedis = process.env.TEST_REDIS_URL ? [] : ['apps/api/src/cluster.test.ts'];
 
 export default defineConfig({
   test: {

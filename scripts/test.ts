@@ -1,6 +1,6 @@
 /**
  * `npm test`: builds the web app, runs every Vitest project (unit, API on PGlite, and API on PostgreSQL
- * when DATABASE_URL is set; the several-processes suite when REDIS_URL is set), then the Playwright suite against `npm start`, and prints one closing line
+ * when DATABASE_URL is set; the several-processes suite when TEST_REDIS_URL is set), then the Playwright suite against `npm start`, and prints one closing line
  * `N passed, N failed` with the totals of all suites.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,8 +30,9 @@ function readJson(file: string): unknown {
 const build = run('web build', 'npm', ['run', 'build', '-w', 'apps/web']);
 if (build !== 0) failed++;
 
-if (!process.env.REDIS_URL)
-  console.log('\nREDIS_URL is not set: the suite of several API processes sharing Redis (apps/api/src/cluster.test.ts) is not run.');
+// A test Redis has its own variable: REDIS_URL itself would reach every API process the tests start.
+if (!process.env.TEST_REDIS_URL)
+  console.log('\nTEST_REDIS_URL is not set: the suite of several API processes sharing Redis (apps/api/src/cluster.test.ts) is not run.');
 
 const vitestReport = path.join(reports, 'vitest.json');
 const vitestStatus = run('vitest', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);

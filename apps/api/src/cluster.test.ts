@@ -9,11 +9,11 @@ import { buildTestApp, createTestDatabase, ownerWithServer, requester, verifiedO
 
 /**
  * Two API processes of one service (one database, one Redis, the same APP_SECRET), as behind a load
- * balancer: what one does, the other knows at once. Runs where REDIS_URL is set (CI sets it when the local
- * Redis answers; `npm test` says when it is not run). "At once" is checked within 3 s, well inside the
+ * balancer: what one does, the other knows at once. Runs where TEST_REDIS_URL is set (CI sets it when the
+ * local Redis answers; `npm test` says when it is not run). "At once" is checked within 3 s, well inside the
  * 15 s after which each process's session sweep would notice on its own.
  */
-const REDIS_URL = process.env.REDIS_URL as string;
+const REDIS_URL = process.env.TEST_REDIS_URL as string;
 const AT_ONCE_MS = 3_000;
 type Built = TestApp & { cleanup: () => Promise<void> };
 let shared: Awaited<ReturnType<typeof createTestDatabase>>;
