@@ -3,7 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
 import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { liveGauges, metricsRoutes } from './metrics.ts';
-import { RATE_LIMIT_NAMESPACE, redisCluster, singleProcess } from './cluster.ts';
+import { redisCluster, singleProcess } from './cluster.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -114,11 +114,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       : fileMailer(path.join(config.dataDir, 'mail'), config.MAIL_FROM, log));
   installErrorHandling(app, { production: config.production });
   // Several API processes share sockets, limits, socket tokens and cache invalidations through Redis.
-  const cluster = config.REDIS_URL ? await redisCluster(config.REDIS_URL, log) : singleProcess();
+  const cluster = config.REDIS_URL ? await redisCluster(config.REDIS_URL, config.REDIS_PREFIX, log) : singleProcess();
   await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, {
     global: false,
-    ...(cluster.redis ? { redis: cluster.redis, nameSpace: RATE_LIMIT_NAMESPACE } : {}),
+    ...(cluster.redis ? { redis: cluster.redis, nameSpace: cluster.rateLimitNamespace } : {}),
   });
 
   const allowedOrigins = [new URL(config.publicUrl).origin];

@@ -26,7 +26,13 @@ const sockets: Socket[] = [];
 beforeAll(async () => {
   shared = await createTestDatabase();
   agent = await prepareAgent();
-  const env = { REDIS_URL, APP_SECRET: randomBytes(32).toString('hex'), AGENTS: JSON.stringify([agent.nodeConfig]) };
+  const env = {
+    REDIS_URL,
+    // A prefix of its own: runs (and the PGlite and PostgreSQL suites running side by side) never share a counter.
+    REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
+    APP_SECRET: randomBytes(32).toString('hex'),
+    AGENTS: JSON.stringify([agent.nodeConfig]),
+  };
   a = await buildTestApp(env, shared.database);
   b = await buildTestApp(env, shared.database);
   for (const app of [a, b]) {

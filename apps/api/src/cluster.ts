@@ -15,16 +15,21 @@ import { Redis } from 'ioredis';
 import type { Server } from 'socket.io';
 import { MemorySpentTokenIds, type SpentTokenIds } from './auth/socket-tokens.ts';
 
-const CHANNEL = 'spawnpoint:cluster';
-const SPENT_TOKEN_PREFIX = 'spawnpoint:spent-socket-token:';
-/** The rate limits' keys in Redis start with this. */
-export const RATE_LIMIT_NAMESPACE = 'spawnpoint:rate:';
+/** Every name below starts with REDIS_PREFIX (`spawnpoint:` by default). */
+const names = (prefix: string) => ({
+  channel: `${prefix}cluster`,
+  spentToken: `${prefix}spent-socket-token:`,
+  rateLimits: `${prefix}rate:`,
+  socketRooms: `${prefix}socket.io`,
+});
 
 export interface Cluster {
   /** `redis` when REDIS_URL is set, else `single`. */
   readonly mode: 'single' | 'redis';
   /** The store of the rate limits, or null when each process counts alone. */
   readonly redis: Redis | null;
+  /** Where the rate limits' keys live in that store. */
+  readonly rateLimitNamespace: string;
   readonly spentTokens: SpentTokenIds;
   /** Tells the other API processes; this one has acted on the change already. */
   publish(event: ClusterEvent): void;
@@ -39,6 +44,7 @@ export function singleProcess(): Cluster {
   return {
     mode: 'single',
     redis: null,
+    rateLimitNamespace: '',
     spentTokens: new MemorySpentTokenIds(),
     publish: () => undefined,
     onEvent: () => undefined,
@@ -49,11 +55,14 @@ export function singleProcess(): Cluster {
 
 /** A spent token id is a key that lives exactly as long as its token could be accepted. */
 class RedisSpentTokenIds implements SpentTokenIds {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
 
   async claim(id: string, expiresAt: number): Promise<boolean> {
     // A Redis that cannot answer refuses the token: better a socket that retries than one token spent twice.
-    const set = await this.redis.set(`${SPENT_TOKEN_PREFIX}${id}`, '1', 'PXAT', expiresAt, 'NX').catch(() => null);
+    const set = await this.redis.set(`${this.prefix}${id}`, '1', 'PXAT', expiresAt, 'NX').catch(() => null);
     return set === 'OK';
   }
 }
@@ -62,8 +71,9 @@ class RedisSpentTokenIds implements SpentTokenIds {
  * Connects to Redis (the start fails, naming REDIS_URL, when it does not answer) with one connection for
  * commands and publishing and one each for the channel and the Socket.IO adapter's subscriptions.
  */
-export async function redisCluster(url: string, log: FastifyBaseLogger): Promise<Cluster> {
+export async function redisCluster(url: string, prefix: string, log: FastifyBaseLogger): Promise<Cluster> {
   const origin = randomBytes(8).toString('hex');
+  const name = names(prefix);
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5_000 };
   const commands = new Redis(url, options);
   const channel = commands.duplicate();
@@ -92,18 +102,19 @@ export async function redisCluster(url: string, log: FastifyBaseLogger): Promise
     if (message.data.origin === origin) return;
     for (const listener of listeners) listener(message.data.event);
   });
-  await channel.subscribe(CHANNEL);
+  await channel.subscribe(name.channel);
   return {
     mode: 'redis',
     redis: commands,
-    spentTokens: new RedisSpentTokenIds(commands),
+    rateLimitNamespace: name.rateLimits,
+    spentTokens: new RedisSpentTokenIds(commands, name.spentToken),
     publish(event) {
       commands
-        .publish(CHANNEL, JSON.stringify({ origin, event }))
+        .publish(name.channel, JSON.stringify({ origin, event }))
         .catch((err: unknown) => log.error({ err, event: event.type }, 'could not tell the other API processes'));
     },
     onEvent: (listener) => void listeners.push(listener),
-    attach: (io) => void io.adapter(createAdapter(commands, adapterSub)),
+    attach: (io) => void io.adapter(createAdapter(commands, adapterSub, { key: name.socketRooms })),
     async close() {
       await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
     },

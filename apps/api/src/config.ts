@@ -53,6 +53,11 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  /** Starts every key and channel name this service uses in Redis, so several services can share one. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1–64 letters, digits, ":", "_" or "-"')
+    .default('spawnpoint:'),
   /** Bearer token of the Prometheus scraper for `/metrics`; without it the page does not exist. */
   METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   SUPPORT_URL: z.url().default('https://help.spawnpoint.gg'),
