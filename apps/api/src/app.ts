@@ -157,9 +157,16 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   await directory.load();
   directory.extras = (row) => freeTier.extras(row);
   // A node that (re)connects learns the specs of its servers again, so files and backups work before a start.
-  hub.onHello = (nodeId) => {
+  // A node that runs a game the control plane has no record of on it (its row is gone, or places it
+  // elsewhere) stops that game: the database says what runs where. Its folder stays for the operator.
+  hub.onHello = (nodeId, running) => {
     void (async () => {
       const rows = await database.db.select().from(serverTable).where(eq(serverTable.nodeId, nodeId));
+      const known = new Set(rows.map((row) => row.id));
+      for (const serverId of running.filter((id) => !known.has(id))) {
+        log.warn({ nodeId, serverId }, 'the node runs a game the control plane has no record of there: stopping it');
+        await nodes.power(nodeId, serverId, 'stop').catch((err: unknown) => log.error({ err, nodeId, serverId }, 'could not stop it'));
+      }
       for (const row of rows)
         await nodes
           .install(nodeId, specOf(row))

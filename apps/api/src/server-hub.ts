@@ -270,14 +270,18 @@ export class ServerHub implements NodeEvents {
   }
 
   /** Set by the app: what else happens when a node says hello, or reports backup progress. */
-  onHello: ((nodeId: string) => void) | null = null;
+  /** A node (re)connected: its id and the servers it says are running (not offline), whatever we know of them. */
+  onHello: ((nodeId: string, running: string[]) => void) | null = null;
   onBackup: ((event: AgentBackupEvent) => void) | null = null;
   /** The backups a node says it is making (after a reconnect or a restart of the agent). */
   onBackupJobs: ((nodeId: string, running: { serverId: string; backupId: string }[]) => void) | null = null;
 
   hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[] = []): void {
     for (const p of this.placements.values()) if (p.nodeId === nodeId) this.report(p.serverId, states.get(p.serverId) ?? 'offline');
-    this.onHello?.(nodeId);
+    this.onHello?.(
+      nodeId,
+      [...states].filter(([, state]) => state !== 'offline').map(([serverId]) => serverId),
+    );
     this.onBackupJobs?.(
       nodeId,
       backups.filter((b) => this.placements.get(b.serverId)?.nodeId === nodeId),
