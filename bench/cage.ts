@@ -9,52 +9,18 @@
  *   without the reclaimable file cache: the figure the dashboard shows), and their total against 4 GiB.
  * Needs bubblewrap and writable cgroups, as the agent's own tests do.
  */
-import minecraftProtocol from 'minecraft-protocol';
 import { planById } from '@spawnpoint/contracts';
-import { startTestAgent, type TestAgent } from '../apps/agent/test-support/test-agent.ts';
-import { freePort } from '../test-support/free-port.ts';
+import { installBuiltin, startTestAgent, type TestAgent } from '../apps/agent/test-support/test-agent.ts';
+import { median, untilPingAnswers } from './game-ping.ts';
 
 const ROUNDS = 11;
 const IDLE_SERVERS = 25;
 const FOUR_GIB_MB = 4096;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-async function untilPingAnswers(port: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`nothing answered a status ping on port ${port} within a minute`);
-    const answered = await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 1000 }).then(
-      () => true,
-      () => false,
-    );
-    if (answered) return;
-    await sleep(10);
-  }
-}
-
 async function ok(t: TestAgent, method: string, url: string, body?: unknown): Promise<void> {
   const res = await t.call(method, url, body);
   if (res.body.status !== 'SUCCESS') throw new Error(`${method} ${url} answered ${JSON.stringify(res.body)}`);
-}
-
-async function install(t: TestAgent, serverId: string, memoryMb: number): Promise<number> {
-  const port = await freePort();
-  await ok(t, 'PUT', `/v1/servers/${serverId}`, {
-    serverId,
-    software: 'flying-squid',
-    version: '1.21.4',
-    port,
-    memoryMb,
-    diskMb: 1024,
-    maxPlayers: 5,
-    motd: serverId,
-  });
-  return port;
 }
 
 /**
@@ -95,7 +61,7 @@ try {
     // Each goes first every other round, so neither always starts right after the other's kill.
     for (const [t, runs] of i % 2 ? [...pair].reverse() : pair) {
       const id = `start-${i}`;
-      const port = await install(t, id, memoryMb);
+      const port = await installBuiltin(t, id, { memoryMb });
       runs.push(await timedStart(t, id, port));
       await kill(t, id);
     }
@@ -116,7 +82,7 @@ try {
   const ids: string[] = [];
   for (let i = 0; i < IDLE_SERVERS; i++) {
     const id = `idle-${i}`;
-    await timedStart(caged, id, await install(caged, id, memoryMb));
+    await timedStart(caged, id, await installBuiltin(caged, id, { memoryMb }));
     ids.push(id);
   }
   // Idle: no player, nothing typed; the first samples after a start still carry its garbage.

@@ -12,9 +12,9 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import minecraftProtocol from 'minecraft-protocol';
 import { io } from 'socket.io-client';
 import { buildFakeJar } from '../apps/agent/test-support/fake-jar.ts';
+import { median, untilPingAnswers } from './game-ping.ts';
 import { startStack } from './stack.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-bench-game-'));
@@ -37,20 +37,6 @@ async function waitState(id: string, state: string) {
   for (;;) {
     const res = await call('GET', `/v1/server/${id}`);
     if (res.result.state === state) return;
-    await sleep(10);
-  }
-}
-
-/** Resolves once the port answers a Minecraft status ping (a minute at most: a bench never hangs silently). */
-async function untilPingAnswers(port: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`nothing answered a status ping on port ${port} within a minute`);
-    const answered = await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 1000 }).then(
-      () => true,
-      () => false,
-    );
-    if (answered) return;
     await sleep(10);
   }
 }
@@ -84,11 +70,6 @@ async function bareStart(port: number): Promise<number> {
   } finally {
     child.kill('SIGKILL');
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 try {

@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const stateOf = (id: string) => t.agent.servers.get(id)?.state;
 
-const install = (serverId: string) => installBuiltin(t, serverId, 'Appearance test');
+const install = (serverId: string) => installBuiltin(t, serverId, { motd: 'Appearance test' });
 
 /** Writes a file the way the API's icon upload does (PUT …/files/write). */
 async function putFile(serverId: string, file: string, bytes: Buffer) {

@@ -3,7 +3,7 @@
  * and process figures (`@spawnpoint/logging`), its servers by state, each running game's memory and CPU
  * (as last sampled from its control group), and whether it is connected to the API. Read at each scrape.
  */
-import { agentEndpoints, serverState } from '@spawnpoint/contracts';
+import { agentEndpoints, countByState } from '@spawnpoint/contracts';
 import { METRICS_CONTENT_TYPE } from '@spawnpoint/logging';
 import { Gauge, type Registry } from 'prom-client';
 import type { AgentRoute } from './agent-route.ts';
@@ -17,9 +17,7 @@ export function nodeGauges(registry: Registry, servers: Map<string, ManagedServe
     labelNames: ['state'] as const,
     registers,
     collect() {
-      const counts = new Map<string, number>(serverState.options.map((s) => [s, 0]));
-      for (const server of servers.values()) counts.set(server.state, (counts.get(server.state) ?? 0) + 1);
-      for (const [state, count] of counts) this.set({ state }, count);
+      for (const [state, count] of countByState([...servers.values()].map((s) => s.state))) this.set({ state }, count);
     },
   });
   // One series per running game; a server that stopped leaves the page (reset, then only running ones set).

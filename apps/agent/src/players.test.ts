@@ -29,7 +29,7 @@ const consoleShows = (id: string, text: string) =>
 const folder = (id: string, file: string) => path.join(t.dataDir, 'servers', id, file);
 const readJson = (id: string, file: string) => JSON.parse(readFileSync(folder(id, file), 'utf8')) as unknown;
 
-const install = (serverId: string) => installBuiltin(t, serverId, 'Players test');
+const install = (serverId: string) => installBuiltin(t, serverId, { motd: 'Players test' });
 
 async function power(serverId: string, action: 'start' | 'stop', until_: 'online' | 'offline') {
   expect((await t.call('POST', `/v1/servers/${serverId}/power`, { action })).body.status).toBe('SUCCESS');

@@ -22,7 +22,7 @@ const consoleOf = (id: string) => t.agent.servers.get(id)?.console.lines().join(
 const folder = (id: string, ...parts: string[]) => path.join(t.dataDir, 'servers', id, ...parts);
 
 async function install(serverId: string): Promise<number> {
-  const port = await installBuiltin(t, serverId, 'Plugins test');
+  const port = await installBuiltin(t, serverId, { motd: 'Plugins test' });
   // A flat world: players walk and land where the test sends them.
   expect((await t.call('PUT', `/v1/servers/${serverId}/properties`, { values: { 'level-type': 'flat' } })).body.status).toBe('SUCCESS');
   return port;

@@ -73,14 +73,18 @@ export async function javaServerSpec(serverId: string, software: 'paper' | 'purp
  * Installs a built-in (flying-squid 1.21.4) server on a free port, as the API does before a start, and
  * answers the port. Throws with the agent's words when the install is refused.
  */
-export async function installBuiltin(t: TestAgent, serverId: string, motd = `Test ${serverId}`): Promise<number> {
+export async function installBuiltin(
+  t: TestAgent,
+  serverId: string,
+  { motd = `Test ${serverId}`, memoryMb = 512 }: { motd?: string; memoryMb?: number } = {},
+): Promise<number> {
   const port = await freePort();
   const res = await t.call('PUT', `/v1/servers/${serverId}`, {
     serverId,
     software: 'flying-squid',
     version: '1.21.4',
     port,
-    memoryMb: 512,
+    memoryMb,
     diskMb: 1024,
     maxPlayers: 5,
     motd,

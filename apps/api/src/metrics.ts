@@ -4,7 +4,7 @@
  * connection, capacity, active servers and waiting starts. Gauges are read when the page is asked for,
  * so nothing is counted twice or left stale between scrapes.
  */
-import { AGENT_NAMESPACE, endpoints, PROXY_NAMESPACE, PUBLIC_LIST_NAMESPACE, serverState } from '@spawnpoint/contracts';
+import { AGENT_NAMESPACE, countByState, endpoints, PROXY_NAMESPACE, PUBLIC_LIST_NAMESPACE } from '@spawnpoint/contracts';
 import { METRICS_CONTENT_TYPE } from '@spawnpoint/logging';
 import { Gauge, type Registry } from 'prom-client';
 import type { Route } from './http/route.ts';
@@ -35,12 +35,7 @@ export function liveGauges(registry: Registry, parts: { io: Server; nodes: NodeR
     labelNames: ['state'] as const,
     registers,
     collect() {
-      const counts = new Map<string, number>(serverState.options.map((s) => [s, 0]));
-      for (const id of hub.placedServers()) {
-        const state = hub.stateOf(id);
-        counts.set(state, (counts.get(state) ?? 0) + 1);
-      }
-      for (const [state, count] of counts) this.set({ state }, count);
+      for (const [state, count] of countByState(hub.placedServers().map((id) => hub.stateOf(id)))) this.set({ state }, count);
     },
   });
   const perNode = (name: string, help: string, read: (nodeId: string) => number) =>

@@ -78,6 +78,13 @@ export const serverState = z.enum([
 ]);
 export type ServerState = z.infer<typeof serverState>;
 
+/** How many of `states` are in each server state, every state listed (0 included): what the metrics pages show. */
+export function countByState(states: Iterable<ServerState>): Map<ServerState, number> {
+  const counts = new Map<ServerState, number>(serverState.options.map((s) => [s, 0]));
+  for (const state of states) counts.set(state, (counts.get(state) ?? 0) + 1);
+  return counts;
+}
+
 export const serverSummary = z.object({
   serverId: z.string(),
   name: z.string(),
