@@ -32,7 +32,7 @@ import { playerRoutes } from './player-routes.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { SandboxError } from './sandbox.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
-import { localStorage, s3Storage } from './storage.ts';
+import { localStorage, s3Storage, storageName } from './storage.ts';
 
 export interface Agent {
   http: FastifyInstance;
@@ -157,6 +157,8 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       backups: [...runningBackups].map(([serverId, backupId]) => ({ serverId, backupId })),
       // Which Minecraft versions of Java software this node can run (the create page offers those).
       javaMajors: findJavaRuntimes().map((r) => r.major),
+      // Its own disk is no place to move servers through; a shared bucket is.
+      storage: config.S3_URL ? storageName(config.S3_URL) : null,
     });
   });
 

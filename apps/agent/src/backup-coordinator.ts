@@ -71,13 +71,31 @@ export class BackupCoordinator {
   }
 
   /**
-   * Restores into a staging folder filled by `fill`, then swaps it with the server folder. The server must
-   * be offline (the API stops it first and starts it again after).
+   * Sends the folder to shared storage (`send` packs it from the sandbox opened before): the server must be
+   * offline, and shows `uploading` meanwhile, when nothing may change the folder (the sandbox refuses).
    */
-  async restore(fill: (staging: Sandbox) => Promise<void>): Promise<void> {
+  async upload<T>(sandbox: Sandbox, send: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+    const state = this.server.state();
+    if (state !== 'offline' || this.running) throw this.refuse(`The server is ${state}; it must be stopped to go to storage.`);
+    this.running = true;
+    this.server.setState('uploading');
+    try {
+      return await send(sandbox);
+    } finally {
+      this.running = false;
+      this.server.setState('offline');
+    }
+  }
+
+  /**
+   * Restores into a staging folder filled by `fill`, then swaps it with the server folder. The server must
+   * be offline (the API stops it first and starts it again after). `as`: what it shows meanwhile, a
+   * restore from a backup or the folder coming back from shared storage.
+   */
+  async restore(fill: (staging: Sandbox) => Promise<void>, as: 'restoring' | 'downloading' = 'restoring'): Promise<void> {
     const state = this.server.state();
     if (state !== 'offline' || this.running) throw this.refuse(`The server is ${state}; stop it before restoring.`);
-    this.server.setState('restoring');
+    this.server.setState(as);
     const { dir } = this.server;
     const stamp = Date.now().toString(36);
     const staging = `${dir}.restore-${stamp}`;
@@ -94,7 +112,7 @@ export class BackupCoordinator {
       await rename(staging, dir);
       // Through descriptors: a link inside the old folder is removed, never followed.
       await removeTree(old);
-      this.server.console.notice('The server folder was restored from a backup.');
+      if (as === 'restoring') this.server.console.notice('The server folder was restored from a backup.');
     } catch (err) {
       await removeTree(staging).catch(() => undefined);
       throw err;

@@ -119,8 +119,11 @@ export class ManagedServer {
   /** The server folder's sandbox, opened once and reused; its quota is the plan's disk. */
   sandbox(): Promise<Sandbox> {
     // The folder is being swapped: a sandbox opened now would hold the copy that is about to go.
-    if (this.state === 'restoring')
+    if (this.state === 'restoring' || this.state === 'downloading')
       return Promise.reject(new SandboxError('INVALID_STATE', 'The server is being restored. Please try again in a moment.'));
+    // Its folder is being packed for shared storage: nothing may change it now.
+    if (this.state === 'uploading')
+      return Promise.reject(new SandboxError('INVALID_STATE', 'The server is going to sleep and its files are being stored.'));
     this.openSandbox ??= mkdir(this.dir, { recursive: true }).then(() => Sandbox.open(this.dir, this.spec.diskMb * 1024 * 1024));
     this.openSandbox.catch(() => (this.openSandbox = null));
     return this.openSandbox;

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { agentEndpoints, type AgentBackupEvent, type DownloadGrant, type DownloadSigner } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { agentRouter } from './agent-route.ts';
@@ -10,7 +9,7 @@ import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
 import type { Sandbox } from './sandbox.ts';
 import { pathParts, SandboxError } from './sandbox.ts';
-import type { BackupStorage } from './storage.ts';
+import { sha256Tap, type BackupStorage } from './storage.ts';
 import { withUploadBody } from './upload-body.ts';
 
 export interface FileDeps {
@@ -250,15 +249,7 @@ async function runBackup(
   let totalBytes = 0;
   let bytes = 0;
   let lastReport = 0;
-  const hash = createHash('sha256');
-  let size = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
+  const { tap, digest, bytes: size } = sha256Tap();
   // Called without awaiting (progress goes out as events): every failure must end as a `failed` event.
   try {
     await managed.backups.before();
@@ -281,7 +272,7 @@ async function runBackup(
         }
       }),
     ]);
-    report({ phase: 'complete', bytes: totalBytes, totalBytes, size, sha256: hash.digest('hex') });
+    report({ phase: 'complete', bytes: totalBytes, totalBytes, size: size(), sha256: digest() });
   } catch (err) {
     tap.destroy();
     report({ phase: 'failed', bytes, totalBytes, error: err instanceof Error ? err.message : String(err) });

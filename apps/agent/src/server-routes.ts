@@ -1,5 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { agentEndpoints, type AgentServerSpec } from '@spawnpoint/contracts';
 import { z } from 'zod';
 import type { AgentRoute } from './agent-route.ts';
@@ -7,7 +9,11 @@ import type { AgentConfig } from './config.ts';
 import { InvalidStateError, type ManagedServer } from './managed-server.ts';
 import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
-import type { BackupStorage } from './storage.ts';
+import { extractTar, openTrees, packTarGz } from './archives.ts';
+import { sha256Tap, type BackupStorage } from './storage.ts';
+
+/** Where a sleeping server's folder waits in shared storage. */
+export const sleepingKey = (serverId: string) => `sleeping/${serverId}.tar.gz`;
 
 export interface ServerRouteDeps {
   servers: Map<string, ManagedServer>;
@@ -96,7 +102,8 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
 
   route(agentEndpoints.consoleHistory, async ({ params: { serverId } }) => ({ lines: servers.get(serverId)?.console.lines() ?? [] }));
 
-  route(agentEndpoints.remove, async ({ params: { serverId } }) => {
+  /** Ends the server here and deletes its folder and run records (not what it has in storage). */
+  const dropHere = async (serverId: string) => {
     const server = servers.get(serverId);
     if (server) {
       server.markRemoved();
@@ -104,10 +111,68 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
       await server.closeSandbox();
       servers.delete(serverId);
     }
-    await storage.removePrefix(`backups/${serverId}`);
     // Through descriptors: a link the game planted in its folder is removed, never followed.
     await removeTree(path.join(config.serversDir, serverId));
     await rm(path.join(config.runDir, serverId), { recursive: true, force: true });
+  };
+
+  route(agentEndpoints.remove, async ({ params: { serverId } }) => {
+    await dropHere(serverId);
+    await storage.removePrefix(`backups/${serverId}`);
+    await storage.remove(sleepingKey(serverId));
+    return null;
+  });
+
+  // --- a sleeping server's folder to shared storage and back (it may wake on another node) ---
+
+  route(agentEndpoints.storageUpload, async ({ params: { serverId } }) => {
+    const server = known(serverId);
+    const key = sleepingKey(serverId);
+    return server.backups.upload(await server.sandbox(), async (sandbox) => {
+      const sent = sha256Tap();
+      // Both awaited together: a failing store stops the packing and neither failure goes unhandled.
+      await Promise.all([storage.put(key, sent.tap), packTarGz(await openTrees(sandbox, ['/']), sent.tap, 1)]);
+      const sha256 = sent.digest();
+      // Read back before anyone drops the node's copy: what storage holds must be exactly what was sent.
+      const stored = await storage.get(key);
+      const readBack = sha256Tap();
+      if (stored) await pipeline(stored.stream, readBack.tap, new Writable({ write: (_chunk, _enc, done) => done() }));
+      if (!stored || readBack.digest() !== sha256)
+        throw new InvalidStateError('The archive in storage does not match the server folder; the folder stays on this node.');
+      return { sha256, bytes: sent.bytes() };
+    });
+  });
+
+  route(agentEndpoints.storageDownload, async ({ params: { serverId }, body: { sha256 } }) => {
+    const server = known(serverId);
+    const found = await storage.get(sleepingKey(serverId));
+    if (!found) throw new SandboxError('NOT_FOUND', "This server's archive is not in storage.");
+    const received = sha256Tap();
+    found.stream.once('error', (err) => received.tap.destroy(err));
+    await server.backups
+      .restore(async (staging) => {
+        // Our own archive: names restored as they are. Swapped in only if every byte is the one stored.
+        const failure = await extractTar(staging, found.stream.pipe(received.tap), {
+          gzip: true,
+          destination: [],
+          limits: { maxEntries: 1_000_000, maxBytes: staging.quotaBytes },
+          literal: true,
+        }).then(
+          () => null,
+          (err: unknown) => err,
+        );
+        // A full disk is the plan's, not the archive's; any other failure (a broken gzip, a tar that ends
+        // early) is read as the archive having changed, as a digest that differs is.
+        if (failure instanceof SandboxError && failure.code === 'DISK_LIMIT') throw failure;
+        if (failure || received.digest() !== sha256)
+          throw new InvalidStateError("The server's archive in storage is damaged (its SHA-256 does not match); it was not used.");
+      }, 'downloading')
+      .finally(() => found.stream.destroy());
+    return null;
+  });
+
+  route(agentEndpoints.dropLocalCopy, async ({ params: { serverId } }) => {
+    await dropHere(serverId);
     return null;
   });
 }

@@ -1,10 +1,25 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+
+/** A pass-through that hashes (SHA-256) and counts what flows through it: archives are checked by it. */
+export function sha256Tap(): { tap: Transform; digest: () => string; bytes: () => number } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { tap, digest: () => hash.digest('hex'), bytes: () => bytes };
+}
 
 /** Where backups live: the node's disk by default, an S3-compatible bucket with S3_URL. */
 export interface BackupStorage {
@@ -51,6 +66,15 @@ export function localStorage(dir: string): BackupStorage {
       await walk(dir);
     },
   };
+}
+
+/**
+ * Which shared storage an S3_URL names, without its credentials (`s3://host:port/bucket`): the node says it
+ * in its hello, and a sleeping server moves only between nodes that name the same one.
+ */
+export function storageName(url: string): string {
+  const u = new URL(url);
+  return `s3://${u.host}/${u.pathname.replace(/^\/+/, '').split('/')[0] ?? ''}`;
 }
 
 /** `s3://KEY:SECRET@host:port/bucket?region=…&tls=false` (path-style, any S3-compatible server). */

@@ -21,6 +21,9 @@ import { ServerHub } from './server-hub.ts';
 import { ServerDirectory } from './servers/directory.ts';
 import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
+import { agentPlacement } from './servers/placement.ts';
+import type { ServerRow } from './servers/server-creator.ts';
+import { ServerMover } from './servers/server-mover.ts';
 import { FreeTier } from './servers/free-tier.ts';
 import { ProxyGateway } from './proxy-gateway.ts';
 import { Payments, providerFor } from './billing/payments.ts';
@@ -45,7 +48,7 @@ import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
 import { specOf } from './servers/power.ts';
 import { servers as serverTable } from './db/schema.ts';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { authRoutes } from './routes/auth.ts';
 import { miscRoutes } from './routes/misc.ts';
 import { openApiRoutes } from './openapi.ts';
@@ -132,18 +135,24 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   nodes.attach(io, hub);
   // Sleeping, play time, active servers per account and the start queue (servers/free-tier.ts).
   const freeTier = new FreeTier(config, database.db, hub, io, log);
+  // Caches of a server's row and the join proxies follow a new port, node or storage.
+  const moved = (server: ServerRow) => {
+    directory.invalidate(server.ownerId);
+    proxies.upsert(server);
+  };
+  // Where servers go (servers/placement.ts), and sleeping servers moving through shared storage.
+  const placement = agentPlacement(nodes, hub);
+  const mover = new ServerMover(database.db, nodes, hub, placement, moved, log);
   const power = new PowerDispatcher(
     nodes,
     hub,
     (server) => portReallocator(database.db, nodes, server),
-    (server) => {
-      directory.invalidate(server.ownerId);
-      proxies.upsert(server);
-    },
+    moved,
     freeTier.rules,
     config.START_QUEUE_MAX,
+    mover,
   );
-  freeTier.attach(power);
+  freeTier.attach(power, (server) => mover.store(server));
   liveGauges(metrics, { io, nodes, hub, power });
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   let proxiesConnected = () => false;
@@ -161,7 +170,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // elsewhere) stops that game: the database says what runs where. Its folder stays for the operator.
   hub.onHello = (nodeId, running) => {
     void (async () => {
-      const rows = await database.db.select().from(serverTable).where(eq(serverTable.nodeId, nodeId));
+      // A server whose folder is in shared storage is not on the node (it is fetched when it wakes).
+      const rows = await database.db
+        .select()
+        .from(serverTable)
+        .where(and(eq(serverTable.nodeId, nodeId), isNull(serverTable.storedIn)));
       const known = new Set(rows.map((row) => row.id));
       for (const serverId of running.filter((id) => !known.has(id))) {
         log.warn({ nodeId, serverId }, 'the node runs a game the control plane has no record of there: stopping it');
@@ -180,7 +193,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const limitsChanged = (serverId: string) =>
     void (async () => {
       const [row] = await database.db.select().from(serverTable).where(eq(serverTable.id, serverId));
-      if (row) await nodes.install(row.nodeId, specOf(row)).then((max) => hub.recordMaxPlayers(row.id, max));
+      if (row && !row.storedIn) await nodes.install(row.nodeId, specOf(row)).then((max) => hub.recordMaxPlayers(row.id, max));
     })().catch((err: unknown) => log.warn({ err, serverId }, 'could not send the node the new limits'));
   subscriptions.onPlanChanged(({ serverId, ownerId, planId }) => {
     freeTier.planChanged(serverId, ownerId, planId);
@@ -202,7 +215,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mailer,
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
-    game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs },
+    game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs, placement },
     billing: {
       payments: new Payments(database.db, providerFor(config), log),
       subscriptions,

@@ -13,6 +13,7 @@ import type { ServerDirectory } from './servers/directory.ts';
 import type { PowerDispatcher } from './servers/power.ts';
 import type { ProxyGateway } from './proxy-gateway.ts';
 import type { FreeTier } from './servers/free-tier.ts';
+import type { Placement } from './servers/placement.ts';
 import type { BackupJobs } from './servers/backup-jobs.ts';
 import type { Payments } from './billing/payments.ts';
 import type { Subscriptions } from './billing/subscriptions.ts';
@@ -34,6 +35,8 @@ export interface AppContext {
     proxies: ProxyGateway;
     freeTier: FreeTier;
     backups: BackupJobs;
+    /** Where new servers go and where a server in storage wakes (servers/placement.ts). */
+    placement: Placement;
   };
   billing: {
     payments: Payments;

@@ -51,6 +51,8 @@ interface NodeEntry {
   socket: Socket | null;
   /** Java major versions installed on the node, from its hello (which Java software it can run). */
   javaMajors?: number[];
+  /** The shared storage it keeps sleeping servers in (`s3://host/bucket`), from its hello; null: its own disk. */
+  storage?: string | null;
 }
 
 const agentAnswer = z.object({ status: z.string(), message: z.string().optional(), result: z.unknown().optional() });
@@ -117,6 +119,7 @@ export class NodeRegistry {
         const hello = agentHello.safeParse(payload);
         if (!hello.success) return;
         entry.javaMajors = hello.data.javaMajors;
+        entry.storage = hello.data.storage;
         events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
       });
       socket.on('agent:state', (payload) => {
@@ -154,8 +157,22 @@ export class NodeRegistry {
    * This registry as seen by one request: the same nodes, sockets and signers (shared through the
    * prototype), with the request's id on every call. Made per request that calls a node; costs one object.
    */
-  forRequest(requestId: string): NodeRegistry {
-    return Object.create(this, { requestId: { value: requestId } }) as NodeRegistry;
+  forRequest(requestId: string, away?: (serverId: string) => string | null): NodeRegistry {
+    return Object.create(this, { requestId: { value: requestId }, away: { value: away } }) as NodeRegistry;
+  }
+
+  /**
+   * Set on a request's view: why a server's folder cannot be reached on a node now (it is in shared
+   * storage, or on its way), so a file, backup or settings call is refused with that instead of reaching
+   * a node that does not have it. Deleting the server and its backups still goes through.
+   */
+  private readonly away: ((serverId: string) => string | null) | undefined = undefined;
+
+  private refuseIfAway(endpoint: AgentEndpoint, params: unknown): void {
+    if (!this.away || endpoint === agentEndpoints.remove || endpoint === agentEndpoints.backupDelete) return;
+    const serverId = (params as { serverId?: unknown } | undefined)?.serverId;
+    const why = typeof serverId === 'string' ? this.away(serverId) : null;
+    if (why) throw new ApiError('INVALID_STATE', undefined, why);
   }
 
   connectedIds(): string[] {
@@ -164,6 +181,11 @@ export class NodeRegistry {
 
   isConnected(nodeId: string): boolean {
     return this.nodes.get(nodeId)?.socket?.connected ?? false;
+  }
+
+  /** The shared storage a node said it keeps sleeping servers in; null for its own disk (or before its hello). */
+  storageOf(nodeId: string): string | null {
+    return this.nodes.get(nodeId)?.storage ?? null;
   }
 
   /** Java major versions a node reported in its hello; null until it did. */
@@ -194,12 +216,19 @@ export class NodeRegistry {
    * must have the entry's result shape. The agent's refusals become the matching catalogue codes; an
    * answer of another shape is the node's fault, never the user's: logged and answered INTERNAL_ERROR.
    */
-  async call<E extends JsonAgentEndpoint>(nodeId: string, endpoint: E, input: AgentInput<E>): Promise<z.infer<E['result']>> {
+  async call<E extends JsonAgentEndpoint>(
+    nodeId: string,
+    endpoint: E,
+    input: AgentInput<E>,
+    /** Longer than CALL_TIMEOUT_MS for work that grows with the folder (a sleeping server going to storage). */
+    timeoutMs = CALL_TIMEOUT_MS,
+  ): Promise<z.infer<E['result']>> {
+    this.refuseIfAway(endpoint, input.params);
     const { body } = input as { body?: unknown };
     const path = fillPath(endpoint.path, input.params, input.query);
     const response = await this.exchange(nodeId, endpoint.method, path, {
       ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' } : {}),
-      timeoutMs: CALL_TIMEOUT_MS,
+      timeoutMs,
     });
     return this.resultOf(nodeId, path, endpoint, await this.answerOf(nodeId, path, response));
   }
@@ -215,6 +244,7 @@ export class NodeRegistry {
     input: AgentInput<E>,
     body: Buffer | Readable,
   ): Promise<z.infer<E['result']>> {
+    this.refuseIfAway(endpoint, input.params);
     const path = fillPath(endpoint.path, input.params, input.query);
     const response = await this.exchange(nodeId, endpoint.method, path, { body, contentType: 'application/octet-stream' });
     return this.resultOf(nodeId, path, endpoint, await this.answerOf(nodeId, path, response));
@@ -229,6 +259,7 @@ export class NodeRegistry {
     endpoint: E,
     input: AgentInput<E>,
   ): Promise<{ headers: IncomingHttpHeaders; body: IncomingMessage }> {
+    this.refuseIfAway(endpoint, input.params);
     const path = fillPath(endpoint.path, input.params, input.query);
     const response = await this.exchange(nodeId, endpoint.method, path);
     if ((response.headers['content-type'] ?? '').includes('application/json')) {
@@ -257,6 +288,7 @@ export class NodeRegistry {
       | { purpose: 'file-download'; serverId: string; path: string; name: string }
       | { purpose: 'backup-download'; serverId: string; backupId: string; name: string },
   ): Promise<string> {
+    if (grant.purpose === 'file-download') this.refuseIfAway(agentEndpoints.signedFileDownload, grant);
     const node = this.nodes.get(nodeId);
     if (!node?.socket?.connected) throw new ApiError('NODE_UNAVAILABLE');
     let signer = this.signers.get(nodeId);

@@ -56,6 +56,7 @@ export class ServerHub implements NodeEvents {
 
   forget(serverId: string): void {
     this.placements.delete(serverId);
+    this.stored.delete(serverId);
     this.states.delete(serverId);
     this.held.delete(serverId);
     this.toSleep.delete(serverId);
@@ -131,10 +132,34 @@ export class ServerHub implements NodeEvents {
   // Servers started from `sleeping`: their node's "starting" is `waking`.
   private wakingUp = new Set<string>();
 
-  /** Sets a state the API keeps until a start or a delete: `sleeping`, or `queued` in the start queue. */
-  hold(serverId: string, state: 'sleeping' | 'queued'): void {
+  /**
+   * Sets a state the API keeps until a start or a delete: `sleeping`, `queued` in the start queue, or the
+   * folder on its way to or from shared storage (the node's own "offline" meanwhile does not end it).
+   */
+  hold(serverId: string, state: 'sleeping' | 'queued' | 'uploading' | 'downloading'): void {
     this.setState(serverId, state);
     if (this.placements.has(serverId)) this.held.set(serverId, state);
+  }
+
+  // Servers whose folder is in shared storage, on no node (they sleep).
+  private stored = new Set<string>();
+
+  /** The server's folder went to shared storage (true) or came back onto a node (false). */
+  markStored(serverId: string, stored: boolean): void {
+    if (stored) this.stored.add(serverId);
+    else this.stored.delete(serverId);
+  }
+
+  /**
+   * Why the server's files cannot be reached on a node now (its folder is in shared storage or on its way
+   * there or back), or null when they can: what file, backup and settings requests are told.
+   */
+  folderAway(serverId: string): string | null {
+    const state = this.stateOf(serverId);
+    if (state === 'uploading') return 'The server is going to sleep and its files are being moved to storage. Start it to work on them.';
+    if (state === 'downloading') return "The server's files are coming back from storage. Try again in a moment.";
+    if (this.stored.has(serverId)) return 'The server sleeps with its files in storage. Start it (or join it) to work on them.';
+    return null;
   }
 
   /** Ends a held state (the server leaves the queue to start now). */

@@ -73,7 +73,7 @@ export const HELD_BYTES_MAX = 64 * 1024;
 /** After a disconnect message, a client that does not close is closed. */
 const LINGER_MS = 2_000;
 
-const STARTING: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking'];
+const STARTING: readonly ServerState[] = ['queued', 'downloading', 'installing', 'starting', 'waking'];
 const STOPPED: readonly ServerState[] = ['offline', 'sleeping'];
 
 /** Counts new connections per address in one-second windows; the map is emptied every second. */
@@ -406,8 +406,10 @@ function motdOf(state: ServerState): string {
     case 'offline':
       return proxyMessages.motd.offline;
     case 'sleeping':
+    case 'uploading':
       return proxyMessages.motd.sleeping;
     case 'queued':
+    case 'downloading':
     case 'installing':
     case 'starting':
     case 'waking':

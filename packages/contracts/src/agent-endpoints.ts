@@ -9,6 +9,8 @@ import {
   agentCommandRequest,
   agentConsoleHistory,
   agentInstallResult,
+  agentStorageDownloadRequest,
+  agentStorageUploadResult,
   agentPortsRequest,
   agentPortsResult,
   agentServerList,
@@ -120,6 +122,17 @@ export const agentEndpoints = {
   backupCreate: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
   backupDelete: { method: 'DELETE', path: '/v1/servers/:serverId/backups/:backupId', params: backupIdParams, result: done },
   backupRestore: { method: 'POST', path: '/v1/servers/:serverId/backups/:backupId/restore', params: backupIdParams, result: done },
+  // A sleeping server's folder to shared storage and back (it may wake on another node). The upload keeps
+  // the node's copy until the API, having recorded the archive, drops it (`dropLocalCopy`).
+  storageUpload: { method: 'POST', path: '/v1/servers/:serverId/storage/upload', params: server, result: agentStorageUploadResult },
+  storageDownload: {
+    method: 'POST',
+    path: '/v1/servers/:serverId/storage/download',
+    params: server,
+    body: agentStorageDownloadRequest,
+    result: done,
+  },
+  dropLocalCopy: { method: 'DELETE', path: '/v1/servers/:serverId/local-copy', params: server, result: done },
   // Signed links a browser follows (the API's download endpoints redirect to them): a file as it is or a
   // folder as .tar.gz, and a backup, streamed from the node's disk.
   metrics: { method: 'GET', path: '/metrics', raw: true, metrics: true },

@@ -56,7 +56,17 @@ export const agentHello = z.object({
   backups: z.array(agentBackupJob).default([]),
   /** Java major versions installed on the node (which Minecraft versions of Java software it can run). */
   javaMajors: z.array(z.number().int().min(1).max(99)).max(32).default([]),
+  /**
+   * The shared storage the node keeps backups and sleeping servers in (`s3://host/bucket`, never the
+   * credentials), or null for its own disk. A sleeping server moves between nodes that name the same one.
+   */
+  storage: z.string().max(512).nullable().default(null),
 });
+/** `POST …/storage/upload`: the archive the node stored and read back (its SHA-256 checked) before dropping its copy. */
+export const agentStorageUploadResult = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) });
+/** `POST …/storage/download`: the archive to fetch, refused unless its SHA-256 is this one. */
+export const agentStorageDownloadRequest = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+
 export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
 export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });
 /**

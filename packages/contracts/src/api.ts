@@ -71,6 +71,9 @@ export const serverState = z.enum([
   'stopping',
   'sleeping',
   'waking',
+  // A sleeping server's folder going to shared storage (so it can wake on any node), and coming back from it.
+  'uploading',
+  'downloading',
   'backing_up',
   'restoring',
   'installing',

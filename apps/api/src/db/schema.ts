@@ -81,6 +81,13 @@ export const servers = pgTable(
     publicListing: boolean('public_listing').notNull().default(false),
     /** Set while the server sleeps (the node knows it only as stopped), so an API restart keeps `sleeping`. */
     sleepingSince: timestamp('sleeping_since', { withTimezone: true }),
+    /**
+     * Set while a sleeping server's folder is in shared storage instead of on a node (`s3://host/bucket`, as
+     * the nodes name it), with the SHA-256 of its archive: it wakes on any node that names the same storage,
+     * and is fetched only if the archive still has that digest. `nodeId` and `port` are where it last ran.
+     */
+    storedIn: text('stored_in'),
+    storedSha256: text('stored_sha256'),
     /** Java servers: when the owner (or an administrator) accepted the Minecraft EULA for it. */
     eulaAcceptedAt: timestamp('eula_accepted_at', { withTimezone: true }),
     /** Java servers: the join proxy sends a PROXY protocol v2 header first (the owner turned it on). */

@@ -95,11 +95,14 @@ class Call {
     private readonly path: string,
     private readonly describe: Describe | undefined,
     private readonly registry: NodeRegistry,
+    /** Why a server's folder cannot be reached on a node now (ServerHub.folderAway). */
+    private readonly away: (serverId: string) => string | null,
   ) {}
 
   /** Made when a handler asks for it: most requests never call a node. */
   get nodes(): NodeRegistry {
-    return this.registry.forRequest(this.request.id);
+    const server = this.server;
+    return this.registry.forRequest(this.request.id, server ? (id) => (id === server.id ? this.away(id) : null) : undefined);
   }
 
   /** Made when a handler asks for it (destructuring calls the getter), so it works detached from `this`. */
@@ -138,6 +141,8 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
     if (!bearerIs(header, token)) throw new ApiError('NO_PERMISSION');
   };
 
+  const awayOf = (serverId: string) => ctx.game.hub.folderAway(serverId);
+
   return (endpoint, handler, options = {}) => {
     const permission = endpoint.permission;
     if (permission && !endpoint.path.includes(':serverId')) throw new Error(`${endpoint.path}: a permission needs a :serverId`);
@@ -164,7 +169,20 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         const body: unknown = endpoint.body ? parse(endpoint.body, request.body) : undefined;
         // The cast ties the values parsed above to the entry's types, which TypeScript cannot follow
         // through the generic entry; each one came out of that entry's own schema.
-        const call = new Call(request, reply, params, query, body, session, server, access, endpoint.path, describe, ctx.game.nodes);
+        const call = new Call(
+          request,
+          reply,
+          params,
+          query,
+          body,
+          session,
+          server,
+          access,
+          endpoint.path,
+          describe,
+          ctx.game.nodes,
+          awayOf,
+        );
         const result: unknown = await handler(call as unknown as RouteCall<typeof endpoint>);
         // The change is made (the node answered SUCCESS): the entry follows it. Should the write fail, the
         // answer still says what happened to the server, and the failure is logged for the operator.

@@ -108,6 +108,8 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     endpoints.backupRestore,
     async ({ nodes, server, params: { backupId } }) => {
       const row = await backupOf(server, backupId);
+      const away = hub.folderAway(server.id);
+      if (away) throw new ApiError('INVALID_STATE', undefined, away);
       if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
       jobs.set(server.id, RESTORE_JOB);
       try {

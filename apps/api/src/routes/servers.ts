@@ -89,7 +89,7 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
       }
       throw new ApiError('EMAIL_ADDRESS_REQUIRED');
     }
-    const row = await serverCreator(db, nodes, hub, session.user.id, body);
+    const row = await serverCreator(db, nodes, ctx.game.placement, session.user.id, body);
     hub.place({ serverId: row.id, ownerId: row.ownerId, nodeId: row.nodeId });
     proxies.upsert(row);
     directory.invalidate(session.user.id);
@@ -141,8 +141,14 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.serverDelete, async ({ nodes, server, session }) => {
     // A plan that renews is money the owner expects to keep paying: it is turned off first, on purpose.
     await ctx.billing.subscriptions.refuseIfRenewing({ serverId: server.id });
-    // Files go first: a server whose files cannot be removed stays listed rather than leaking them.
-    if (nodes.isConnected(server.nodeId)) await nodes.remove(server.nodeId, server.id);
+    // Files go first: a server whose files cannot be removed stays listed rather than leaking them. A
+    // server asleep in shared storage has them there: any node naming that storage removes them.
+    const [fresh] = await db.select({ storedIn: servers.storedIn }).from(servers).where(eq(servers.id, server.id));
+    const through =
+      nodes.isConnected(server.nodeId) || !fresh?.storedIn
+        ? server.nodeId
+        : (nodes.connectedIds().find((id) => nodes.storageOf(id) === fresh.storedIn) ?? server.nodeId);
+    if (nodes.isConnected(through)) await nodes.remove(through, server.id);
     else
       throw new ApiError(
         'NODE_UNAVAILABLE',

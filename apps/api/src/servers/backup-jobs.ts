@@ -63,6 +63,8 @@ export class BackupJobs {
   /** INVALID_STATE when the server cannot be backed up now (a job running, or starting, stopping, …). */
   check(server: ServerRow): void {
     if (this.jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
+    const away = this.hub.folderAway(server.id);
+    if (away) throw new ApiError('INVALID_STATE', undefined, away);
     const state = this.hub.stateOf(server.id);
     // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
     if (state !== 'offline' && state !== 'online' && state !== 'sleeping')

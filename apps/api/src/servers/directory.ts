@@ -85,16 +85,24 @@ export class ServerDirectory {
   /** Tells the hub where every server lives; called once at start. */
   async load(): Promise<void> {
     const rows = await this.db
-      .select({ serverId: servers.id, ownerId: servers.ownerId, nodeId: servers.nodeId, sleepingSince: servers.sleepingSince })
+      .select({
+        serverId: servers.id,
+        ownerId: servers.ownerId,
+        nodeId: servers.nodeId,
+        sleepingSince: servers.sleepingSince,
+        storedIn: servers.storedIn,
+      })
       .from(servers);
-    for (const { sleepingSince, ...placement } of rows) {
+    for (const { sleepingSince, storedIn, ...placement } of rows) {
       this.hub.place(placement);
+      if (storedIn) this.hub.markStored(placement.serverId, true);
       // Asleep when the API stopped: still asleep (its node reports it only as stopped).
       if (sleepingSince) this.hub.hold(placement.serverId, 'sleeping');
     }
     // Kept in the database from now on: set when a server falls asleep, cleared when it leaves sleep.
     this.hub.onStateChange((serverId, state) => {
-      const asleep = state === 'sleeping';
+      // Its folder going to storage is part of falling asleep (an API restart meanwhile finds it asleep).
+      const asleep = state === 'sleeping' || state === 'uploading';
       if (asleep === this.asleep.has(serverId)) return;
       if (asleep) this.asleep.add(serverId);
       else this.asleep.delete(serverId);
@@ -108,7 +116,7 @@ export class ServerDirectory {
     // A server that stopped may have a new MOTD or icon in its folder (the file manager, game code), and
     // from now on the public list and the join proxy's own status answer show the copy kept here.
     this.hub.onStateChange((serverId, state) => {
-      if (state === 'offline' || state === 'sleeping') this.queueAppearanceRead(serverId);
+      if ((state === 'offline' || state === 'sleeping') && !this.hub.folderAway(serverId)) this.queueAppearanceRead(serverId);
     });
   }
 

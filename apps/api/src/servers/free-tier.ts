@@ -68,11 +68,12 @@ export class FreeTier {
     };
   }
 
-  attach(power: PowerDispatcher): void {
+  /** `afterSleep`: what happens once a server fell asleep (its folder may go to shared storage). */
+  attach(power: PowerDispatcher, afterSleep?: (server: ServerRow) => Promise<void>): void {
     this.power = power;
     const rowOf = async (id: string) => (await this.db.select().from(servers).where(eq(servers.id, id)).limit(1))[0];
     const rowsOf = (ownerId: string) => this.db.select().from(servers).where(eq(servers.ownerId, ownerId));
-    this.sleeper = new Sleeper(this.hub, power, rowOf, this.serverLimitsOf, this.log);
+    this.sleeper = new Sleeper(this.hub, power, rowOf, this.serverLimitsOf, this.log, afterSleep);
     this.playTime = new PlayTime(
       this.db,
       this.hub,

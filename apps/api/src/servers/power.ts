@@ -13,6 +13,7 @@ import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from './server-creator.ts';
+import type { ServerMover } from './server-mover.ts';
 import { StartQueue, type QueuedStart } from './start-queue.ts';
 
 /** What else decides whether an account may start one more server now (play time, active servers). */
@@ -57,6 +58,8 @@ export class PowerDispatcher {
     private onMoved: (server: ServerRow) => void = () => undefined,
     private rules: StartRules = { check: () => undefined },
     queueMaxPerNode = 100,
+    /** Sleeping servers whose folder is in shared storage: placed on a node with room and fetched at start. */
+    private mover: ServerMover | null = null,
   ) {
     this.queue = new StartQueue(queueMaxPerNode);
   }
@@ -146,6 +149,11 @@ export class PowerDispatcher {
     if (allowed !== 'any' && !allowed.includes(state)) {
       throw new ApiError('INVALID_STATE', undefined, `Cannot ${action} the server while it is ${state.replace('_', ' ')}.`);
     }
+    // Asleep in shared storage, it runs nothing anywhere: there is nothing to kill.
+    if (action === 'kill' && state === 'sleeping' && this.hub.folderAway(server.id)) return;
+    // A start reads the row afresh (its folder may have gone to storage since it was cached) and, if the
+    // folder is in storage, places it on the node it will wake on (its own node may be gone).
+    if (action === 'start' && this.mover) server = await this.mover.prepareStart(server);
     if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NODE_UNAVAILABLE');
     // A Java server's game refuses to run until the EULA is accepted; we say so before trying (a join
     // through the proxy is told the same).
@@ -174,14 +182,20 @@ export class PowerDispatcher {
   /** Hands a start to its node: `queued` (or `waking` from sleep) while the port is checked and the spec sent. */
   private async launch(server: ServerRow, from: ServerState): Promise<void> {
     this.hub.release(server.id);
-    if (from === 'sleeping') this.hub.markWaking(server.id);
-    else this.hub.setState(server.id, 'queued');
+    let row = server;
     try {
-      const prepared = await this.preparePort(server);
-      if (prepared.port !== server.port) this.onMoved(prepared);
-      this.hub.recordMaxPlayers(server.id, await this.nodes.install(server.nodeId, specOf(prepared)));
+      // Its folder in shared storage: fetched onto its node first (`downloading`); a failure leaves it asleep there.
+      if (row.storedIn && this.mover) {
+        row = await this.mover.fetch(row);
+        this.hub.release(row.id);
+      }
+      if (from === 'sleeping') this.hub.markWaking(row.id);
+      else this.hub.setState(row.id, 'queued');
+      const prepared = await this.preparePort(row);
+      if (prepared.port !== row.port) this.onMoved(prepared);
+      this.hub.recordMaxPlayers(row.id, await this.nodes.install(row.nodeId, specOf(prepared)));
     } catch (err) {
-      this.hub.setState(server.id, 'offline');
+      if (!row.storedIn) this.hub.setState(row.id, 'offline');
       throw err;
     }
   }

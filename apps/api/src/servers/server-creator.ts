@@ -13,47 +13,12 @@ import type { Db } from '../db/index.ts';
 import { nodeSettings, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
-import type { ServerHub } from '../server-hub.ts';
+import type { Placement } from './placement.ts';
 import { allocatePort } from './port-allocator.ts';
 
 export type ServerRow = typeof servers.$inferSelect;
 
 export const FREE_MAX_PLAYERS = 10;
-
-/**
- * Picks a connected node: one with a free running slot first, then the fewest servers. A node whose
- * running servers are at capacity still takes new servers (their start waits in its start queue); no
- * connected node → NO_SERVERS_AVAILABLE.
- */
-function pickNode(
-  nodes: NodeRegistry,
-  hub: ServerHub,
-  placed: Map<string, number>,
-  javaNeeded: number | null,
-  draining: Set<string>,
-): string {
-  // A node the operator drains takes no new server.
-  const connected = nodes.connectedIds().filter((id) => !draining.has(id));
-  // A Java server goes only to a node with the Java its Minecraft version needs.
-  // (A node that has not said yet is not held against it: its start says what is missing, if anything.)
-  const able =
-    javaNeeded === null
-      ? connected
-      : connected.filter((id) => {
-          const javas = nodes.javaMajorsOf(id);
-          return javas === null || javas.some((j) => j >= javaNeeded);
-        });
-  if (connected.length > 0 && able.length === 0)
-    throw new ApiError('INVALID_INPUT', {
-      version: `No node can run this version yet (it needs Java ${javaNeeded ?? ''}). Choose another.`,
-    });
-  const candidates = able
-    .map((id) => ({ id, used: placed.get(id) ?? 0, full: hub.activeOn(id) >= (nodes.config(id)?.capacity ?? 0) }))
-    .sort((a, b) => Number(a.full) - Number(b.full) || a.used - b.used);
-  const chosen = candidates[0];
-  if (!chosen) throw new ApiError('NO_SERVERS_AVAILABLE');
-  return chosen.id;
-}
 
 /**
  * serverCreator: checks the account, the name and the limit, places the server on a node with a free
@@ -63,7 +28,7 @@ function pickNode(
 export async function serverCreator(
   db: Db,
   nodes: NodeRegistry,
-  hub: ServerHub,
+  placement: Placement,
   ownerId: string,
   request: CreateServerRequest,
 ): Promise<ServerRow> {
@@ -86,13 +51,11 @@ export async function serverCreator(
     const perNode = await tx.select({ nodeId: servers.nodeId, n: count() }).from(servers).groupBy(servers.nodeId);
     const javaNeeded = software.runtime === 'java-jar' ? javaMajorFor(version) : null;
     const drained = await tx.select({ nodeId: nodeSettings.nodeId }).from(nodeSettings).where(eq(nodeSettings.draining, true));
-    const nodeId = pickNode(
-      nodes,
-      hub,
-      new Map(perNode.map((r) => [r.nodeId, Number(r.n)])),
+    const nodeId = placement.forNewServer({
+      placed: new Map(perNode.map((r) => [r.nodeId, Number(r.n)])),
       javaNeeded,
-      new Set(drained.map((r) => r.nodeId)),
-    );
+      draining: new Set(drained.map((r) => r.nodeId)),
+    });
     const port = await allocatePort(tx, nodes, nodeId);
 
     const inserted = await tx

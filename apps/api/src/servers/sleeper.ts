@@ -14,6 +14,9 @@ interface Watched {
   inGame: number | undefined;
 }
 
+// How long a server going to sleep may take to stop before its folder would go to storage.
+const STOPPED_WAIT_MS = 120_000;
+
 /** How often idle servers are looked for; a server sleeps at most this late. */
 export const SLEEP_CHECK_MS = 1000;
 
@@ -36,6 +39,8 @@ export class Sleeper {
     /** A server's limits (its own plan's idle time). */
     private limitsOf: (serverId: string) => PlanLimits,
     private log: FastifyBaseLogger,
+    /** After the server fell asleep, still in its power line: its folder may go to shared storage. */
+    private afterSleep: (server: ServerRow) => Promise<void> = async () => undefined,
     private now: () => number = Date.now,
   ) {}
 
@@ -99,6 +104,8 @@ export class Sleeper {
           this.hub.sleepWhenStopped(serverId, false);
           throw err;
         }
+        if (await this.hub.waitForState(serverId, (state) => state !== 'stopping' && state !== 'online', STOPPED_WAIT_MS))
+          await this.afterSleep(row);
       });
       this.log.info({ serverId }, 'an idle server went to sleep');
     } catch (err) {

@@ -1,8 +1,8 @@
-import { createClient } from 'minecraft-protocol';
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { joinGame as join, watchServer } from '../test/server-watch.ts';
 import { until } from '../../../../test-support/until.ts';
 
 // Short settings, so a test sees a server go to sleep: 3 s without players, never sooner than 10 s after it came online.
@@ -27,50 +27,8 @@ afterAll(async () => {
   await env.cleanup();
 });
 
-/** The states the owner's browser is told, each with when it arrived. */
-async function watchStates(cookie: string, serverId: string) {
-  const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
-  const socket = connect(base, { transports: ['websocket'], reconnection: false });
-  sockets.push(socket);
-  const seen: { state: string; at: number }[] = [];
-  socket.on('server:state', (e: { serverId: string; state: string }) => {
-    if (e.serverId === serverId) seen.push({ state: e.state, at: Date.now() });
-  });
-  const lines: string[] = [];
-  socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === serverId && lines.push(...e.lines));
-  await new Promise<void>((resolve) => {
-    socket.once('auth:success', () => resolve());
-    socket.emit('auth', { token });
-  });
-  socket.emit('server:subscribe', { serverId });
-  // The subscription first repeats the current state; the test watches what happens after it.
-  await until(
-    () => seen.length,
-    (n) => n > 0,
-  );
-  seen.splice(0);
-  const at = (state: string) => seen.find((s) => s.state === state)?.at;
-  const reached = (state: string) =>
-    until(
-      () => at(state),
-      (v) => v !== undefined,
-      60_000,
-    ) as Promise<number>;
-  // The order of states as the page shows them (a subscription repeats the current one).
-  const order = () => seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
-  return { seen, lines, order, reached, clear: () => seen.splice(0) };
-}
-
+const watchStates = (cookie: string, serverId: string) => watchServer(send, base, sockets, cookie, serverId);
 const details = async (cookie: string, id: string) => (await send('GET', `/v1/server/${id}`, cookie)).json().result;
-
-async function join(port: number, username: string) {
-  const client = createClient({ host: '127.0.0.1', port, username, auth: 'offline', version: '1.21.4' });
-  await new Promise<void>((resolve, reject) => {
-    client.once('login', () => resolve());
-    client.once('error', reject);
-  });
-  return client;
-}
 
 describe('sleeping', { timeout: 120_000 }, () => {
   it('sleeps a server nobody plays on, never before the minimum time online; Start wakes it', async () => {

@@ -20,7 +20,7 @@ export interface AgentProcess {
 }
 
 /** A real agent for API tests; its game ports come from a random block so parallel suites do not collide. */
-export async function prepareAgent(capacity = 50, env: Record<string, string> = {}): Promise<AgentProcess> {
+export async function prepareAgent(capacity = 50, env: Record<string, string> = {}, nodeId = 'test-node'): Promise<AgentProcess> {
   const port = await freePort();
   const token = randomBytes(24).toString('hex');
   // Below the ephemeral range (32768+), so the ports of test connections never take a game port.
@@ -32,7 +32,7 @@ export async function prepareAgent(capacity = 50, env: Record<string, string> = 
   let partial = '';
   return {
     output: () => [...lines],
-    nodeConfig: { id: 'test-node', url: `http://127.0.0.1:${port}`, token, publicHost: 'localhost', capacity, portRange },
+    nodeConfig: { id: nodeId, url: `http://127.0.0.1:${port}`, token, publicHost: 'localhost', capacity, portRange },
     dataDir,
     start(apiUrl) {
       child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
@@ -40,7 +40,7 @@ export async function prepareAgent(capacity = 50, env: Record<string, string> = 
         stdio: ['ignore', 'pipe', 'inherit'],
         env: {
           ...process.env,
-          AGENT_NODE_ID: 'test-node',
+          AGENT_NODE_ID: nodeId,
           AGENT_TOKEN: token,
           AGENT_PORT: String(port),
           API_URL: apiUrl,

@@ -37,6 +37,12 @@ export function FreeTierPanel({ server, state }: { server: ServerDetails; state:
         {state === 'sleeping' ? (
           <li data-testid="sleeping-note">Sleeping: nobody was playing. Start it, or join it, to wake it up.</li>
         ) : null}
+        {state === 'uploading' ? (
+          <li data-testid="sleeping-note">Going to sleep: its files are being saved to storage, so it can wake on any of our machines.</li>
+        ) : null}
+        {state === 'downloading' ? (
+          <li data-testid="sleeping-note">Waking up: its files are coming back from storage. It starts right after.</li>
+        ) : null}
         {server.sleepsAfterMinutes !== null ? (
           <li data-testid="sleeps-after">Sleeps after {formatMinutes(server.sleepsAfterMinutes)} without players.</li>
         ) : null}

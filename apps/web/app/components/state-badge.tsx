@@ -9,6 +9,8 @@ const tone: Record<ServerState, string> = {
   stopping: 'bg-orange-100 text-orange-800 ring-orange-600/30',
   offline: 'bg-slate-100 text-slate-700 ring-slate-500/30',
   sleeping: 'bg-indigo-100 text-indigo-800 ring-indigo-600/30',
+  uploading: 'bg-indigo-100 text-indigo-800 ring-indigo-600/30',
+  downloading: 'bg-amber-100 text-amber-800 ring-amber-600/30',
   backing_up: 'bg-sky-100 text-sky-800 ring-sky-600/30',
   restoring: 'bg-sky-100 text-sky-800 ring-sky-600/30',
   installing: 'bg-sky-100 text-sky-800 ring-sky-600/30',
@@ -16,7 +18,7 @@ const tone: Record<ServerState, string> = {
 };
 
 export function StateBadge({ state }: { state: ServerState }) {
-  const busy = state === 'starting' || state === 'stopping' || state === 'queued' || state === 'waking' || state === 'installing';
+  const busy = ['starting', 'stopping', 'queued', 'waking', 'installing', 'uploading', 'downloading'].includes(state);
   return (
     <span
       className={`inline-flex shrink-0 items-center gap-1.5 whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-semibold ring-1 ring-inset ${tone[state]}`}

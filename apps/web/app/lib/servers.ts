@@ -10,6 +10,8 @@ export const stateLabels: Record<ServerState, string> = {
   stopping: 'Stopping',
   sleeping: 'Sleeping',
   waking: 'Waking up',
+  uploading: 'Going to sleep',
+  downloading: 'Fetching files',
   backing_up: 'Backing up',
   restoring: 'Restoring',
   installing: 'Installing',

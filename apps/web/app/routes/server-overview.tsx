@@ -47,9 +47,9 @@ export default function ServerOverview() {
   }, [id]);
 
   const state = load.status === 'ready' ? load.state : 'offline';
-  const notRunning = state === 'offline' || state === 'sleeping' || state === 'queued';
+  const notRunning = ['offline', 'sleeping', 'queued', 'uploading', 'downloading'].includes(state);
   useEffect(() => {
-    if (state === 'offline' || state === 'sleeping') {
+    if (state === 'offline' || state === 'sleeping' || state === 'uploading') {
       setSamples([]);
       setLive(null);
     }
@@ -119,11 +119,13 @@ export default function ServerOverview() {
             ) : null}
             {notRunning ? (
               <p className="rounded-xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-600">
-                {load.state === 'sleeping'
+                {load.state === 'sleeping' || load.state === 'uploading'
                   ? 'The server is sleeping. Start it, or join it, to see its CPU, memory and players here.'
-                  : load.state === 'queued'
-                    ? 'The server is waiting for a free slot. Its CPU, memory and players show here once it runs.'
-                    : 'The server is offline. Start it to see its CPU, memory and players here.'}
+                  : load.state === 'downloading'
+                    ? 'The server is waking up: its files are coming back from storage. Its CPU, memory and players show here once it runs.'
+                    : load.state === 'queued'
+                      ? 'The server is waiting for a free slot. Its CPU, memory and players show here once it runs.'
+                      : 'The server is offline. Start it to see its CPU, memory and players here.'}
               </p>
             ) : (
               <div className="grid grid-cols-1 gap-4 md:grid-cols-3">

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { eq } from 'drizzle-orm';
+import S3rver from 's3rver';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servers } from '../db/schema.ts';
+import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
+import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { joinGame, watchServer } from '../test/server-watch.ts';
+import { until } from '../../../../test-support/until.ts';
+
+/**
+ * Sleeping servers that move (many machines, item 2): two real agents keep backups and sleeping servers
+ * in one S3-compatible bucket (s3rver on loopback); a server that falls asleep goes there and wakes on the
+ * other node once its own is gone.
+ */
+const IDLE_MS = 1500;
+const MIN_ONLINE_MS = 3000;
+const BUCKET = 'spawnpoint';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let base: string;
+let work: string;
+let s3: S3rver;
+let client: S3Client;
+const agents: AgentProcess[] = [];
+const sockets: Socket[] = [];
+const send: Send = (...args) => requester(t.app)(...args);
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-sleep-storage-'));
+  mkdirSync(path.join(work, 's3'));
+  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3') });
+  const { port } = (await s3.run()) as AddressInfo;
+  client = new S3Client({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  const S3_URL = `s3://S3RVER:S3RVER@127.0.0.1:${port}/${BUCKET}?tls=false`;
+  agents.push(await prepareAgent(50, { S3_URL }, 'node-a'), await prepareAgent(50, { S3_URL }, 'node-b'));
+  t = await buildTestApp({
+    AGENTS: JSON.stringify(agents.map((a) => a.nodeConfig)),
+    IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
+    MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  for (const agent of agents) agent.start(base);
+  await connected(['node-a', 'node-b']);
+}, 60_000);
+afterAll(async () => {
+  for (const s of sockets) s.disconnect();
+  await t?.cleanup();
+  for (const agent of agents) await agent.stop();
+  await s3?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const connected = (ids: string[]) =>
+  until(
+    async () => (await send('GET', '/healthz')).json().result.agents as string[],
+    (a) => ids.every((id) => a.includes(id)) && a.length === ids.length,
+  );
+const rowOf = async (id: string) => (await t.ctx.database.db.select().from(servers).where(eq(servers.id, id)))[0]!;
+const details = async (cookie: string, id: string) => (await send('GET', `/v1/server/${id}`, cookie)).json().result;
+const stored = async (id: string) => {
+  const object = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `sleeping/${id}.tar.gz` }));
+  return Buffer.from(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+};
+const agentOf = (nodeId: string) => agents.find((a) => a.nodeConfig.id === nodeId)!;
+
+/** Starts the server, lets it fall asleep with nobody playing, and waits until its folder is in storage. */
+async function sleepIntoStorage(cookie: string, id: string) {
+  const states = await watchServer(send, base, sockets, cookie, id);
+  expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+  await states.reached('uploading');
+  await until(
+    async () => (await details(cookie, id)).state,
+    (s) => s === 'sleeping',
+  );
+  return states;
+}
+
+describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
+  it('goes to storage when it falls asleep, checked by SHA-256, frees its node, and wakes on another node once its own is gone', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'mover');
+    const first = await rowOf(id);
+    const home = agentOf(first.nodeId);
+    expect(
+      (await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/marker.txt', content: 'built before the nap' })).json().status,
+    ).toBe('SUCCESS');
+
+    const states = await sleepIntoStorage(cookie, id);
+    expect(states.order()).toEqual(['queued', 'starting', 'online', 'stopping', 'sleeping', 'uploading', 'sleeping']);
+    // Recorded with the digest of exactly what the bucket holds, and the node's copy is gone.
+    const row = await rowOf(id);
+    expect(row.storedIn).toMatch(/^s3:\/\/127\.0\.0\.1:\d+\/spawnpoint$/);
+    expect(row.storedSha256).toBe(
+      createHash('sha256')
+        .update(await stored(id))
+        .digest('hex'),
+    );
+    expect(row.storedIn).not.toContain('S3RVER');
+    await until(
+      () => existsSync(path.join(home.dataDir, 'servers', id)),
+      (there) => !there,
+    );
+    // Its files are in storage: the file manager says so and what to do, instead of failing.
+    const files = await send('GET', `/v1/server/${id}/files/list?path=/`, cookie);
+    expect(files.statusCode).toBe(409);
+    expect(files.json()).toEqual({
+      status: 'INVALID_STATE',
+      message: 'The server sleeps with its files in storage. Start it (or join it) to work on them.',
+    });
+    expect((await send('POST', `/v1/server/${id}/backups`, cookie)).json().status).toBe('INVALID_STATE');
+
+    // Its node dies while it sleeps: the server is not lost with it.
+    await home.crash();
+    await connected(agents.filter((a) => a !== home).map((a) => a.nodeConfig.id));
+    states.clear();
+    const start = (await send('POST', `/v1/server/${id}/start`, cookie)).json();
+    expect(start.status).toBe('SUCCESS');
+    await states.reached('online');
+    expect(states.order()).toEqual(['downloading', 'waking', 'online']);
+    const woke = await rowOf(id);
+    expect(woke.nodeId).not.toBe(first.nodeId);
+    expect(woke.storedIn).toBeNull();
+    // The same world and files, on the other node, and a player gets in at the address the page shows now.
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/marker.txt`, cookie)).json().result.content).toBe(
+      'built before the nap',
+    );
+    const server = await details(cookie, id);
+    expect(server.port).toBe(woke.port);
+    const bot = await joinGame(server.port, 'Traveller');
+    bot.end('bye');
+    await send('POST', `/v1/server/${id}/kill`, cookie);
+    await states.reached('offline');
+    // Back for the next test: the crashed node returns.
+    home.start(base);
+    await connected(['node-a', 'node-b']);
+  });
+
+  it('refuses an archive whose bytes changed in storage: the server stays asleep there, and deleting it removes the archive', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'tamper');
+    await sleepIntoStorage(cookie, id);
+    const key = `sleeping/${id}.tar.gz`;
+    // Another folder's archive in its place, well-formed: only the digest tells them apart.
+    const other = path.join(work, 'other');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(path.join(other, 'server.properties'), 'motd=not yours\n');
+    execFileSync('tar', ['-czf', path.join(work, 'other.tar.gz'), '-C', other, '.']);
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(path.join(work, 'other.tar.gz')) }));
+
+    const start = await send('POST', `/v1/server/${id}/start`, cookie);
+    expect(start.statusCode).toBe(409);
+    expect(start.json()).toEqual({
+      status: 'INVALID_STATE',
+      message: "The server's archive in storage is damaged (its SHA-256 does not match); it was not used.",
+    });
+    expect((await details(cookie, id)).state).toBe('sleeping');
+    expect((await rowOf(id)).storedIn).not.toBeNull();
+
+    // A broken one likewise (its gzip ends wrong).
+    const broken = await stored(id);
+    broken.writeUInt8(broken.readUInt8(broken.length - 10) ^ 0xff, broken.length - 10);
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: broken }));
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().message).toContain('damaged');
+    expect((await details(cookie, id)).state).toBe('sleeping');
+
+    expect((await send('DELETE', `/v1/server/${id}`, cookie)).json().status).toBe('SUCCESS');
+    await expect(client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).rejects.toThrow();
+  });
+});

@@ -1,0 +1,51 @@
+import { createClient } from 'minecraft-protocol';
+import { io as connect, type Socket } from 'socket.io-client';
+import { until } from '../../../../test-support/until.ts';
+import type { Send } from './build-test-app.ts';
+
+/**
+ * The states a server's owner sees on its page, each with when it arrived, and its console lines: a real
+ * socket signed in with the owner's token, subscribed to the server. `sockets` collects it for cleanup.
+ */
+export async function watchServer(send: Send, base: string, sockets: Socket[], cookie: string, serverId: string) {
+  const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
+  const socket = connect(base, { transports: ['websocket'], reconnection: false });
+  sockets.push(socket);
+  const seen: { state: string; at: number }[] = [];
+  socket.on('server:state', (e: { serverId: string; state: string }) => {
+    if (e.serverId === serverId) seen.push({ state: e.state, at: Date.now() });
+  });
+  const lines: string[] = [];
+  socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === serverId && lines.push(...e.lines));
+  await new Promise<void>((resolve) => {
+    socket.once('auth:success', () => resolve());
+    socket.emit('auth', { token });
+  });
+  socket.emit('server:subscribe', { serverId });
+  // The subscription first repeats the current state; the test watches what happens after it.
+  await until(
+    () => seen.length,
+    (n) => n > 0,
+  );
+  seen.splice(0);
+  const at = (state: string) => seen.find((s) => s.state === state)?.at;
+  const reached = (state: string, timeoutMs = 60_000) =>
+    until(
+      () => at(state),
+      (v) => v !== undefined,
+      timeoutMs,
+    ) as Promise<number>;
+  // The order of states as the page shows them (a subscription repeats the current one).
+  const order = () => seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
+  return { seen, lines, order, reached, clear: () => seen.splice(0) };
+}
+
+/** A Minecraft client (offline mode) that has logged in to the game at `port`. */
+export async function joinGame(port: number, username: string) {
+  const client = createClient({ host: '127.0.0.1', port, username, auth: 'offline', version: '1.21.4' });
+  await new Promise<void>((resolve, reject) => {
+    client.once('login', () => resolve());
+    client.once('error', reject);
+  });
+  return client;
+}
