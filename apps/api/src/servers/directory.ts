@@ -101,8 +101,8 @@ export class ServerDirectory {
     }
     // Kept in the database from now on: set when a server falls asleep, cleared when it leaves sleep.
     this.hub.onStateChange((serverId, state) => {
-      // Its folder going to storage is part of falling asleep (an API restart meanwhile finds it asleep).
-      const asleep = state === 'sleeping' || state === 'uploading';
+      // Its folder going to storage or coming back is part of sleeping (an API restart meanwhile finds it asleep).
+      const asleep = state === 'sleeping' || state === 'uploading' || state === 'downloading';
       if (asleep === this.asleep.has(serverId)) return;
       if (asleep) this.asleep.add(serverId);
       else this.asleep.delete(serverId);

@@ -84,10 +84,12 @@ async function sleepIntoStorage(cookie: string, id: string) {
   const states = await watchServer(send, base, sockets, cookie, id);
   expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
   await states.reached('uploading');
+  // Awaited on the socket, as the page sees it: asleep again once the folder is in storage.
   await until(
-    async () => (await details(cookie, id)).state,
+    () => states.order().at(-1),
     (s) => s === 'sleeping',
   );
+  expect((await details(cookie, id)).state).toBe('sleeping');
   return states;
 }
 
