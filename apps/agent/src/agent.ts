@@ -31,6 +31,7 @@ import { ConsoleOutbox } from './console-outbox.ts';
 import { playerRoutes } from './player-routes.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { SandboxError } from './sandbox.ts';
+import { recoverInterruptedSwaps } from './backup-coordinator.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage, storageName } from './storage.ts';
 
@@ -137,6 +138,9 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
 
   await warmUpPing();
 
+  // A restore or a fetch from storage cut short by the agent's death: the folder last known good stays.
+  const swaps = await recoverInterruptedSwaps(config.serversDir);
+
   // Servers still running from before an agent restart.
   for (const entry of await readdir(config.runDir, { withFileTypes: true }).catch(() => [])) {
     if (!entry.isDirectory()) continue;
@@ -172,6 +176,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   const metrics = httpMetrics(http, 'spawnpoint_agent_');
   nodeGauges(metrics, servers, () => socket.connected);
   // Said at every start, loudly when the node cannot cage its games.
+  if (swaps.putBack.length || swaps.removed.length) http.log.warn(swaps, 'finished folder swaps an earlier run left midway');
   if (cage.refusal) http.log.error(cage.refusal);
   else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
   else http.log.info(cage.summary);

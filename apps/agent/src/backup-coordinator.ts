@@ -1,4 +1,5 @@
-import { rename } from 'node:fs/promises';
+import { readdir, rename, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { ServerState } from '@spawnpoint/contracts';
 import type { ConsoleBuffer } from './console-buffer.ts';
 import { removeTree, Sandbox } from './sandbox.ts';
@@ -120,4 +121,37 @@ export class BackupCoordinator {
       this.server.setState('offline');
     }
   }
+}
+
+const SWAP_LEFTOVER = /^(.+)\.(restore|old)-[0-9a-z]+$/;
+
+/**
+ * Run at the agent's start: a restore (or a folder fetched from storage) that the agent's death cut short
+ * leaves `<id>.restore-<stamp>` (the staging folder) and perhaps `<id>.old-<stamp>` (the folder being
+ * replaced). If the server's own folder is missing, the swap stopped between its two renames: the old
+ * folder, the one last known good, goes back. Every other leftover is removed. Returns what was done.
+ */
+export async function recoverInterruptedSwaps(serversDir: string): Promise<{ putBack: string[]; removed: string[] }> {
+  const done = { putBack: [] as string[], removed: [] as string[] };
+  const names = await readdir(serversDir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => SWAP_LEFTOVER.exec(n)?.[2] === 'old')) {
+    const id = (SWAP_LEFTOVER.exec(name) as RegExpExecArray)[1] as string;
+    const own = path.join(serversDir, id);
+    if (
+      await stat(own).then(
+        () => false,
+        () => true,
+      )
+    ) {
+      await rename(path.join(serversDir, name), own);
+      done.putBack.push(id);
+    }
+  }
+  for (const name of await readdir(serversDir).catch(() => [] as string[])) {
+    if (!SWAP_LEFTOVER.test(name)) continue;
+    // Through descriptors: a link the game planted is removed, never followed.
+    await removeTree(path.join(serversDir, name));
+    done.removed.push(name);
+  }
+  return done;
 }

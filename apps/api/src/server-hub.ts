@@ -352,8 +352,22 @@ export class ServerHub implements NodeEvents {
     return [...this.placements.values()].filter((p) => p.nodeId === nodeId).map((p) => p.serverId);
   }
 
+  /**
+   * A node stopped answering (its socket closed, or missed its pings): what ran there shows offline, with a
+   * line that says why. A sleeping server stays asleep (in shared storage it wakes elsewhere). When the node
+   * returns, its hello says what still runs and the servers show that.
+   */
   gone(nodeId: string): void {
-    for (const p of this.placements.values()) if (p.nodeId === nodeId) this.report(p.serverId, 'offline');
+    for (const p of this.placements.values()) {
+      if (p.nodeId !== nodeId) continue;
+      const state = this.stateOf(p.serverId);
+      if (state !== 'offline' && state !== 'sleeping')
+        this.notice(
+          p.serverId,
+          'The machine this server runs on stopped answering, so it shows offline. It comes back as it was once the machine answers again.',
+        );
+      this.report(p.serverId, 'offline');
+    }
   }
 
   // --- console subscriptions ---

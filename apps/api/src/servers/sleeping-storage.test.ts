@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -150,6 +150,59 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     // Back for the next test: the crashed node returns.
     home.start(base);
     await connected(['node-a', 'node-b']);
+  });
+
+  it('loses nothing when the node is killed while the folder goes to storage, or while it comes back', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'killed');
+    const home = agentOf((await rowOf(id)).nodeId);
+    // A world big enough that packing and fetching it take a while (incompressible), put there as the game would.
+    const world = randomBytes(64 * 1024 * 1024);
+    writeFileSync(path.join(home.dataDir, 'servers', id, 'region.mca'), world);
+    const digest = createHash('sha256').update(world).digest('hex');
+
+    // Killed while packing the folder for storage: the server sleeps on its node, whole.
+    const states = await watchServer(send, base, sockets, cookie, id);
+    await send('POST', `/v1/server/${id}/start`, cookie);
+    await states.reached('uploading');
+    await home.crash();
+    await until(
+      async () => (await details(cookie, id)).state,
+      (s) => s === 'sleeping',
+    );
+    expect((await rowOf(id)).storedIn).toBeNull();
+    home.start(base);
+    await connected(['node-a', 'node-b']);
+    const kept = readFileSync(path.join(home.dataDir, 'servers', id, 'region.mca'));
+    expect(createHash('sha256').update(kept).digest('hex')).toBe(digest);
+
+    // Into storage for real; then killed while fetching it back on its own node: still asleep in storage.
+    await sleepIntoStorage(cookie, id);
+    states.clear();
+    const waking = send('POST', `/v1/server/${id}/start`, cookie);
+    await states.reached('downloading');
+    expect((await rowOf(id)).nodeId).toBe(home.nodeConfig.id);
+    await home.crash();
+    expect((await waking).json().status).toBe('NODE_UNAVAILABLE');
+    expect((await details(cookie, id)).state).toBe('sleeping');
+    expect((await rowOf(id)).storedIn).not.toBeNull();
+
+    // Woken on the other node (once the control plane has seen its own go), with every byte of its world.
+    await connected(agents.filter((a) => a !== home).map((a) => a.nodeConfig.id));
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      async () => (await details(cookie, id)).state,
+      (s) => s === 'online',
+    );
+    const other = agentOf((await rowOf(id)).nodeId);
+    expect(other).not.toBe(home);
+    const moved = readFileSync(path.join(other.dataDir, 'servers', id, 'region.mca'));
+    expect(createHash('sha256').update(moved).digest('hex')).toBe(digest);
+    await send('POST', `/v1/server/${id}/kill`, cookie);
+
+    // The node comes back and clears what the cut-short fetch left.
+    home.start(base);
+    await connected(['node-a', 'node-b']);
+    expect(readdirSync(path.join(home.dataDir, 'servers')).filter((name) => name.startsWith(`${id}.`))).toEqual([]);
   });
 
   it('refuses an archive whose bytes changed in storage: the server stays asleep there, and deleting it removes the archive', async () => {
