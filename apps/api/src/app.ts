@@ -215,7 +215,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mailer,
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
-    game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs, placement },
+    game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs, placement, mover },
     billing: {
       payments: new Payments(database.db, providerFor(config), log),
       subscriptions,

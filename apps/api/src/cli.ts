@@ -4,22 +4,24 @@
  *   draw-giveaway <slug>                   draw a giveaway's winners
  *   nodes                                  list nodes: connected, draining, capacity, servers
  *   nodes drain <node> | nodes undrain <node>   stop or resume placing new servers on a node
- *   servers <part of a name>               find servers: id, owner, node, state
+ *   nodes remove <node>                    drain a node and check it holds no server's folder
+ *   servers <part of a name>               find servers: id, owner, node, state, where its folder is
+ *   servers move <server> <node>           move a stopped or sleeping server to another node (shared storage)
  * They go through the API (PGlite allows one process per database), authenticated with the operator
  * token the API keeps in DATA_DIR/operator-token (or OPERATOR_TOKEN).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OperatorNode } from '@spawnpoint/contracts';
+import type { OperatorNode, OperatorServer } from '@spawnpoint/contracts';
 import { loadConfig } from './config.ts';
 
 const USAGE = `Usage: npm run operator -- <command>
   lock <email> | unlock <email>
   draw-giveaway <slug>
-  nodes | nodes drain <node> | nodes undrain <node>
-  servers <part of a name>`;
+  nodes | nodes drain <node> | nodes undrain <node> | nodes remove <node>
+  servers <part of a name> | servers move <server id or name> <node>`;
 
-const [command, arg, arg2] = process.argv.slice(2);
+const [command, arg, arg2, arg3] = process.argv.slice(2);
 const config = loadConfig();
 const token = config.OPERATOR_TOKEN ?? readFileSync(path.join(config.dataDir, 'operator-token'), 'utf8').trim();
 
@@ -62,6 +64,8 @@ const nodeRow = (n: OperatorNode) => [
   String(n.placedServers),
 ];
 const NODE_HEADER = ['NODE', 'STATUS', 'DRAIN', 'RUNNING', 'QUEUED', 'SERVERS'];
+const serverRow = (s: OperatorServer) => [s.serverId, s.name, s.ownerEmail, s.nodeId, s.state, s.storedIn ? 'storage' : 'node'];
+const SERVER_HEADER = ['SERVER', 'NAME', 'OWNER', 'NODE', 'STATE', 'FOLDER'];
 
 if ((command === 'lock' || command === 'unlock') && arg) {
   const result = await call<{ sessionsEnded: number }>('POST', '/v1/operator/accounts/lock', {
@@ -82,19 +86,24 @@ if ((command === 'lock' || command === 'unlock') && arg) {
       ? `${node.nodeId} takes no new servers; its ${node.placedServers} server(s) keep running and starting there.`
       : `${node.nodeId} takes new servers again.`,
   );
-} else if (command === 'servers' && arg) {
-  const found = await call<{ serverId: string; name: string; ownerEmail: string; nodeId: string; state: string }[]>(
-    'GET',
-    `/v1/operator/servers?name=${encodeURIComponent(arg)}`,
+} else if (command === 'nodes' && arg === 'remove' && arg2) {
+  const node = await call<OperatorNode>('POST', '/v1/operator/nodes/remove', { nodeId: arg2 });
+  console.log(table(NODE_HEADER, [nodeRow(node)]));
+  console.log(
+    `${node.nodeId} is drained and holds no server's folder. Take it out of AGENTS on every API process, restart them, then stop its agent.`,
   );
+} else if (command === 'servers' && arg === 'move' && arg2 && arg3) {
+  // A server's exact name, or its id.
+  const named = (await call<OperatorServer[]>('GET', `/v1/operator/servers?name=${encodeURIComponent(arg2)}`)).find(
+    (s) => s.name === arg2.toLowerCase(),
+  );
+  console.log(`Moving ${arg2} to ${arg3}; its folder goes through shared storage, which takes a while for a big world…`);
+  const moved = await call<OperatorServer>('POST', '/v1/operator/servers/move', { serverId: named?.serverId ?? arg2, nodeId: arg3 });
+  console.log(table(SERVER_HEADER, [serverRow(moved)]));
+} else if (command === 'servers' && arg) {
+  const found = await call<OperatorServer[]>('GET', `/v1/operator/servers?name=${encodeURIComponent(arg)}`);
   if (found.length === 0) console.log(`No server name contains "${arg}".`);
-  else
-    console.log(
-      table(
-        ['SERVER', 'NAME', 'OWNER', 'NODE', 'STATE'],
-        found.map((s) => [s.serverId, s.name, s.ownerEmail, s.nodeId, s.state]),
-      ),
-    );
+  else console.log(table(SERVER_HEADER, found.map(serverRow)));
 } else {
   console.error(USAGE);
   process.exit(2);

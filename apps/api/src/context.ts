@@ -14,6 +14,7 @@ import type { PowerDispatcher } from './servers/power.ts';
 import type { ProxyGateway } from './proxy-gateway.ts';
 import type { FreeTier } from './servers/free-tier.ts';
 import type { Placement } from './servers/placement.ts';
+import type { ServerMover } from './servers/server-mover.ts';
 import type { BackupJobs } from './servers/backup-jobs.ts';
 import type { Payments } from './billing/payments.ts';
 import type { Subscriptions } from './billing/subscriptions.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
     backups: BackupJobs;
     /** Where new servers go and where a server in storage wakes (servers/placement.ts). */
     placement: Placement;
+    /** Servers' folders through shared storage: sleeping ones, and the operator's moves. */
+    mover: ServerMover;
   };
   billing: {
     payments: Payments;

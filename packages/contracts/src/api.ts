@@ -159,9 +159,21 @@ export type OperatorNode = z.infer<typeof operatorNode>;
 export const operatorNodesResult = z.array(operatorNode);
 export const operatorDrainRequest = z.object({ nodeId: z.string().min(1).max(64), draining: z.boolean() });
 export const operatorServersQuery = z.object({ name: z.string().trim().toLowerCase().min(1).max(64) });
-export const operatorServersResult = z.array(
-  z.object({ serverId: z.string(), name: z.string(), ownerEmail: z.string(), nodeId: z.string(), state: serverState }),
-);
+export const operatorServer = z.object({
+  serverId: z.string(),
+  name: z.string(),
+  ownerEmail: z.string(),
+  /** Where it runs, or where it last ran while its folder is in shared storage (`storedIn`). */
+  nodeId: z.string(),
+  state: serverState,
+  storedIn: z.string().nullable(),
+});
+export type OperatorServer = z.infer<typeof operatorServer>;
+export const operatorServersResult = z.array(operatorServer);
+/** Moves a stopped or sleeping server's folder to another node through the shared storage both name. */
+export const operatorMoveRequest = z.object({ serverId: z.string().min(1).max(64), nodeId: z.string().min(1).max(64) });
+/** Before a node is taken out of AGENTS: drained, and holding no server's folder. */
+export const operatorRemoveRequest = z.object({ nodeId: z.string().min(1).max(64) });
 export const routeRulesResult = z.record(z.string(), z.string());
 
 export type RegisterRequest = z.infer<typeof registerRequest>;

@@ -1,5 +1,5 @@
-import { endpoints, type OperatorNode } from '@spawnpoint/contracts';
-import { count, eq, ilike } from 'drizzle-orm';
+import { endpoints, type OperatorNode, type OperatorServer } from '@spawnpoint/contracts';
+import { and, count, eq, ilike, isNull, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { nodeSettings, servers, sessions, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
@@ -10,7 +10,7 @@ import { drawGiveaway } from './public-site.ts';
 export function operatorRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
 
-  const { nodes, hub, power } = ctx.game;
+  const { nodes, hub, power, mover } = ctx.game;
 
   /** Each configured node with what this process knows live and what the database holds. */
   const nodeList = async (): Promise<OperatorNode[]> => {
@@ -33,26 +33,66 @@ export function operatorRoutes(route: Route, ctx: AppContext): void {
 
   route(endpoints.operatorNodes, async () => nodeList());
 
+  const setDraining = (nodeId: string, draining: boolean) =>
+    db
+      .insert(nodeSettings)
+      .values({ nodeId, draining })
+      .onConflictDoUpdate({ target: nodeSettings.nodeId, set: { draining, updatedAt: new Date() } });
+
+  /** Servers as the operator sees them (without the live state), at most 50, by name. */
+  const serverRows = (where: SQL) =>
+    db
+      .select({
+        serverId: servers.id,
+        name: servers.name,
+        ownerEmail: users.emailAddress,
+        nodeId: servers.nodeId,
+        storedIn: servers.storedIn,
+      })
+      .from(servers)
+      .innerJoin(users, eq(users.id, servers.ownerId))
+      .where(where)
+      .orderBy(servers.name)
+      .limit(50);
+
   route(endpoints.operatorNodeDrain, async ({ body }) => {
     if (!nodes.config(body.nodeId)) throw new ApiError('NOT_FOUND', undefined, `No node with the id ${body.nodeId} (see AGENTS).`);
-    await db
-      .insert(nodeSettings)
-      .values({ nodeId: body.nodeId, draining: body.draining })
-      .onConflictDoUpdate({ target: nodeSettings.nodeId, set: { draining: body.draining, updatedAt: new Date() } });
+    await setDraining(body.nodeId, body.draining);
     return (await nodeList()).find((n) => n.nodeId === body.nodeId) as OperatorNode;
   });
 
   route(endpoints.operatorServers, async ({ query }) => {
     // A part of the name: a `%`, `_` or backslash typed is taken literally.
     const pattern = `%${query.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = await db
-      .select({ serverId: servers.id, name: servers.name, ownerEmail: users.emailAddress, nodeId: servers.nodeId })
-      .from(servers)
-      .innerJoin(users, eq(users.id, servers.ownerId))
-      .where(ilike(servers.name, pattern))
-      .orderBy(servers.name)
-      .limit(50);
+    const rows = await serverRows(ilike(servers.name, pattern));
     return rows.map((row) => ({ ...row, state: hub.stateOf(row.serverId) }));
+  });
+
+  // In the server's power line: no start or stop slips in while its folder travels.
+  route(endpoints.operatorServerMove, async ({ body }) => {
+    const [row] = await db.select().from(servers).where(eq(servers.id, body.serverId)).limit(1);
+    if (!row) throw new ApiError('NOT_FOUND', undefined, `No server with the id ${body.serverId}.`);
+    await power.exclusive(row, () => mover.move(row.id, body.nodeId));
+    const [moved] = await serverRows(eq(servers.id, row.id));
+    return { ...(moved as Omit<OperatorServer, 'state'>), state: hub.stateOf(row.id) };
+  });
+
+  // The node's list lives in AGENTS: this drains it and says whether anything still needs it there.
+  route(endpoints.operatorNodeRemove, async ({ body }) => {
+    if (!nodes.config(body.nodeId)) throw new ApiError('NOT_FOUND', undefined, `No node with the id ${body.nodeId} (see AGENTS).`);
+    await setDraining(body.nodeId, true);
+    const [held] = await db
+      .select({ n: count() })
+      .from(servers)
+      .where(and(eq(servers.nodeId, body.nodeId), isNull(servers.storedIn)));
+    const left = Number(held?.n ?? 0);
+    if (left > 0)
+      throw new ApiError(
+        'INVALID_STATE',
+        undefined,
+        `Node ${body.nodeId} is drained but still holds the folders of ${left} server(s). Move them first (npm run operator -- servers move <server> <node>), then remove it.`,
+      );
+    return (await nodeList()).find((n) => n.nodeId === body.nodeId) as OperatorNode;
   });
 
   route(endpoints.operatorGiveawayDraw, async ({ body }) => drawGiveaway(ctx, body.slug, body.seed));

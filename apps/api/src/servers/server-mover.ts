@@ -1,4 +1,4 @@
-import { agentEndpoints } from '@spawnpoint/contracts';
+import { agentEndpoints, type ServerState } from '@spawnpoint/contracts';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
@@ -44,8 +44,20 @@ export class ServerMover {
 
   /** After the server fell asleep on its node: its folder goes to shared storage, if the node has one. */
   async store(server: ServerRow): Promise<void> {
+    if (!this.nodes.storageOf(server.nodeId) || this.hub.stateOf(server.id) !== 'sleeping') return;
+    await this.upload(server).catch((err: unknown) =>
+      this.log.warn({ err, serverId: server.id }, 'a sleeping server could not go to storage; it sleeps on its node'),
+    );
+  }
+
+  /**
+   * Sends a stopped or sleeping server's folder to its node's shared storage (`uploading`, then the state
+   * it had) and drops the node's copy once the archive is recorded. Throws, changing nothing, if it fails.
+   */
+  private async upload(server: ServerRow): Promise<ServerRow> {
     const storage = this.nodes.storageOf(server.nodeId);
-    if (!storage || this.hub.stateOf(server.id) !== 'sleeping') return;
+    if (!storage) throw new ApiError('INVALID_STATE', undefined, `Node ${server.nodeId} keeps no shared storage (S3_URL).`);
+    const before = this.hub.stateOf(server.id);
     this.hub.hold(server.id, 'uploading');
     let stored: ServerRow | undefined;
     try {
@@ -60,21 +72,80 @@ export class ServerMover {
         .set({ storedIn: storage, storedSha256: sha256 })
         .where(eq(servers.id, server.id))
         .returning();
-      this.log.info({ serverId: server.id, nodeId: server.nodeId, bytes }, 'a sleeping server went to storage');
+      if (!stored) throw new ApiError('NOT_FOUND');
+      this.log.info({ serverId: server.id, nodeId: server.nodeId, bytes }, "a server's folder went to storage");
     } catch (err) {
-      this.log.warn({ err, serverId: server.id }, 'a sleeping server could not go to storage; it sleeps on its node');
+      this.settle(server.id, before);
+      throw err;
     }
-    if (stored) {
-      this.hub.markStored(server.id, true);
-      this.onMoved(stored);
-    }
-    this.hub.hold(server.id, 'sleeping');
-    if (!stored) return;
+    this.hub.markStored(server.id, true);
+    this.onMoved(stored);
+    this.settle(server.id, before);
     // Recorded: the node's copy is not needed any more. Should this fail, a stale copy stays on its disk;
-    // a later wake there replaces it with the archive.
+    // a later fetch there replaces it with the archive.
     await this.nodes
       .call(server.nodeId, agentEndpoints.dropLocalCopy, { params: { serverId: server.id } })
       .catch((err: unknown) => this.log.warn({ err, serverId: server.id, nodeId: server.nodeId }, "could not drop the node's copy"));
+    return stored;
+  }
+
+  /** Back to the state it had before a transfer: `sleeping` is held (its node knows it only as stopped). */
+  private settle(serverId: string, state: ServerState): void {
+    if (state === 'sleeping') this.hub.hold(serverId, 'sleeping');
+    else this.hub.setState(serverId, state);
+  }
+
+  /** Records a server in storage as placed on `nodeId`, on a free port there (nothing is copied). */
+  private async placeOn(row: ServerRow, nodeId: string): Promise<ServerRow> {
+    if (nodeId === row.nodeId) return row;
+    const moved = await this.db.transaction(async (tx) => {
+      const port = await allocatePort(tx, this.nodes, nodeId);
+      return (
+        await tx
+          .update(servers)
+          .set({ nodeId, port })
+          .where(and(eq(servers.id, row.id), isNotNull(servers.storedIn)))
+          .returning()
+      )[0];
+    });
+    // Fetched back meanwhile (by another API process): it stays where it is.
+    if (!moved) return (await this.current(row.id)) ?? row;
+    this.hub.place({ serverId: moved.id, ownerId: moved.ownerId, nodeId: moved.nodeId });
+    this.onMoved(moved);
+    this.log.info({ serverId: moved.id, from: row.nodeId, to: nodeId }, 'a server in storage was placed on another node');
+    return moved;
+  }
+
+  /**
+   * The operator's move: a stopped or sleeping server's folder goes to another node through the shared
+   * storage both name (uploaded from its node unless already in storage, then fetched there), in the
+   * state it had. Refused, changing nothing, when the nodes do not share storage or one of them is away.
+   */
+  async move(serverId: string, nodeId: string): Promise<ServerRow> {
+    let row = await this.current(serverId);
+    if (!row) throw new ApiError('NOT_FOUND', undefined, `No server with the id ${serverId}.`);
+    const state = this.hub.stateOf(serverId);
+    if (state !== 'offline' && state !== 'sleeping')
+      throw new ApiError('INVALID_STATE', undefined, `The server is ${state.replace('_', ' ')}; stop it before moving it.`);
+    if (!this.nodes.config(nodeId)) throw new ApiError('NOT_FOUND', undefined, `No node with the id ${nodeId} (see AGENTS).`);
+    if (row.nodeId === nodeId && !row.storedIn) return row;
+    if (!this.nodes.isConnected(nodeId)) throw new ApiError('NODE_UNAVAILABLE', undefined, `Node ${nodeId} is not connected.`);
+    if (!row.storedIn && !this.nodes.isConnected(row.nodeId))
+      throw new ApiError('NODE_UNAVAILABLE', undefined, `The server's folder is on node ${row.nodeId}, which is not connected.`);
+    const from = row.storedIn ?? this.nodes.storageOf(row.nodeId);
+    if (!from || this.nodes.storageOf(nodeId) !== from)
+      throw new ApiError(
+        'INVALID_STATE',
+        undefined,
+        `Moving a server needs shared storage: S3_URL naming the same bucket on node ${row.nodeId} and node ${nodeId}.`,
+      );
+    if (!row.storedIn) row = await this.upload(row);
+    row = await this.placeOn(row, nodeId);
+    try {
+      return await this.fetch(row);
+    } finally {
+      this.settle(serverId, state);
+    }
   }
 
   /**
@@ -92,23 +163,7 @@ export class ServerMover {
     );
     const nodeId = this.placement.forWake(row, draining);
     if (!nodeId) throw new ApiError('NODE_UNAVAILABLE');
-    if (nodeId === row.nodeId) return row;
-    const moved = await this.db.transaction(async (tx) => {
-      const port = await allocatePort(tx, this.nodes, nodeId);
-      return (
-        await tx
-          .update(servers)
-          .set({ nodeId, port })
-          .where(and(eq(servers.id, row.id), isNotNull(servers.storedIn)))
-          .returning()
-      )[0];
-    });
-    // Fetched back meanwhile (by another API process): it starts where it is.
-    if (!moved) return (await this.current(server.id)) ?? row;
-    this.hub.place({ serverId: moved.id, ownerId: moved.ownerId, nodeId: moved.nodeId });
-    this.onMoved(moved);
-    this.log.info({ serverId: moved.id, from: row.nodeId, to: nodeId }, 'a server in storage wakes on another node');
-    return moved;
+    return this.placeOn(row, nodeId);
   }
 
   /** Brings the folder of a server in storage onto its node (`downloading`); the server is then on that node. */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +34,7 @@ let client: S3Client;
 const agents: AgentProcess[] = [];
 const sockets: Socket[] = [];
 const send: Send = (...args) => requester(t.app)(...args);
+const run = promisify(execFile);
 
 beforeAll(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-sleep-storage-'));
@@ -77,6 +79,15 @@ const stored = async (id: string) => {
   const object = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `sleeping/${id}.tar.gz` }));
   return Buffer.from(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
 };
+/** `npm run operator -- …` as an operator types it, next to this API. */
+async function operator(...args: string[]): Promise<string> {
+  const port = (t.app.server.address() as AddressInfo).port;
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], {
+    cwd: path.resolve(import.meta.dirname, '../../../..'),
+    env: { ...process.env, PORT: String(port), DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' },
+  });
+  return stdout;
+}
 const agentOf = (nodeId: string) => agents.find((a) => a.nodeConfig.id === nodeId)!;
 
 /** Starts the server, lets it fall asleep with nobody playing, and waits until its folder is in storage. */
@@ -94,6 +105,40 @@ async function sleepIntoStorage(cookie: string, id: string) {
 }
 
 describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
+  it('lets the operator move a stopped server to another node and then remove the emptied one', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'moved');
+    const from = (await rowOf(id)).nodeId;
+    const to = agents.map((a) => a.nodeConfig.id).find((n) => n !== from)!;
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/marker.txt', content: 'moved along' });
+    const asOperator = { authorization: `Bearer ${t.config.operatorToken}` };
+    const operatorSend = (url: string, body: unknown) => send('POST', url, undefined, body, asOperator);
+
+    // Its folder is still on the node: the node cannot go yet, and says what to do.
+    const early = (await operatorSend('/v1/operator/nodes/remove', { nodeId: from })).json();
+    expect(early).toEqual({
+      status: 'INVALID_STATE',
+      message: `Node ${from} is drained but still holds the folders of 1 server(s). Move them first (npm run operator -- servers move <server> <node>), then remove it.`,
+    });
+    expect((await operatorSend('/v1/operator/servers/move', { serverId: id, nodeId: 'no-such-node' })).json().status).toBe('NOT_FOUND');
+    expect(await operator('servers', 'move', (await details(cookie, id)).name, to)).toMatch(
+      new RegExp(`${id}\\s.*\\s${to}\\s+offline\\s+node`),
+    );
+
+    const row = await rowOf(id);
+    expect(row).toMatchObject({ nodeId: to, storedIn: null });
+    expect(existsSync(path.join(agentOf(from).dataDir, 'servers', id))).toBe(false);
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/marker.txt`, cookie)).json().result.content).toBe('moved along');
+    expect((await details(cookie, id)).port).toBe(row.port);
+
+    expect((await operatorSend('/v1/operator/nodes/remove', { nodeId: from })).json().result).toMatchObject({
+      nodeId: from,
+      draining: true,
+      placedServers: 0,
+    });
+    // Taken back for the tests below.
+    await operatorSend('/v1/operator/nodes/drain', { nodeId: from, draining: false });
+  });
+
   it('goes to storage when it falls asleep, checked by SHA-256, frees its node, and wakes on another node once its own is gone', async () => {
     const { cookie, id } = await ownerWithServer(t, 'mover');
     const first = await rowOf(id);
