@@ -7,7 +7,7 @@
  * state] }`, `{ count: true }`, `{ stop: true }`; child → `{ listening: ports }`, `{ connected: n }`, `{ installs: n }`,
  * `{ statsSent: n }`.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AGENT_NAMESPACE, AGENT_PROTOCOL_VERSION } from '@spawnpoint/contracts';
 import { io, type Socket } from 'socket.io-client';
@@ -22,7 +22,7 @@ const serverId = (n: number, s: number) => `fleet-${n}-${s}`;
 const send = (message: unknown) => process.send?.(message);
 
 let installs = 0;
-function answer(res: import('node:http').ServerResponse, result: unknown) {
+function answer(res: ServerResponse, result: unknown) {
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ status: 'SUCCESS', result }));
 }
