@@ -3,7 +3,7 @@ import { FREE_BACKUP_LIMIT, agentEndpoints, planById, type AgentBackupEvent } fr
 /** Backups a server keeps: its plan's number and the slots bought for it (Free's when the server is unknown). */
 export const backupLimitOf = (row: { planId: string; extraBackups: number } | undefined) =>
   row ? (planById(row.planId)?.backups ?? FREE_BACKUP_LIMIT) + row.extraBackups : FREE_BACKUP_LIMIT;
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { newId } from '../auth/tokens.ts';
 import type { Db } from '../db/index.ts';
@@ -35,29 +35,48 @@ export class BackupJobs {
     private log: FastifyBaseLogger,
     private background: (task: () => Promise<unknown>) => void,
   ) {
-    // A crash can leave a pending row; it was never listed and its partial file is gone with the agent's.
-    void db
-      .delete(backups)
-      .where(eq(backups.status, 'pending'))
-      .catch((err: unknown) => log.error({ err }, 'pending backup cleanup failed'));
     hub.onBackup = (event) => this.event(event);
-    // A node that (re)connects lists the backups it is making; a job of ours it does not list ended while
-    // we could not hear it (the agent restarted midway): it failed, and the server may back up again.
-    hub.onBackupJobs = (nodeId, running) => {
-      const still = new Set(running.map((b) => `${b.serverId}/${b.backupId}`));
-      for (const serverId of hub.serversOn(nodeId)) {
-        const backupId = this.jobs.get(serverId);
-        if (!backupId || backupId === RESTORE_JOB || still.has(`${serverId}/${backupId}`)) continue;
-        hub.backup(nodeId, {
-          serverId,
-          backupId,
-          phase: 'failed',
-          bytes: 0,
-          totalBytes: 0,
-          error: 'The node restarted during the backup.',
-        });
-      }
-    };
+    // A node that (re)connects lists the backups it is making. Pending rows are settled only then, never
+    // at this process's start: the API may have been killed while its node went on with a backup, whose
+    // end the node sends when it is back (and a row deleted at start would lose it).
+    hub.onBackupJobs = (nodeId, running) =>
+      void this.settle(nodeId, running).catch((err: unknown) => log.error({ err, nodeId }, 'settling backups failed'));
+  }
+
+  // Backups whose end (complete or failed) is being recorded now: not to be settled as unheard.
+  private recording = new Set<string>();
+
+  /**
+   * After a node's hello: a backup it lists is ours again (this process may have started since it
+   * began), and a pending one of its servers that it neither lists nor is reporting the end of ended while
+   * nobody could hear it (the agent restarted midway): it failed, and the server may back up again.
+   */
+  private async settle(nodeId: string, running: { serverId: string; backupId: string }[]): Promise<void> {
+    const still = new Map(running.map((b) => [b.serverId, b.backupId]));
+    for (const [serverId, backupId] of still) if (!this.jobs.has(serverId)) this.jobs.set(serverId, backupId);
+    const serverIds = this.hub.serversOn(nodeId);
+    const pending = serverIds.length
+      ? await this.db
+          .select({ id: backups.id, serverId: backups.serverId })
+          .from(backups)
+          .where(and(eq(backups.status, 'pending'), inArray(backups.serverId, serverIds)))
+      : [];
+    const unheard = new Map(pending.map((row) => [row.id, row.serverId]));
+    for (const serverId of serverIds) {
+      const backupId = this.jobs.get(serverId);
+      if (backupId && backupId !== RESTORE_JOB) unheard.set(backupId, serverId);
+    }
+    for (const [backupId, serverId] of unheard) {
+      if (still.get(serverId) === backupId || this.recording.has(backupId)) continue;
+      this.hub.backup(nodeId, {
+        serverId,
+        backupId,
+        phase: 'failed',
+        bytes: 0,
+        totalBytes: 0,
+        error: 'The node restarted during the backup.',
+      });
+    }
   }
 
   /** INVALID_STATE when the server cannot be backed up now (a job running, or starting, stopping, …). */
@@ -121,6 +140,7 @@ export class BackupJobs {
       return;
     }
     const row = and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId));
+    this.recording.add(event.backupId);
     const recorded =
       event.phase === 'complete'
         ? this.completeAndRotate(event)
@@ -139,6 +159,7 @@ export class BackupJobs {
         },
       )
       .then((saved) => {
+        this.recording.delete(event.backupId);
         if (this.jobs.get(event.serverId) === event.backupId) this.jobs.delete(event.serverId);
         this.percents.delete(event.backupId);
         const ok = event.phase === 'complete' && saved;

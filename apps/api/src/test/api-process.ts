@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort } from '../../../../test-support/free-port.ts';
+import { until } from '../../../../test-support/until.ts';
+
+const root = path.resolve(import.meta.dirname, '../../../..');
+const postgres = process.env.TEST_DATABASE === 'postgres' ? process.env.DATABASE_URL : undefined;
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgres });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
+
+/**
+ * The API as production runs it: its own process (`main.ts`) on a port, on its embedded database (PGlite
+ * in DATA_DIR) or, when the suite runs on PostgreSQL, a database of its own there. `kill` is SIGKILL, as a
+ * crash; `start` again brings up a new process on the same data. For the suites that kill it midway.
+ */
+export async function prepareApiProcess(env: Record<string, string> = {}) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-api-process-'));
+  const secret = randomBytes(32).toString('hex');
+  const databaseName = `sp_process_${randomBytes(6).toString('hex')}`;
+  let databaseUrl: string | undefined;
+  if (postgres) {
+    await admin(`create database ${databaseName}`);
+    const url = new URL(postgres);
+    url.pathname = `/${databaseName}`;
+    databaseUrl = url.toString();
+  }
+  let child: ChildProcess | null = null;
+  let cookie = '';
+
+  const api = {
+    port,
+    base,
+    dataDir,
+    /** This process's database (PostgreSQL only): for suites that cut its connections. */
+    databaseName: postgres ? databaseName : null,
+    /** Starts a process and waits until it answers. */
+    async start(): Promise<void> {
+      const childEnv: NodeJS.ProcessEnv = {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        APP_SECRET: secret,
+        PUBLIC_URL: base,
+        LOG_LEVEL: 'silent',
+        WEB_DIST: path.join(dataDir, 'no-web-build'),
+        ...env,
+      };
+      if (databaseUrl) childEnv.DATABASE_URL = databaseUrl;
+      else delete childEnv.DATABASE_URL;
+      child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: childEnv,
+      });
+      await until(
+        () =>
+          fetch(`${base}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (status) => status === 200,
+        60_000,
+      );
+    },
+    /** SIGKILL: nothing is flushed or closed, as when the machine or the process dies. */
+    async kill(): Promise<void> {
+      const running = child;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGKILL');
+      await exited;
+    },
+    /** A JSON call as the signed-in browser makes it (the cookie is kept). */
+    async call(method: string, url: string, body?: unknown) {
+      const response = await fetch(`${base}${url}`, {
+        method,
+        headers: { origin: base, ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      const setCookie = response.headers.get('set-cookie');
+      if (setCookie) cookie = setCookie.split(';')[0] ?? cookie;
+      // The envelope as the browser reads it, untyped as a test reads JSON (`status`, `message`, `result`).
+      return Object.assign({ http: response.status }, JSON.parse(await response.text()));
+    },
+    cookie: () => cookie,
+    /** Signs up and follows the mailed verification link: a user who may make servers. */
+    async signUpVerified(): Promise<void> {
+      const emailAddress = `process-${randomBytes(4).toString('hex')}@example.com`;
+      const made = await api.call('POST', '/v1/auth/register', { emailAddress, password: 'long enough password' });
+      if (made.status !== 'SUCCESS') throw new Error(`register: ${JSON.stringify(made)}`);
+      const mail = await until(
+        async () => {
+          const files = await readdir(path.join(dataDir, 'mail')).catch(() => []);
+          const texts = await Promise.all(files.map((f) => readFile(path.join(dataDir, 'mail', f), 'utf8')));
+          return texts.find((t) => t.includes(emailAddress)) ?? '';
+        },
+        (text) => text.includes('verify_token'),
+      );
+      const token = /verify_token=([A-Za-z0-9_-]+)/.exec(mail.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1];
+      const verified = await api.call('POST', '/v1/auth/verify', { token });
+      if (verified.status !== 'SUCCESS') throw new Error(`verify: ${JSON.stringify(verified)}`);
+    },
+    async cleanup(): Promise<void> {
+      await api.kill();
+      if (postgres) await admin(`drop database if exists ${databaseName} with (force)`);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return api;
+}
