@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 const databases = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 // Several API processes share Redis (apps/api/src/cluster.ts): that suite needs one, named by TEST_REDIS_URL
 // (not REDIS_URL, which every API process a test starts would then use too).
-const withoutRedis = process.env.TEST_REDIS_URL ? [] : ['apps/api/src/cluster.test.ts'];
+// The Redis-restart suite starts a Redis server of its own (`redis-server`), so it runs where Redis is installed too.
+const withoutRedis = process.env.TEST_REDIS_URL ? [] : ['apps/api/src/cluster.test.ts', 'apps/api/src/redis-outage.test.ts'];
 
 export default defineConfig({
   test: {

@@ -121,7 +121,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, {
     global: false,
-    ...(cluster.redis ? { redis: cluster.redis, nameSpace: cluster.rateLimitNamespace } : {}),
+    ...(cluster.limitStore ? { store: cluster.limitStore } : {}),
   });
 
   const allowedOrigins = [new URL(config.publicUrl).origin];

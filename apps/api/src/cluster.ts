@@ -1,7 +1,7 @@
 /**
  * What several API processes share when REDIS_URL is set (one process needs none of it):
  * - Socket.IO's Redis adapter, so an event emitted to a room on one process reaches sockets on every one;
- * - the rate limits' counters (`@fastify/rate-limit`'s Redis store), so a budget is one budget;
+ * - the rate limits' counters, so a budget is one budget (in this process's memory while Redis is away);
  * - spent socket-token ids (`SET … NX PXAT`), so a token authenticates one socket across all processes;
  * - a channel of `ClusterEvent`s (contracts) for what each process keeps in memory: ended sessions,
  *   changed accounts, changed server lists, changed member access.
@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { clusterMessage, type ClusterEvent } from '@spawnpoint/contracts';
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Server } from 'socket.io';
@@ -26,10 +27,8 @@ const names = (prefix: string) => ({
 export interface Cluster {
   /** `redis` when REDIS_URL is set, else `single`. */
   readonly mode: 'single' | 'redis';
-  /** The store of the rate limits, or null when each process counts alone. */
-  readonly redis: Redis | null;
-  /** Where the rate limits' keys live in that store. */
-  readonly rateLimitNamespace: string;
+  /** The store of the named rate limits (`@fastify/rate-limit`), or null when each process counts alone. */
+  readonly limitStore: FastifyRateLimitStoreCtor | null;
   readonly spentTokens: SpentTokenIds;
   /** Tells the other API processes; this one has acted on the change already. */
   publish(event: ClusterEvent): void;
@@ -43,8 +42,7 @@ export interface Cluster {
 export function singleProcess(): Cluster {
   return {
     mode: 'single',
-    redis: null,
-    rateLimitNamespace: '',
+    limitStore: null,
     spentTokens: new MemorySpentTokenIds(),
     publish: () => undefined,
     onEvent: () => undefined,
@@ -53,18 +51,87 @@ export function singleProcess(): Cluster {
   };
 }
 
-/** A spent token id is a key that lives exactly as long as its token could be accepted. */
+/**
+ * A spent token id is a key that lives exactly as long as its token could be accepted. While Redis does
+ * not answer, ids are spent in this process's memory instead (and also checked there once it is back), so
+ * browsers keep their live updates through a Redis restart; the cost is that a token could then be used
+ * once on each process within its minute — it is still bound to its session, which every process checks.
+ */
 class RedisSpentTokenIds implements SpentTokenIds {
+  private memory = new MemorySpentTokenIds();
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {}
 
   async claim(id: string, expiresAt: number): Promise<boolean> {
-    // A Redis that cannot answer refuses the token: better a socket that retries than one token spent twice.
-    const set = await this.redis.set(`${this.prefix}${id}`, '1', 'PXAT', expiresAt, 'NX').catch(() => null);
-    return set === 'OK';
+    if (!(await this.memory.claim(id, expiresAt))) return false;
+    if (this.redis.status !== 'ready') return true;
+    const set = await this.redis.set(`${this.prefix}${id}`, '1', 'PXAT', expiresAt, 'NX').catch(() => 'away' as const);
+    return set === 'OK' || set === 'away';
   }
+}
+
+// One fixed window per key: the count, and the window's time left in ms (set when the key is new).
+const COUNT_IN_WINDOW = `
+local current = redis.call('INCR', KEYS[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {current, redis.call('PTTL', KEYS[1])}
+`;
+
+/** Fixed windows in this process's memory: what the named limits count in while Redis does not answer. */
+class MemoryWindows {
+  private windows = new Map<string, { current: number; endsAt: number }>();
+
+  incr(key: string, windowMs: number): { current: number; ttl: number } {
+    const now = Date.now();
+    // Ended windows go once the map grows (an outage is short; this keeps it from growing with addresses).
+    if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (w.endsAt <= now) this.windows.delete(k);
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) this.windows.set(key, (window = { current: 0, endsAt: now + windowMs }));
+    window.current++;
+    return { current: window.current, ttl: window.endsAt - now };
+  }
+}
+
+/**
+ * The named limits' store with REDIS_URL: a fixed window per key in Redis, so every process counts one
+ * budget. While Redis does not answer (restarting, unreachable) each process counts in its own memory
+ * instead — a budget per process, as without Redis — so a sign-in never fails because Redis is away and the
+ * limits still hold; once Redis answers again it counts there again.
+ */
+function sharedLimitStore(redis: Redis, prefix: string, log: FastifyBaseLogger): FastifyRateLimitStoreCtor {
+  const memory = new MemoryWindows();
+  let away = false;
+  const fallBack = (err: unknown) => {
+    if (!away) log.warn({ err }, 'Redis does not answer: rate limits count in this process until it does');
+    away = true;
+  };
+  class SharedLimitStore implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+      const local = () => callback(null, memory.incr(key, timeWindow));
+      // Not waiting for a reconnection: the request is answered now, from memory.
+      if (redis.status !== 'ready') return void (fallBack(new Error(`connection ${redis.status}`)), local());
+      redis.eval(COUNT_IN_WINDOW, 1, `${prefix}${key}`, timeWindow).then(
+        (result) => {
+          const [current, ttl] = result as [number, number];
+          if (away) log.info('Redis answers again: rate limits count there again');
+          away = false;
+          callback(null, { current, ttl });
+        },
+        (err: unknown) => {
+          fallBack(err);
+          local();
+        },
+      );
+    }
+    // Every limit's keys already start with its name (http/rate-limits.ts): one store serves them all.
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  }
+  return SharedLimitStore;
 }
 
 /**
@@ -105,8 +172,7 @@ export async function redisCluster(url: string, prefix: string, log: FastifyBase
   await channel.subscribe(name.channel);
   return {
     mode: 'redis',
-    redis: commands,
-    rateLimitNamespace: name.rateLimits,
+    limitStore: sharedLimitStore(commands, name.rateLimits, log),
     spentTokens: new RedisSpentTokenIds(commands, name.spentToken),
     publish(event) {
       commands
