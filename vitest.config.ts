@@ -51,7 +51,8 @@ export default defineConfig({
         test: {
           name: `api:${database}`,
           include: ['apps/api/src/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...withoutRedis],
+          // PGlite runs inside the API process: there is no database connection to cut.
+          exclude: ['**/node_modules/**', ...withoutRedis, ...(database === 'pglite' ? ['apps/api/src/postgres-outage.test.ts'] : [])],
           environment: 'node',
           env: { TEST_DATABASE: database },
           globalSetup: ['apps/api/src/test/global-setup.ts'],
