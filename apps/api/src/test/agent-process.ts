@@ -19,9 +19,19 @@ export interface AgentProcess {
   stop(): Promise<void>;
 }
 
-/** A real agent for API tests; its game ports come from a random block so parallel suites do not collide. */
-export async function prepareAgent(capacity = 50, env: Record<string, string> = {}, nodeId = 'test-node'): Promise<AgentProcess> {
+/**
+ * A real agent for API tests; its game ports come from a random block so parallel suites do not collide.
+ * `netns`: runs it inside that network namespace (`ip netns exec`), as a machine of its own reached at
+ * `address`: it listens there, and the API knows it by that address.
+ */
+export async function prepareAgent(
+  capacity = 50,
+  env: Record<string, string> = {},
+  nodeId = 'test-node',
+  machine?: { netns: string; address: string },
+): Promise<AgentProcess> {
   const port = await freePort();
+  const host = machine?.address ?? '127.0.0.1';
   const token = randomBytes(24).toString('hex');
   // Below the ephemeral range (32768+), so the ports of test connections never take a game port.
   const low = 26000 + Math.floor(Math.random() * 67) * 100;
@@ -32,10 +42,13 @@ export async function prepareAgent(capacity = 50, env: Record<string, string> = 
   let partial = '';
   return {
     output: () => [...lines],
-    nodeConfig: { id: nodeId, url: `http://127.0.0.1:${port}`, token, publicHost: 'localhost', capacity, portRange },
+    nodeConfig: { id: nodeId, url: `http://${host}:${port}`, token, publicHost: machine ? host : 'localhost', capacity, portRange },
     dataDir,
     start(apiUrl) {
-      child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
+      const command = [process.execPath, '--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')];
+      // `ip netns exec` enters the namespace and execs the command: the child is the agent itself.
+      const [file, ...args] = machine ? ['ip', 'netns', 'exec', machine.netns, ...command] : command;
+      child = spawn(file as string, args, {
         cwd: root,
         stdio: ['ignore', 'pipe', 'inherit'],
         env: {
@@ -47,6 +60,7 @@ export async function prepareAgent(capacity = 50, env: Record<string, string> = 
           DATA_DIR: dataDir,
           GAME_PORT_RANGE: portRange,
           LOG_LEVEL: 'warn',
+          ...(machine ? { AGENT_HOST: machine.address } : {}),
           ...env,
         },
       });
