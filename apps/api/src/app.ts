@@ -188,6 +188,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     })().catch((err: unknown) => log.error({ err, nodeId }, 'could not send a node the specs of its servers'));
   };
 
+  hub.onRefused = (nodeId, serverId, dropped) =>
+    log.warn({ nodeId, serverId, dropped }, 'a node sent events about a server that is not placed on it: dropped');
+
   // Plans bought or lapsed: the account's limits, the lists, and the node's spec (disk, slots) follow.
   const subscriptions = new Subscriptions(database.db, log, config.AFFILIATE_COMMISSION_PERCENT);
   const limitsChanged = (serverId: string) =>

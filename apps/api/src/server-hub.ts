@@ -238,7 +238,28 @@ export class ServerHub implements NodeEvents {
   // --- events from agents; each is dropped unless the server lives on the sending node ---
 
   private onNode(nodeId: string, serverId: string): boolean {
-    return this.placements.get(serverId)?.nodeId === nodeId;
+    if (this.placements.get(serverId)?.nodeId === nodeId) return true;
+    this.refused(nodeId, serverId);
+    return false;
+  }
+
+  /**
+   * Told (at most once a minute per node) that a node sent an event about a server the control plane has
+   * not placed on it — another node's, a deleted one, or made up: dropped, never trusted. Set by the app to log it.
+   */
+  onRefused: ((nodeId: string, serverId: string, dropped: number) => void) | null = null;
+  private refusals = new Map<string, { at: number; dropped: number }>();
+
+  private refused(nodeId: string, serverId: string): void {
+    const now = Date.now();
+    const seen = this.refusals.get(nodeId) ?? { at: 0, dropped: 0 };
+    seen.dropped++;
+    if (now - seen.at >= 60_000) {
+      this.onRefused?.(nodeId, serverId, seen.dropped);
+      seen.at = now;
+      seen.dropped = 0;
+    }
+    this.refusals.set(nodeId, seen);
   }
 
   state(nodeId: string, serverId: string, state: ServerState): void {
@@ -334,8 +355,8 @@ export class ServerHub implements NodeEvents {
   }
 
   backup(nodeId: string, event: AgentBackupEvent): void {
-    const placement = this.placements.get(event.serverId);
-    if (!placement || placement.nodeId !== nodeId) return;
+    if (!this.onNode(nodeId, event.serverId)) return;
+    const placement = this.placements.get(event.serverId) as ServerPlacement;
     this.onBackup?.(event);
     const percent = backupPercent(event);
     this.io.to([...this.audience(placement), consoleRoom(event.serverId)]).emit('server:backup', {
