@@ -9,6 +9,7 @@ import {
   type AgentServerSpec,
   findSoftware,
   type AgentToApiEvents,
+  type ApiToAgentEvents,
   type ServerState,
 } from '@spawnpoint/contracts';
 import { bearerIs, httpMetrics, loggerOptions, requestIdOf, requestLogController } from '@spawnpoint/logging';
@@ -34,6 +35,7 @@ import { SandboxError } from './sandbox.ts';
 import { recoverInterruptedSwaps } from './backup-coordinator.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage, storageName } from './storage.ts';
+import { ApiClock } from './api-clock.ts';
 
 export interface Agent {
   http: FastifyInstance;
@@ -91,7 +93,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       });
   const servers = new Map<string, ManagedServer>();
   const runningBackups = new Map<string, string>();
-  const socket: Socket<Record<string, never>, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
+  const socket: Socket<ApiToAgentEvents, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
     reconnectionDelayMax: 5000,
@@ -201,6 +203,13 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     return fail(reply, 500, 'INTERNAL_ERROR', 'The node could not do that.');
   });
 
+  const apiClock = new ApiClock((offsetMs) =>
+    http.log.warn(
+      { offsetMs },
+      `this node's clock is ${Math.round(Math.abs(offsetMs) / 1000)} s ${offsetMs > 0 ? 'behind' : 'ahead of'} the control plane's; links are checked in the control plane's time, but fix the clock (NTP)`,
+    ),
+  );
+  socket.on('api:clock', (payload) => apiClock.learn(payload));
   const storage = config.S3_URL ? s3Storage(config.S3_URL) : localStorage(config.storageDir);
   await storage.cleanup();
   fileRoutes(http, {
@@ -215,6 +224,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     },
     runningBackups,
     signer: downloadSigner(config.AGENT_TOKEN),
+    apiNow: () => apiClock.now(),
   });
 
   playerRoutes(http, servers);

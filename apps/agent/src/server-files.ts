@@ -20,6 +20,8 @@ export interface FileDeps {
   runningBackups: Map<string, string>;
   /** Checks the signed download links the API hands to browsers (key derived from the node token). */
   signer: DownloadSigner;
+  /** The API's time as the node reckons it: link expiry is checked against it. */
+  apiNow: () => number;
 }
 
 export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
@@ -73,9 +75,10 @@ async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, 
  * Whether a signed link may be followed now: its signature covers exactly this purpose, server, path or
  * backup, name and expiry. A refusal is the envelope (403 NO_PERMISSION), never the file.
  */
-async function linkRefusal(signer: DownloadSigner, grant: DownloadGrant, signature: string): Promise<string | null> {
+/** `now`: the API's time as the node reckons it (ApiClock), since the API set the expiry. */
+async function linkRefusal(signer: DownloadSigner, grant: DownloadGrant, signature: string, now: number): Promise<string | null> {
   if (!(await signer.verify(grant, signature))) return 'This download link is not valid. Download it again from the dashboard.';
-  if (grant.expires * 1000 < Date.now()) return 'This download link has expired. Download it again from the dashboard.';
+  if (grant.expires * 1000 < now) return 'This download link has expired. Download it again from the dashboard.';
   return null;
 }
 
@@ -106,7 +109,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
   // A browser following a link the API signed: checked by the link alone, then straight from the disk.
   route(agentEndpoints.signedFileDownload, async ({ reply, params: { serverId }, query }) => {
     const grant: DownloadGrant = { purpose: 'file-download', serverId, subject: query.path, name: query.name, expires: query.expires };
-    const refusal = await linkRefusal(deps.signer, grant, query.signature);
+    const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
     if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
     return sendEntry(reply, (await server({ serverId })).sandbox, query.path, query.name);
   });
@@ -200,7 +203,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
 
   route(agentEndpoints.signedBackupDownload, async ({ reply, params: { serverId, backupId }, query }) => {
     const grant: DownloadGrant = { purpose: 'backup-download', serverId, subject: backupId, name: query.name, expires: query.expires };
-    const refusal = await linkRefusal(deps.signer, grant, query.signature);
+    const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
     if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
     const found = await deps.storage.get(backupKey(serverId, backupId));
     if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');

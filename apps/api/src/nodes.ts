@@ -15,6 +15,7 @@ import {
   fillPath,
   type DownloadSigner,
   type AgentEndpoint,
+  type ApiToAgentEvents,
   type CallInput,
   type AgentBackupEvent,
   type AgentServerSpec,
@@ -108,12 +109,13 @@ export class NodeRegistry {
       socket.data.nodeId = entry.config.id;
       next();
     });
-    ns.on('connection', (socket: Socket<AgentToApiEvents>) => {
+    ns.on('connection', (socket: Socket<AgentToApiEvents, ApiToAgentEvents>) => {
       const nodeId = socket.data.nodeId as string;
       const entry = this.nodes.get(nodeId) as NodeEntry;
       entry.socket?.disconnect(true);
       entry.socket = socket;
       this.log.info({ nodeId }, 'agent connected');
+      socket.emit('api:clock', { now: Date.now() });
       // Events name servers; the state layer drops any server that is not on this node.
       socket.on('agent:hello', (payload) => {
         const hello = agentHello.safeParse(payload);

@@ -95,5 +95,16 @@ export interface AgentToApiEvents {
   'agent:backup': (payload: AgentBackupEvent) => void;
 }
 
+/**
+ * The API's clock, sent to a node as it connects: the node checks the expiry of the download links the API
+ * signs against the API's time, so a node whose clock is minutes off neither refuses fresh links nor
+ * accepts stale ones (ms since the epoch).
+ */
+export const apiClockEvent = z.object({ now: z.number().int().positive() });
+
+export interface ApiToAgentEvents {
+  'api:clock': (payload: z.infer<typeof apiClockEvent>) => void;
+}
+
 /** Lines a new console subscriber receives first. */
 export const CONSOLE_HISTORY_LINES = 150;

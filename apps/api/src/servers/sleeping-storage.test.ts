@@ -215,6 +215,8 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
       (s) => s === 'sleeping',
     );
     expect((await rowOf(id)).storedIn).toBeNull();
+    // Seen gone before it comes back (else the returning node could be taken for the dead one's socket).
+    await connected(agents.filter((a) => a !== home).map((a) => a.nodeConfig.id));
     home.start(base);
     await connected(['node-a', 'node-b']);
     const kept = readFileSync(path.join(home.dataDir, 'servers', id, 'region.mca'));
