@@ -100,13 +100,7 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
     await ctx.billing.subscriptions.refuseIfRenewing({ userId: session.user.id });
     const owned = await db.select().from(servers).where(eq(servers.ownerId, session.user.id));
     for (const server of owned) {
-      if (!ctx.game.nodes.isConnected(server.nodeId))
-        throw new ApiError(
-          'NODE_UNAVAILABLE',
-          undefined,
-          'The machine that runs one of your servers cannot be reached right now, so its files cannot be removed. Please try again in a minute.',
-        );
-      await ctx.game.nodes.remove(server.nodeId, server.id);
+      await ctx.game.mover.removeFiles(server.id, 'one of your servers');
       ctx.game.hub.forget(server.id);
     }
     await ctx.sessions.destroyAllForUser(session.user.id);

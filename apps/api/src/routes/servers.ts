@@ -138,23 +138,11 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     { activity: ({ body }) => ({ action: 'console.command', target: body.command }) },
   );
 
-  route(endpoints.serverDelete, async ({ nodes, server, session }) => {
+  route(endpoints.serverDelete, async ({ server, session }) => {
     // A plan that renews is money the owner expects to keep paying: it is turned off first, on purpose.
     await ctx.billing.subscriptions.refuseIfRenewing({ serverId: server.id });
-    // Files go first: a server whose files cannot be removed stays listed rather than leaking them. A
-    // server asleep in shared storage has them there: any node naming that storage removes them.
-    const [fresh] = await db.select({ storedIn: servers.storedIn }).from(servers).where(eq(servers.id, server.id));
-    const through =
-      nodes.isConnected(server.nodeId) || !fresh?.storedIn
-        ? server.nodeId
-        : (nodes.connectedIds().find((id) => nodes.storageOf(id) === fresh.storedIn) ?? server.nodeId);
-    if (nodes.isConnected(through)) await nodes.remove(through, server.id);
-    else
-      throw new ApiError(
-        'NODE_UNAVAILABLE',
-        undefined,
-        'The machine that runs this server cannot be reached right now, so its files cannot be removed. Please try again in a minute.',
-      );
+    // Files go first: a server whose files cannot be removed stays listed rather than leaking them.
+    await ctx.game.mover.removeFiles(server.id, 'this server');
     await db.delete(servers).where(eq(servers.id, server.id));
     power.forget(server.id);
     hub.forget(server.id);

@@ -117,6 +117,27 @@ export class ServerMover {
   }
 
   /**
+   * Deletes a server's files wherever they are (its folder, backups and stored archive): through its node,
+   * or, while it sleeps in shared storage and its node is away, through any node naming that storage.
+   * NODE_UNAVAILABLE (saying `whose`) when no node can, so nothing is left behind unseen.
+   */
+  async removeFiles(serverId: string, whose: 'this server' | 'one of your servers'): Promise<void> {
+    const row = await this.current(serverId);
+    if (!row) return;
+    const through =
+      this.nodes.isConnected(row.nodeId) || !row.storedIn
+        ? row.nodeId
+        : (this.nodes.connectedIds().find((id) => this.nodes.storageOf(id) === row.storedIn) ?? row.nodeId);
+    if (!this.nodes.isConnected(through))
+      throw new ApiError(
+        'NODE_UNAVAILABLE',
+        undefined,
+        `The machine that runs ${whose} cannot be reached right now, so its files cannot be removed. Please try again in a minute.`,
+      );
+    await this.nodes.remove(through, serverId);
+  }
+
+  /**
    * The operator's move: a stopped or sleeping server's folder goes to another node through the shared
    * storage both name (uploaded from its node unless already in storage, then fetched there), in the
    * state it had. Refused, changing nothing, when the nodes do not share storage or one of them is away.
