@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import mineflayer, { type Bot } from 'mineflayer';
+import type { Bot } from 'mineflayer';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
@@ -9,6 +9,7 @@ import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester } from './test/build-test-app.ts';
 import { createMachines } from './test/network-machines.ts';
 import { prepareProxy, type ProxyProcess } from './test/proxy-process.ts';
+import { joinThroughProxy } from './test/server-watch.ts';
 
 /**
  * Many machines (issue 17 #1): three nodes, each an agent in a network namespace of its own with its own
@@ -60,22 +61,7 @@ afterAll(async () => {
   if ('remove' in made) made.remove();
 });
 
-function joinByName(name: string, username: string): Promise<Bot> {
-  const bot = mineflayer.createBot({
-    host: '127.0.0.1',
-    port: proxy.port,
-    fakeHost: `${name}.${DOMAIN}`,
-    username,
-    auth: 'offline',
-    version: '1.21.4',
-  });
-  bots.push(bot);
-  return new Promise((resolve, reject) => {
-    bot.once('spawn', () => resolve(bot));
-    bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${JSON.stringify(reason)}`)));
-    bot.once('error', reject);
-  });
-}
+const joinByName = (name: string, username: string) => joinThroughProxy(proxy.port, `${name}.${DOMAIN}`, username, bots);
 
 describe.runIf(!refusal)('three nodes, each a machine of its own', { timeout: 180_000 }, () => {
   it('spreads new servers over the nodes, and players reach each one by name through the join proxy', async () => {

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import mc from 'minecraft-protocol';
-import mineflayer, { type Bot } from 'mineflayer';
+import type { Bot } from 'mineflayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
 import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from './test/build-test-app.ts';
 import { prepareProxy, type ProxyProcess } from './test/proxy-process.ts';
+import { joinThroughProxy } from './test/server-watch.ts';
 
 // The join proxy as players meet it: a real proxy process, the real API and a real agent running real
 // flying-squid servers, and real Minecraft clients that send the server's name in their handshake
@@ -75,23 +76,7 @@ function ping(host: string) {
 
 const motdOf = (description: unknown) => (typeof description === 'string' ? description : JSON.stringify(description));
 
-function join(name: string, username: string): Promise<Bot> {
-  const bot = mineflayer.createBot({
-    host: '127.0.0.1',
-    port: proxy.port,
-    fakeHost: `${name}.${DOMAIN}`,
-    username,
-    auth: 'offline',
-    version: '1.21.4',
-  });
-  bots.push(bot);
-  return new Promise((resolve, reject) => {
-    bot.once('spawn', () => resolve(bot));
-    bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`)));
-    bot.once('end', (reason) => reject(new Error(`ended before spawning: ${reason}`)));
-    bot.once('error', reject);
-  });
-}
+const join = (name: string, username: string) => joinThroughProxy(proxy.port, `${name}.${DOMAIN}`, username, bots);
 
 describe('joining by name through the join proxy', () => {
   it('shows the join address with the proxy port and says joining by name works while a proxy is connected', async () => {

@@ -1,4 +1,5 @@
 import { createClient } from 'minecraft-protocol';
+import mineflayer, { type Bot } from 'mineflayer';
 import { io as connect, type Socket } from 'socket.io-client';
 import { until } from '../../../../test-support/until.ts';
 import type { Send } from './build-test-app.ts';
@@ -48,4 +49,20 @@ export async function joinGame(port: number, username: string) {
     client.once('error', reject);
   });
   return client;
+}
+
+/**
+ * A mineflayer bot that joins through the join proxy on 127.0.0.1:`port` by the name it types
+ * (`fakeHost`, as a player's client sends the address it was given), resolved once it spawned in the world.
+ * It goes into `bots` at once, so a test ends it even when the join fails.
+ */
+export function joinThroughProxy(port: number, address: string, username: string, bots: Bot[]): Promise<Bot> {
+  const bot = mineflayer.createBot({ host: '127.0.0.1', port, fakeHost: address, username, auth: 'offline', version: '1.21.4' });
+  bots.push(bot);
+  return new Promise((resolve, reject) => {
+    bot.once('spawn', () => resolve(bot));
+    bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`)));
+    bot.once('end', (reason) => reject(new Error(`ended before spawning: ${reason}`)));
+    bot.once('error', reject);
+  });
 }
