@@ -13,8 +13,9 @@ const needs: Record<PowerAction, PermissionKey> = { start: 'power.start', stop: 
 
 function allowed(action: PowerAction, state: ServerState): boolean {
   const pre = powerPreconditions[action];
-  // Kill has nothing to end on a server that does not run (offline or sleeping).
-  return pre === 'any' ? state !== 'offline' && state !== 'sleeping' : pre.includes(state);
+  // Kill has nothing to end on a server that does not run (offline, sleeping, its files on their way to or
+  // from storage).
+  return pre === 'any' ? !['offline', 'sleeping', 'uploading', 'downloading'].includes(state) : pre.includes(state);
 }
 
 /**
