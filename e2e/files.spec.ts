@@ -291,3 +291,13 @@ test('a damaged archive is refused with a message that says so, at phone width t
     await expect(page.getByRole('button', { name: 'server.properties', exact: true })).toBeVisible();
   }
 });
+
+test('a folder that cannot be listed says why where the list would be, not that it is empty', async ({ page }) => {
+  const base = await createServer(page, 'nolist');
+  // A stale address (the folder was deleted in another tab, say).
+  await page.goto(`${base}/files?path=${encodeURIComponent('/gone-folder')}`);
+  const unavailable = page.getByTestId('files-unavailable');
+  await expect(unavailable).toBeVisible();
+  await expect(unavailable).toHaveText(/does not exist/);
+  await expect(page.getByText('This folder is empty')).toHaveCount(0);
+});

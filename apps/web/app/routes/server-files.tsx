@@ -33,8 +33,20 @@ export default function ServerFiles() {
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
 
+  // Why the folder could not be listed (the node away, the files in storage while the server sleeps): said
+  // where the list would be, never as an empty folder.
+  const [listError, setListError] = useState<string | null>(null);
   const refresh = useCallback(() => {
-    listFiles(id, dir).then(setEntries, () => setEntries([]));
+    listFiles(id, dir).then(
+      (listed) => {
+        setListError(null);
+        setEntries(listed);
+      },
+      (err: unknown) => {
+        setListError(err instanceof Error ? err.message : 'This folder could not be listed.');
+        setEntries([]);
+      },
+    );
     diskUsage(id).then(setUsage, () => undefined);
     setSelected(new Set());
   }, [id, dir]);
@@ -304,6 +316,12 @@ export default function ServerFiles() {
                   <tr>
                     <td colSpan={5} className="p-6 text-center text-slate-500" role="status">
                       Loading…
+                    </td>
+                  </tr>
+                ) : listError ? (
+                  <tr>
+                    <td colSpan={5} className="p-6 text-center text-slate-700" data-testid="files-unavailable">
+                      {listError}
                     </td>
                   </tr>
                 ) : entries.length === 0 ? (
