@@ -10,6 +10,7 @@ import { InvalidStateError, type ManagedServer } from './managed-server.ts';
 import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
 import { extractTar, openTrees, packTarGz } from './archives.ts';
+import { backupKey } from './server-files.ts';
 import { sha256Tap, type BackupStorage } from './storage.ts';
 
 /** Where a sleeping server's folder waits in shared storage. */
@@ -169,6 +170,23 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
       }, 'downloading')
       .finally(() => found.stream.destroy());
     return null;
+  });
+
+  route(agentEndpoints.backupFromStorage, async ({ params: { serverId, backupId }, body: { sha256 } }) => {
+    const key = backupKey(serverId, backupId);
+    if (await storage.exists(key)) throw new SandboxError('INVALID_STATE', 'This backup already exists.');
+    const found = await storage.get(sleepingKey(serverId));
+    if (!found) throw new SandboxError('NOT_FOUND', "This server's archive is not in storage.");
+    // The stored archive is a backup already (the same tar.gz of the whole folder): copied, and kept only
+    // if what was copied is exactly the archive recorded.
+    const copied = sha256Tap();
+    found.stream.once('error', (err) => copied.tap.destroy(err));
+    await storage.put(key, found.stream.pipe(copied.tap));
+    if (copied.digest() !== sha256) {
+      await storage.remove(key);
+      throw new InvalidStateError("The server's archive in storage is damaged (its SHA-256 does not match); no backup was made.");
+    }
+    return { size: copied.bytes() };
   });
 
   route(agentEndpoints.dropLocalCopy, async ({ params: { serverId } }) => {

@@ -150,6 +150,11 @@ export class ServerHub implements NodeEvents {
     else this.stored.delete(serverId);
   }
 
+  /** Whether the server's folder is in shared storage now (it sleeps there). */
+  inStorage(serverId: string): boolean {
+    return this.stored.has(serverId);
+  }
+
   /**
    * Why the server's files cannot be reached on a node now (its folder is in shared storage or on its way
    * there or back), or null when they can: what file, backup and settings requests are told.

@@ -9,7 +9,8 @@ import {
   agentCommandRequest,
   agentConsoleHistory,
   agentInstallResult,
-  agentStorageDownloadRequest,
+  agentStoredArchiveRequest,
+  agentStoredBackupResult,
   agentStorageUploadResult,
   agentPortsRequest,
   agentPortsResult,
@@ -129,8 +130,16 @@ export const agentEndpoints = {
     method: 'POST',
     path: '/v1/servers/:serverId/storage/download',
     params: server,
-    body: agentStorageDownloadRequest,
+    body: agentStoredArchiveRequest,
     result: done,
+  },
+  // A server asleep in shared storage is backed up by copying its archive there (no node holds its folder).
+  backupFromStorage: {
+    method: 'POST',
+    path: '/v1/servers/:serverId/backups/:backupId/from-storage',
+    params: backupIdParams,
+    body: agentStoredArchiveRequest,
+    result: agentStoredBackupResult,
   },
   dropLocalCopy: { method: 'DELETE', path: '/v1/servers/:serverId/local-copy', params: server, result: done },
   // Signed links a browser follows (the API's download endpoints redirect to them): a file as it is or a

@@ -64,8 +64,11 @@ export const agentHello = z.object({
 });
 /** `POST …/storage/upload`: the archive the node stored and read back (its SHA-256 checked) before dropping its copy. */
 export const agentStorageUploadResult = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) });
-/** `POST …/storage/download`: the archive to fetch, refused unless its SHA-256 is this one. */
-export const agentStorageDownloadRequest = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+/** A sleeping server's archive in shared storage, used (fetched, or copied as a backup) only if its SHA-256 is this one. */
+export const agentStoredArchiveRequest = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+
+/** `POST …/backups/:backupId/from-storage`: the backup made from the stored archive, and its size. */
+export const agentStoredBackupResult = z.object({ size: z.number().int().min(0) });
 
 export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
 export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });

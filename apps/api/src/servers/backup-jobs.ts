@@ -82,9 +82,10 @@ export class BackupJobs {
   /** INVALID_STATE when the server cannot be backed up now (a job running, or starting, stopping, …). */
   check(server: ServerRow): void {
     if (this.jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is already running.');
-    const away = this.hub.folderAway(server.id);
-    if (away) throw new ApiError('INVALID_STATE', undefined, away);
     const state = this.hub.stateOf(server.id);
+    // Asleep in shared storage it backs up from its archive there; on its way there or back it cannot.
+    const away = this.hub.folderAway(server.id);
+    if (away && !(state === 'sleeping' && this.hub.inStorage(server.id))) throw new ApiError('INVALID_STATE', undefined, away);
     // A sleeping server is a stopped one (free servers sleep most of the time): it backs up as offline.
     if (state !== 'offline' && state !== 'online' && state !== 'sleeping')
       throw new ApiError('INVALID_STATE', undefined, `Cannot back up the server while it is ${state.replace('_', ' ')}.`);
@@ -97,8 +98,9 @@ export class BackupJobs {
   ): Promise<{ backupId: string; finished: Promise<{ ok: boolean; error?: string | undefined }> }> {
     this.check(server);
     const state = this.hub.stateOf(server.id);
+    const stored = this.hub.inStorage(server.id);
     // Its node shows the backup and then "offline"; the server goes back to sleep, not to offline.
-    const asleep = state === 'sleeping';
+    const asleep = state === 'sleeping' && !stored;
     if (asleep) this.hub.sleepWhenStopped(server.id, true);
     const backupId = newId();
     this.jobs.set(server.id, backupId);
@@ -119,7 +121,8 @@ export class BackupJobs {
           throw new ApiError('INVALID_STATE', undefined, `All ${limit} backups are locked. Unlock or delete one first.`);
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending', scheduleId });
       });
-      await this.nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
+      if (stored) await this.fromStorage(server.id, backupId);
+      else await this.nodes.call(server.nodeId, agentEndpoints.backupCreate, { params: { serverId: server.id, backupId } });
       return { backupId, finished };
     } catch (err) {
       if (asleep) this.hub.sleepWhenStopped(server.id, false);
@@ -132,6 +135,38 @@ export class BackupJobs {
       this.ended.delete(backupId);
       throw err;
     }
+  }
+
+  /**
+   * A backup of a server asleep in shared storage: a node naming that storage (its own first) copies the
+   * stored archive, checked against its recorded SHA-256, as the backup. Its progress and end go through
+   * the hub as a node's would. Resolves once a node took the job; NODE_UNAVAILABLE when none can.
+   */
+  private async fromStorage(serverId: string, backupId: string): Promise<void> {
+    const [row] = await this.db.select().from(servers).where(eq(servers.id, serverId)).limit(1);
+    if (!row?.storedIn || !row.storedSha256)
+      throw new ApiError('INVALID_STATE', undefined, 'The server is not in storage any more. Try again.');
+    const { storedIn, storedSha256 } = row;
+    const able = (id: string) => this.nodes.isConnected(id) && this.nodes.storageOf(id) === storedIn;
+    const through = able(row.nodeId) ? row.nodeId : this.nodes.connectedIds().find(able);
+    if (!through) throw new ApiError('NODE_UNAVAILABLE');
+    // Reported as its placed node's, which is where the hub expects a server's backups to come from.
+    const report = (event: Omit<AgentBackupEvent, 'serverId' | 'backupId'>) =>
+      this.hub.backup(row.nodeId, { serverId, backupId, ...event });
+    report({ phase: 'running', bytes: 0, totalBytes: 1 });
+    this.background(async () => {
+      try {
+        const { size } = await this.nodes.call(
+          through,
+          agentEndpoints.backupFromStorage,
+          { params: { serverId, backupId }, body: { sha256: storedSha256 } },
+          30 * 60_000,
+        );
+        report({ phase: 'complete', bytes: size, totalBytes: size, size, sha256: storedSha256 });
+      } catch (err) {
+        report({ phase: 'failed', bytes: 0, totalBytes: 1, error: err instanceof Error ? err.message : String(err) });
+      }
+    });
   }
 
   private event(event: AgentBackupEvent): void {

@@ -139,7 +139,7 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     await operatorSend('/v1/operator/nodes/drain', { nodeId: from, draining: false });
   });
 
-  it('goes to storage when it falls asleep, checked by SHA-256, frees its node, and wakes on another node once its own is gone', async () => {
+  it('goes to storage when it falls asleep, checked by SHA-256, frees its node, is backed up there, and wakes on another node once its own is gone', async () => {
     const { cookie, id } = await ownerWithServer(t, 'mover');
     const first = await rowOf(id);
     const home = agentOf(first.nodeId);
@@ -169,7 +169,16 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
       status: 'INVALID_STATE',
       message: 'The server sleeps with its files in storage. Start it (or join it) to work on them.',
     });
-    expect((await send('POST', `/v1/server/${id}/backups`, cookie)).json().status).toBe('INVALID_STATE');
+    // A backup is still made while it sleeps there: its stored archive, copied and checked, is the backup.
+    expect((await send('POST', `/v1/server/${id}/backups`, cookie)).json().status).toBe('SUCCESS');
+    const [backup] = (
+      await until(
+        async () => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result,
+        (page: { running: boolean; backups: unknown[] }) => !page.running && page.backups.length === 1,
+      )
+    ).backups as { backupId: string; sha256: string; size: number }[];
+    expect(backup?.sha256).toBe(row.storedSha256);
+    await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `backups/${id}/${backup?.backupId}.tar.gz` }));
 
     // Its node dies while it sleeps: the server is not lost with it.
     await home.crash();
