@@ -42,7 +42,7 @@ async function startRedis(): Promise<void> {
 }
 async function killRedis(): Promise<void> {
   const running = redis;
-  if (!running || running.exitCode !== null) return;
+  if (!running || running.exitCode !== null || running.signalCode !== null) return;
   const exited = new Promise((resolve) => running.once('exit', resolve));
   running.kill('SIGKILL');
   await exited;

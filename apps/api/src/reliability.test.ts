@@ -24,7 +24,6 @@ beforeAll(async () => {
   await api.start();
   agent.start(api.base);
   await nodeBack();
-  await api.signUpVerified();
 }, 120_000);
 afterAll(async () => {
   await api?.cleanup();
@@ -39,8 +38,13 @@ const nodeBack = () =>
     60_000,
   );
 
+/** A new owner (signed in from now on) with a new server whose folder the node has installed. */
 async function newServer(): Promise<string> {
+  // The node dials whichever process is up: it must have said hello to this one before a server is placed.
+  await nodeBack();
+  await api.signUpVerified();
   const created = await api.call('POST', '/v1/server/create', { serverName: uniqueServerName('rel') });
+  if (created.status !== 'SUCCESS') throw new Error(`create: ${JSON.stringify(created)}`);
   const id = created.result.serverId as string;
   await until(
     async () => (await api.call('GET', `/v1/server/${id}/files/list?path=/`)).status,
@@ -88,6 +92,50 @@ describe('reliability: processes killed midway', { timeout: 180_000 }, () => {
     expect(backup.size).toBeGreaterThan(160 * 1024 * 1024);
     // And the server backs up again as usual.
     expect((await api.call('POST', `/v1/server/${id}/backups`, {})).status).toBe('SUCCESS');
+  });
+
+  it('the API killed among purchases: money moved exactly for what was delivered, nothing acknowledged lost, replays charge nothing', async () => {
+    const id = await newServer();
+    const billing = { name: 'Ada Lovelace', addressLine1: '12 Analytical Row', postalCode: 'NW1 4RY', city: 'London', country: 'gb' };
+    expect((await api.call('PUT', '/v1/user/billing', billing)).status).toBe('SUCCESS');
+    const topup = await api.call('POST', '/v1/user/topups', {
+      amountCents: 2000,
+      idempotencyKey: `topup-${randomBytes(8).toString('hex')}`,
+    });
+    expect((await api.call('POST', `/v1/payments/sandbox/${topup.result.paymentId}`, { outcome: 'pay' })).status).toBe('SUCCESS');
+    const shop = async () => {
+      const result = (await api.call('GET', `/v1/server/${id}/shop`)).result;
+      return {
+        balance: result.balanceCents as number,
+        slots: (result.items as { id: string; owned: number }[]).find((i) => i.id === 'backup-slot')?.owned ?? 0,
+      };
+    };
+    const before = await shop();
+    expect(before).toEqual({ balance: 2000, slots: 0 });
+    // Ten purchases at once, each with its own key; the process dies as soon as the first is answered.
+    const keys = Array.from({ length: 10 }, () => `slot-${randomBytes(8).toString('hex')}`);
+    const buy = (key: string) => api.call('POST', `/v1/server/${id}/shop`, { itemId: 'backup-slot', idempotencyKey: key });
+    let acknowledged = 0;
+    let killed: Promise<void> | null = null;
+    const burst = keys.map((key) =>
+      buy(key).then(
+        (answer) => {
+          if (answer.status === 'SUCCESS') acknowledged++;
+          killed ??= api.kill();
+        },
+        () => undefined,
+      ),
+    );
+    await Promise.all(burst);
+    await (killed ?? api.kill());
+    await api.start();
+    const after = await shop();
+    // Whatever the kill cut short left no trace: every slot owned was paid for, every answered one is owned.
+    expect(before.balance - after.balance).toBe(99 * after.slots);
+    expect(after.slots).toBeGreaterThanOrEqual(acknowledged);
+    // The buyer, not knowing what went through, sends them all again: each key is bought once in all.
+    for (const key of keys) expect((await buy(key)).status).toBe('SUCCESS');
+    expect(await shop()).toEqual({ balance: 2000 - 99 * 10, slots: 10 });
   });
 
   it('the API killed during an upload: no half file anywhere, and the same upload works afterwards', async () => {

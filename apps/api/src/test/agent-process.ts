@@ -73,14 +73,14 @@ export async function prepareAgent(
       });
     },
     async crash() {
-      if (child && child.exitCode === null) {
+      if (child && child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child?.once('exit', r));
         child.kill('SIGKILL');
         await exited;
       }
     },
     async stop() {
-      if (child && child.exitCode === null) {
+      if (child && child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child?.once('exit', r));
         child.kill('SIGINT'); // stops its game servers too
         await exited;

@@ -77,7 +77,8 @@ export async function prepareApiProcess(env: Record<string, string> = {}) {
     /** SIGKILL: nothing is flushed or closed, as when the machine or the process dies. */
     async kill(): Promise<void> {
       const running = child;
-      if (!running || running.exitCode !== null) return;
+      // Killed by a signal, a process has no exit code but a signal code: either means it is gone.
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
       const exited = new Promise((resolve) => running.once('exit', resolve));
       running.kill('SIGKILL');
       await exited;

@@ -25,7 +25,7 @@ export async function prepareProxy(token: string): Promise<ProxyProcess> {
       });
     },
     async stop() {
-      if (child && child.exitCode === null) {
+      if (child && child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child?.once('exit', resolve));
         child.kill('SIGTERM');
         await exited;
