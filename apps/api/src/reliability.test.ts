@@ -138,6 +138,54 @@ describe('reliability: processes killed midway', { timeout: 180_000 }, () => {
     expect(await shop()).toEqual({ balance: 2000 - 99 * 10, slots: 10 });
   });
 
+  it('the API killed among invitation accepts: each invitee is a member once or may still accept, never half of it', async () => {
+    const id = await newServer();
+    const owner = api.cookie();
+    const friends: { cookie: string; emailAddress: string }[] = [];
+    for (let i = 0; i < 5; i++) friends.push(await api.signUpVerified());
+    const tokens: string[] = [];
+    for (const friend of friends) {
+      const invited = await api.call(
+        'POST',
+        `/v1/server/${id}/invitations`,
+        { emailAddress: friend.emailAddress, role: 'moderator' },
+        owner,
+      );
+      expect(invited.status).toBe('SUCCESS');
+      tokens.push(await api.mailedToken(friend.emailAddress, 'invite_token'));
+    }
+    // All five accept at once; the process dies as soon as the first is answered.
+    const accept = (i: number) => api.call('POST', '/v1/server/invite', { token: tokens[i] }, friends[i]?.cookie);
+    const answered = new Set<number>();
+    let killed: Promise<void> | null = null;
+    await Promise.all(
+      friends.map((_, i) =>
+        accept(i).then(
+          (answer) => {
+            if (answer.status === 'SUCCESS') answered.add(i);
+            killed ??= api.kill();
+          },
+          () => undefined,
+        ),
+      ),
+    );
+    await (killed ?? api.kill());
+    await api.start();
+    const sees = async (i: number) =>
+      ((await api.call('GET', '/v1/user/servers', undefined, friends[i]?.cookie)).result as { serverId: string }[]).some(
+        (s) => s.serverId === id,
+      );
+    for (let i = 0; i < friends.length; i++) {
+      // An accept that was answered holds; any other either went through whole or can be made again.
+      if (answered.has(i)) expect(await sees(i)).toBe(true);
+      if (!(await sees(i))) expect((await accept(i)).status).toBe('SUCCESS');
+      expect(await sees(i)).toBe(true);
+    }
+    const members = (await api.call('GET', `/v1/server/${id}/members`, undefined, owner)).result;
+    expect(members.members.filter((m: { role: string }) => m.role === 'moderator')).toHaveLength(5);
+    expect(members.invitations).toEqual([]);
+  });
+
   it('the API killed during an upload: no half file anywhere, and the same upload works afterwards', async () => {
     const id = await newServer();
     const form = multipart('big.bin', Buffer.alloc(0));

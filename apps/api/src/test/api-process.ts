@@ -83,35 +83,41 @@ export async function prepareApiProcess(env: Record<string, string> = {}) {
       running.kill('SIGKILL');
       await exited;
     },
-    /** A JSON call as the signed-in browser makes it (the cookie is kept). */
-    async call(method: string, url: string, body?: unknown) {
+    /** A JSON call as the signed-in browser makes it (the cookie is kept), or as another one (`as`, its cookie). */
+    async call(method: string, url: string, body?: unknown, as?: string) {
+      const sent = as ?? cookie;
       const response = await fetch(`${base}${url}`, {
         method,
-        headers: { origin: base, ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { origin: base, ...(sent ? { cookie: sent } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const setCookie = response.headers.get('set-cookie');
-      if (setCookie) cookie = setCookie.split(';')[0] ?? cookie;
+      if (setCookie && as === undefined) cookie = setCookie.split(';')[0] ?? cookie;
       // The envelope as the browser reads it, untyped as a test reads JSON (`status`, `message`, `result`).
       return Object.assign({ http: response.status }, JSON.parse(await response.text()));
     },
     cookie: () => cookie,
-    /** Signs up and follows the mailed verification link: a user who may make servers. */
-    async signUpVerified(): Promise<void> {
+    /** The token of a link (`verify_token`, `invite_token`) in the newest mail to an address that has one. */
+    async mailedToken(emailAddress: string, name: 'verify_token' | 'invite_token'): Promise<string> {
+      const mail = await until(
+        async () => {
+          const files = (await readdir(path.join(dataDir, 'mail')).catch(() => [])).sort();
+          const texts = await Promise.all(files.map((f) => readFile(path.join(dataDir, 'mail', f), 'utf8')));
+          const decoded = texts.map((t) => t.replace(/=\r?\n/g, '').replace(/=3D/g, '='));
+          return decoded.filter((t) => t.includes(emailAddress) && t.includes(`${name}=`)).at(-1) ?? '';
+        },
+        (text) => text !== '',
+      );
+      return new RegExp(`${name}=([A-Za-z0-9_-]+)`).exec(mail)?.[1] ?? '';
+    },
+    /** Signs up and follows the mailed verification link: a user who may make servers, signed in from now on. */
+    async signUpVerified(): Promise<{ cookie: string; emailAddress: string }> {
       const emailAddress = `process-${randomBytes(4).toString('hex')}@example.com`;
       const made = await api.call('POST', '/v1/auth/register', { emailAddress, password: 'long enough password' });
       if (made.status !== 'SUCCESS') throw new Error(`register: ${JSON.stringify(made)}`);
-      const mail = await until(
-        async () => {
-          const files = await readdir(path.join(dataDir, 'mail')).catch(() => []);
-          const texts = await Promise.all(files.map((f) => readFile(path.join(dataDir, 'mail', f), 'utf8')));
-          return texts.find((t) => t.includes(emailAddress)) ?? '';
-        },
-        (text) => text.includes('verify_token'),
-      );
-      const token = /verify_token=([A-Za-z0-9_-]+)/.exec(mail.replace(/=\r?\n/g, '').replace(/=3D/g, '='))?.[1];
-      const verified = await api.call('POST', '/v1/auth/verify', { token });
+      const verified = await api.call('POST', '/v1/auth/verify', { token: await api.mailedToken(emailAddress, 'verify_token') });
       if (verified.status !== 'SUCCESS') throw new Error(`verify: ${JSON.stringify(verified)}`);
+      return { cookie, emailAddress };
     },
     async cleanup(): Promise<void> {
       await api.kill();
