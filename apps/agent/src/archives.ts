@@ -206,6 +206,19 @@ export async function extractTar(sandbox: Sandbox, input: Readable, options: Tar
   return result;
 }
 
+/**
+ * One of our own archives of a whole server folder (a backup, a sleeping server's folder from storage)
+ * into a staging folder: names restored as they are, within the folder's quota.
+ */
+export function extractFolderArchive(staging: Sandbox, input: Readable): Promise<ExtractResult> {
+  return extractTar(staging, input, {
+    gzip: true,
+    destination: [],
+    limits: { maxEntries: 1_000_000, maxBytes: staging.quotaBytes },
+    literal: true,
+  });
+}
+
 async function extractZip(sandbox: Sandbox, archivePath: string, destination: string[], limits: ExtractLimits): Promise<ExtractResult> {
   const result: ExtractResult = { files: 0, folders: 0, bytes: 0, skipped: 0 };
   const budget = new Budget(limits);

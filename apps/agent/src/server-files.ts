@@ -4,7 +4,7 @@ import { agentEndpoints, type AgentBackupEvent, type DownloadGrant, type Downloa
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { agentRouter } from './agent-route.ts';
 import { attachmentDisposition } from './content-disposition.ts';
-import { extractArchive, extractTar, openTrees, packTarGz, sandboxSink } from './archives.ts';
+import { extractArchive, extractFolderArchive, openTrees, packTarGz, sandboxSink } from './archives.ts';
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
 import type { Sandbox } from './sandbox.ts';
@@ -226,12 +226,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     await managed.backups
       .restore(async (staging) => {
         // Our own backup: names restored as they are, whatever the game created.
-        await extractTar(staging, found.stream, {
-          gzip: true,
-          destination: [],
-          limits: { maxEntries: 1_000_000, maxBytes: staging.quotaBytes },
-          literal: true,
-        });
+        await extractFolderArchive(staging, found.stream);
       })
       .finally(() => found.stream.destroy());
     return null;

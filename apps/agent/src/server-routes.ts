@@ -1,7 +1,5 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { agentEndpoints, type AgentServerSpec } from '@spawnpoint/contracts';
 import { z } from 'zod';
 import type { AgentRoute } from './agent-route.ts';
@@ -9,9 +7,9 @@ import type { AgentConfig } from './config.ts';
 import { InvalidStateError, type ManagedServer } from './managed-server.ts';
 import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
-import { extractTar, openTrees, packTarGz } from './archives.ts';
+import { extractFolderArchive, openTrees, packTarGz } from './archives.ts';
 import { backupKey } from './server-files.ts';
-import { sha256Tap, type BackupStorage } from './storage.ts';
+import { readHashed, sha256Tap, type BackupStorage } from './storage.ts';
 
 /** Where a sleeping server's folder waits in shared storage. */
 export const sleepingKey = (serverId: string) => `sleeping/${serverId}.tar.gz`;
@@ -136,9 +134,9 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
       const sha256 = sent.digest();
       // Read back before anyone drops the node's copy: what storage holds must be exactly what was sent.
       const stored = await storage.get(key);
-      const readBack = sha256Tap();
-      if (stored) await pipeline(stored.stream, readBack.tap, new Writable({ write: (_chunk, _enc, done) => done() }));
-      if (!stored || readBack.digest() !== sha256)
+      const readBack = stored ? readHashed(stored.stream) : null;
+      if (readBack) for await (const _chunk of readBack.stream);
+      if (!readBack || readBack.digest() !== sha256)
         throw new InvalidStateError('The archive in storage does not match the server folder; the folder stays on this node.');
       return { sha256, bytes: sent.bytes() };
     });
@@ -148,17 +146,11 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
     const server = known(serverId);
     const found = await storage.get(sleepingKey(serverId));
     if (!found) throw new SandboxError('NOT_FOUND', "This server's archive is not in storage.");
-    const received = sha256Tap();
-    found.stream.once('error', (err) => received.tap.destroy(err));
+    const received = readHashed(found.stream);
     await server.backups
       .restore(async (staging) => {
-        // Our own archive: names restored as they are. Swapped in only if every byte is the one stored.
-        const failure = await extractTar(staging, found.stream.pipe(received.tap), {
-          gzip: true,
-          destination: [],
-          limits: { maxEntries: 1_000_000, maxBytes: staging.quotaBytes },
-          literal: true,
-        }).then(
+        // Swapped in only if every byte is the one stored.
+        const failure = await extractFolderArchive(staging, received.stream).then(
           () => null,
           (err: unknown) => err,
         );
@@ -179,9 +171,8 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
     if (!found) throw new SandboxError('NOT_FOUND', "This server's archive is not in storage.");
     // The stored archive is a backup already (the same tar.gz of the whole folder): copied, and kept only
     // if what was copied is exactly the archive recorded.
-    const copied = sha256Tap();
-    found.stream.once('error', (err) => copied.tap.destroy(err));
-    await storage.put(key, found.stream.pipe(copied.tap));
+    const copied = readHashed(found.stream);
+    await storage.put(key, copied.stream);
     if (copied.digest() !== sha256) {
       await storage.remove(key);
       throw new InvalidStateError("The server's archive in storage is damaged (its SHA-256 does not match); no backup was made.");

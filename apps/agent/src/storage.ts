@@ -21,6 +21,13 @@ export function sha256Tap(): { tap: Transform; digest: () => string; bytes: () =
   return { tap, digest: () => hash.digest('hex'), bytes: () => bytes };
 }
 
+/** `source` passed through a hashing tap (its failure ends the tap too): what is read is what is hashed. */
+export function readHashed(source: Readable): { stream: Readable; digest: () => string; bytes: () => number } {
+  const { tap, digest, bytes } = sha256Tap();
+  source.once('error', (err) => tap.destroy(err));
+  return { stream: source.pipe(tap), digest, bytes };
+}
+
 /** Where backups live: the node's disk by default, an S3-compatible bucket with S3_URL. */
 export interface BackupStorage {
   /** Stores `source` under `key`; the key exists only once the whole stream is stored. */
