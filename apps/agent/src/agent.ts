@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  dialInTurn,
   AGENT_NAMESPACE,
   AGENT_PROTOCOL_VERSION,
   agentEndpoints,
@@ -52,6 +53,8 @@ export interface Agent {
 const CONSOLE_FLUSH_MS = 16;
 // A batch not acknowledged by then is sent again (the socket dropped in between).
 const CONSOLE_ACK_TIMEOUT_MS = 10_000;
+// How soon a node refused by an API process that does not hold the game plane tries the next address.
+const API_RETRY_MS = 1_000;
 
 function fail(reply: FastifyReply, status: number, code: string, message: string) {
   return reply.status(status).send({ status: code, message });
@@ -93,7 +96,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       });
   const servers = new Map<string, ManagedServer>();
   const runningBackups = new Map<string, string>();
-  const socket: Socket<ApiToAgentEvents, AgentToApiEvents> = io(`${config.API_URL}${AGENT_NAMESPACE}`, {
+  const socket: Socket<ApiToAgentEvents, AgentToApiEvents> = io(`${config.API_URL[0]}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
     reconnectionDelayMax: 5000,
@@ -101,6 +104,9 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     // Connected once the servers an earlier agent left running are adopted, so the hello lists them.
     autoConnect: false,
   });
+
+  // Only the API process holding the game plane takes the node; the others refuse it and the next is tried.
+  dialInTurn(socket, config.API_URL, API_RETRY_MS);
 
   const outbox = new ConsoleOutbox(
     (serverId, lines) =>

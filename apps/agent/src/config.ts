@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { apiUrlList } from '@spawnpoint/contracts';
 import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
 
@@ -22,7 +23,8 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   AGENT_HOST: z.string().default('127.0.0.1'),
   AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(3101),
-  API_URL: z.url().default('http://127.0.0.1:3000'),
+  /** The API, or every API process separated by commas: the agent reports to whichever holds the game plane. */
+  API_URL: z.string().default('http://127.0.0.1:3000').pipe(apiUrlList),
   DATA_DIR: z.string().default('./data'),
   /** Address game servers listen on. */
   GAME_BIND_HOST: z.string().default('0.0.0.0'),

@@ -22,7 +22,7 @@ process.on('uncaughtException', (err) => {
   agent.close({ stopServers: false }).finally(() => process.exit(1));
 });
 agent.http.log.info(
-  `Spawnpoint agent ${config.AGENT_NODE_ID} up on ${config.AGENT_HOST}:${config.AGENT_PORT}, reporting to ${config.API_URL}`,
+  `Spawnpoint agent ${config.AGENT_NODE_ID} up on ${config.AGENT_HOST}:${config.AGENT_PORT}, reporting to ${config.API_URL.join(', ')}`,
 );
 
 // SIGTERM (a service manager restarting or upgrading the agent) leaves the game servers running for the

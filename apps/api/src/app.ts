@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -55,6 +56,9 @@ import { openApiRoutes } from './openapi.ts';
 import { userRoutes } from './routes/user.ts';
 import { memberRoutes } from './routes/members.ts';
 import { installWeb } from './web.ts';
+
+/** Marks a request another API process handed to this one; its value is known only to this process. */
+const HANDED_HEADER = 'x-spawnpoint-handed';
 
 export interface BuildOptions {
   config: Config;
@@ -117,7 +121,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       : fileMailer(path.join(config.dataDir, 'mail'), config.MAIL_FROM, log));
   installErrorHandling(app, { production: config.production });
   // Several API processes share sockets, limits, socket tokens and cache invalidations through Redis.
-  const cluster = config.REDIS_URL ? await redisCluster(config.REDIS_URL, config.REDIS_PREFIX, log) : singleProcess();
+  const cluster = config.REDIS_URL
+    ? await redisCluster(config.REDIS_URL, config.REDIS_PREFIX, log, config.GAME_PLANE_LEASE_SECONDS * 1000)
+    : singleProcess();
+  const gamePlane = cluster.gamePlane;
   await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, {
     global: false,
@@ -132,6 +139,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   cluster.attach(io);
   const nodes = new NodeRegistry(config.AGENTS, log);
   const hub = new ServerHub(io, nodes);
+  // Agents and join proxies are taken by the process that holds the game plane; the others mirror it.
+  nodes.accepting = () => gamePlane.held();
+  nodes.share = (node) => gamePlane.share({ type: 'node', node });
+  hub.share = (event) => gamePlane.share(event);
   nodes.attach(io, hub);
   // Sleeping, play time, active servers per account and the start queue (servers/free-tier.ts).
   const freeTier = new FreeTier(config, database.db, hub, io, log);
@@ -152,13 +163,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     config.START_QUEUE_MAX,
     mover,
   );
-  freeTier.attach(power, (server) => mover.store(server));
   liveGauges(metrics, { io, nodes, hub, power });
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   let proxiesConnected = () => false;
   const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxiesConnected(), log);
   const proxies = new ProxyGateway(database.db, hub, nodes, power, config, log, () => directory.keptAppearances());
   proxiesConnected = () => proxies.connected();
+  proxies.accepting = () => gamePlane.held();
   await proxies.load();
   proxies.attach(io);
   hub.onStateChange((serverId) => proxies.changed(serverId));
@@ -226,6 +237,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       limitsChanged,
     },
     background,
+    gamePlane,
   };
 
   const addressBudget = createAddressBudget(config.RATE_LIMIT_FACTOR);
@@ -233,7 +245,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     addressBudget.close();
     done();
   });
+  // Requests another process handed to this one (game-plane.ts) were counted there.
+  const handedHere = new Set<string>();
   app.addHook('onRequest', (request, _reply, done) => {
+    const handed = request.headers[HANDED_HEADER];
+    if (typeof handed === 'string' && handedHere.has(handed)) return done();
     if (request.url.startsWith('/v1/') && !addressBudget.allow(request.ip)) return done(new ApiError('RATE_LIMIT'));
     done();
   });
@@ -284,9 +300,54 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   pruner.unref();
   // Every API process looks for due schedules; a compare-and-set claim runs each due time once.
   const schedules = new ScheduleRunner(database.db, hub, nodes, power, backupJobs, log);
-  schedules.start();
-  // Every API process looks for due renewals; a compare-and-set on the period end charges each once.
-  subscriptions.start();
+
+  // The game plane (game-plane.ts). Mirrors keep the holder's live state; the holder answers their asks.
+  gamePlane.onLive((event) => {
+    if (event.type === 'node') return nodes.applyLive(event.node);
+    if (event.type === 'snapshot') for (const node of event.nodes) nodes.applyLive(node);
+    hub.applyLive(event);
+  });
+  gamePlane.snapshot(() => ({ type: 'snapshot', servers: hub.live(), nodes: nodes.live() }));
+  gamePlane.serve(async (call) => {
+    const handed = randomUUID();
+    handedHere.add(handed);
+    try {
+      const answer = await app.inject({
+        method: call.method,
+        url: call.url,
+        headers: { ...call.headers, [HANDED_HEADER]: handed },
+        ...(call.body ? { payload: Buffer.from(call.body, 'base64') } : {}),
+        remoteAddress: call.remoteAddress,
+      });
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers))
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.map(String) : String(value);
+      return { id: call.id, statusCode: answer.statusCode, headers, body: answer.rawPayload.toString('base64') };
+    } finally {
+      handedHere.delete(handed);
+    }
+  });
+  // Held from the start (one process, or the first of several), or taken over later from another process.
+  let starting = true;
+  gamePlane.onHeld(() => {
+    const takingOver = !starting;
+    void (async () => {
+      // Taken over: start from the database, as a fresh start would, not from what was mirrored.
+      if (takingOver) {
+        nodes.applyLive(null);
+        hub.takeOver();
+        await directory.placeAll();
+        await proxies.load();
+        await freeTier.loadPlans();
+      }
+      // Sleeping, play time and the start queue; schedules and renewals (each claimed by compare-and-set).
+      freeTier.attach(power, (server) => mover.store(server));
+      schedules.start();
+      subscriptions.start();
+    })().catch((err: unknown) => log.error({ err }, 'could not take over the game plane'));
+  });
+  await gamePlane.start();
+  starting = false;
 
   async function drain() {
     while (pending.size) await Promise.all([...pending]);

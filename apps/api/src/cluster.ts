@@ -15,6 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Server } from 'socket.io';
 import { MemorySpentTokenIds, type SpentTokenIds } from './auth/socket-tokens.ts';
+import { redisGamePlane, singleGamePlane, type GamePlane } from './game-plane.ts';
 
 /** Every name below starts with REDIS_PREFIX (`spawnpoint:` by default). */
 const names = (prefix: string) => ({
@@ -36,6 +37,8 @@ export interface Cluster {
   onEvent(listener: (event: ClusterEvent) => void): void;
   /** Makes Socket.IO rooms span every process. */
   attach(io: Server): void;
+  /** Which process runs the game plane (game-plane.ts). */
+  readonly gamePlane: GamePlane;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export function singleProcess(): Cluster {
     publish: () => undefined,
     onEvent: () => undefined,
     attach: () => undefined,
+    gamePlane: singleGamePlane(),
     close: async () => undefined,
   };
 }
@@ -138,7 +142,7 @@ function sharedLimitStore(redis: Redis, prefix: string, log: FastifyBaseLogger):
  * Connects to Redis (the start fails, naming REDIS_URL, when it does not answer) with one connection for
  * commands and publishing and one each for the channel and the Socket.IO adapter's subscriptions.
  */
-export async function redisCluster(url: string, prefix: string, log: FastifyBaseLogger): Promise<Cluster> {
+export async function redisCluster(url: string, prefix: string, log: FastifyBaseLogger, leaseMs: number): Promise<Cluster> {
   const origin = randomBytes(8).toString('hex');
   const name = names(prefix);
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5_000 };
@@ -170,7 +174,9 @@ export async function redisCluster(url: string, prefix: string, log: FastifyBase
     for (const listener of listeners) listener(message.data.event);
   });
   await channel.subscribe(name.channel);
+  const gamePlane = redisGamePlane(commands, prefix, leaseMs, log);
   return {
+    gamePlane,
     mode: 'redis',
     limitStore: sharedLimitStore(commands, name.rateLimits, log),
     spentTokens: new RedisSpentTokenIds(commands, name.spentToken),
@@ -182,6 +188,7 @@ export async function redisCluster(url: string, prefix: string, log: FastifyBase
     onEvent: (listener) => void listeners.push(listener),
     attach: (io) => void io.adapter(createAdapter(commands, adapterSub, { key: name.socketRooms })),
     async close() {
+      await gamePlane.close();
       await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
     },
   };

@@ -58,6 +58,11 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1–64 letters, digits, ":", "_" or "-"')
     .default('spawnpoint:'),
+  /**
+   * With REDIS_URL: how long the API process running the game plane holds it without renewing (it renews
+   * every quarter of this). When that process dies, another takes over after at most this long.
+   */
+  GAME_PLANE_LEASE_SECONDS: z.coerce.number().min(1).max(120).default(10),
   /** Bearer token of the Prometheus scraper for `/metrics`; without it the page does not exist. */
   METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   SUPPORT_URL: z.url().default('https://help.spawnpoint.gg'),

@@ -19,6 +19,7 @@ import type { BackupJobs } from './servers/backup-jobs.ts';
 import type { Payments } from './billing/payments.ts';
 import type { Subscriptions } from './billing/subscriptions.ts';
 import type { Shop } from './billing/shop.ts';
+import type { GamePlane } from './game-plane.ts';
 
 /** What every route module gets: the real services, no globals. */
 export interface AppContext {
@@ -48,6 +49,8 @@ export interface AppContext {
     /** A server's limits changed (plan, shop): the node gets its new spec (disk, slots). */
     limitsChanged(serverId: string): void;
   };
+  /** Which API process runs the game plane; requests that act on it are handed there (game-plane.ts). */
+  gamePlane: GamePlane;
   /** Work started after answering (mail); tests await it through `drain()`. */
   background(task: () => Promise<unknown>): void;
 }

@@ -12,7 +12,10 @@ async function main() {
     }
     throw err;
   }
-  const { app, close } = await buildApp({ config });
+  const { app, close, ctx } = await buildApp({ config });
+  // Another process took the game plane this one held (it could not renew its lease in time): this one must
+  // not act on servers again. It exits; its service manager starts it again, as a mirror (game-plane.ts).
+  ctx.gamePlane.onLost(() => process.exit(1));
 
   // A promise nobody awaited failed (a bug, maybe reached by user input): log it and keep serving.
   process.on('unhandledRejection', (reason) => {

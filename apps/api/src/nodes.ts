@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { finished, Readable, Transform } from 'node:stream';
 import {
   AGENT_NAMESPACE,
+  GAME_PLANE_REFUSAL,
   agentConsoleEvent,
   agentHello,
   agentStateEvent,
@@ -21,6 +22,7 @@ import {
   type AgentServerSpec,
   type AgentToApiEvents,
   type PowerAction,
+  type LiveNode,
   type ServerState,
   type ServerStats,
 } from '@spawnpoint/contracts';
@@ -100,12 +102,49 @@ export class NodeRegistry {
     for (const config of configs) this.nodes.set(config.id, { config, socket: null });
   }
 
+  /**
+   * Whether this process takes agents now (it holds the game plane: game-plane.ts). Refused agents try the
+   * next address of their API_URL list.
+   */
+  accepting: () => boolean = () => true;
+  /** Set by the app: tells the mirroring API processes a node's presence (game-plane.ts). */
+  share: ((node: LiveNode) => void) | null = null;
+  // On a mirroring process: the nodes as the game plane's holder last said (their sockets are there).
+  private remote = new Map<string, LiveNode>();
+
+  /** What this process says of a node to the mirrors. */
+  liveOf(nodeId: string): LiveNode {
+    const entry = this.nodes.get(nodeId);
+    return {
+      nodeId,
+      connected: entry?.socket?.connected ?? false,
+      javaMajors: entry?.javaMajors ?? [],
+      storage: entry?.storage ?? null,
+    };
+  }
+
+  /** Every configured node as this process knows it (the holder's snapshot). */
+  live(): LiveNode[] {
+    return [...this.nodes.keys()].map((id) => this.liveOf(id));
+  }
+
+  /** A mirror learns a node's presence from the holder; `null` forgets every one (this process holds them now). */
+  applyLive(node: LiveNode | null): void {
+    if (!node) return this.remote.clear();
+    if (this.nodes.has(node.nodeId)) this.remote.set(node.nodeId, node);
+  }
+
+  private present(entry: NodeEntry): boolean {
+    return entry.socket?.connected === true || this.remote.get(entry.config.id)?.connected === true;
+  }
+
   attach(io: Server, events: NodeEvents): Namespace {
     const ns = io.of(AGENT_NAMESPACE);
     ns.use((socket, next) => {
       const { nodeId, token } = (socket.handshake.auth ?? {}) as Record<string, unknown>;
       const entry = typeof nodeId === 'string' ? this.nodes.get(nodeId) : undefined;
       if (!entry || !sameToken(entry.config.token, token)) return next(new Error('NOT_AUTHENTICATED'));
+      if (!this.accepting()) return next(new Error(GAME_PLANE_REFUSAL));
       socket.data.nodeId = entry.config.id;
       next();
     });
@@ -122,6 +161,7 @@ export class NodeRegistry {
         if (!hello.success) return;
         entry.javaMajors = hello.data.javaMajors;
         entry.storage = hello.data.storage;
+        this.share?.(this.liveOf(nodeId));
         events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
       });
       socket.on('agent:state', (payload) => {
@@ -149,6 +189,7 @@ export class NodeRegistry {
         if (entry.socket !== socket) return;
         entry.socket = null;
         this.log.warn({ nodeId }, 'agent disconnected');
+        this.share?.(this.liveOf(nodeId));
         events.gone(nodeId);
       });
     });
@@ -177,27 +218,31 @@ export class NodeRegistry {
     if (why) throw new ApiError('INVALID_STATE', undefined, why);
   }
 
+  /** Connected nodes: to this process, or (on a mirror) to the game plane's holder. */
   connectedIds(): string[] {
-    return [...this.nodes.values()].filter((n) => n.socket?.connected).map((n) => n.config.id);
+    return [...this.nodes.values()].filter((n) => this.present(n)).map((n) => n.config.id);
   }
 
   isConnected(nodeId: string): boolean {
-    return this.nodes.get(nodeId)?.socket?.connected ?? false;
+    const entry = this.nodes.get(nodeId);
+    return entry ? this.present(entry) : false;
   }
 
   /** The shared storage a node said it keeps sleeping servers in; null for its own disk (or before its hello). */
   storageOf(nodeId: string): string | null {
-    return this.nodes.get(nodeId)?.storage ?? null;
+    return this.nodes.get(nodeId)?.storage ?? this.remote.get(nodeId)?.storage ?? null;
   }
 
   /** Java major versions a node reported in its hello; null until it did. */
   javaMajorsOf(nodeId: string): number[] | null {
-    return this.nodes.get(nodeId)?.javaMajors ?? null;
+    return this.nodes.get(nodeId)?.javaMajors ?? this.remote.get(nodeId)?.javaMajors ?? null;
   }
 
   /** Java major versions of the connected nodes (a Java server's version needs one at or above its own). */
   javaMajors(): number[] {
-    return [...this.nodes.values()].filter((n) => n.socket?.connected).flatMap((n) => n.javaMajors ?? []);
+    return [...this.nodes.values()]
+      .filter((n) => this.present(n))
+      .flatMap((n) => n.javaMajors ?? this.remote.get(n.config.id)?.javaMajors ?? []);
   }
 
   config(nodeId: string): AgentNodeConfig | undefined {
@@ -292,7 +337,7 @@ export class NodeRegistry {
   ): Promise<string> {
     if (grant.purpose === 'file-download') this.refuseIfAway(agentEndpoints.signedFileDownload, grant);
     const node = this.nodes.get(nodeId);
-    if (!node?.socket?.connected) throw new ApiError('NODE_UNAVAILABLE');
+    if (!node || !this.present(node)) throw new ApiError('NODE_UNAVAILABLE');
     let signer = this.signers.get(nodeId);
     if (!signer) this.signers.set(nodeId, (signer = downloadSigner(node.config.token)));
     const { purpose, serverId, name } = grant;
@@ -377,7 +422,8 @@ export class NodeRegistry {
     options: { body?: Buffer | Readable; contentType?: string; timeoutMs?: number } = {},
   ): Promise<IncomingMessage> {
     const node = this.nodes.get(nodeId);
-    if (!node?.socket?.connected) return Promise.reject(new ApiError('NODE_UNAVAILABLE'));
+    // A mirror calls a node the holder has a socket to directly: calls are HTTP, events come to the holder.
+    if (!node || !this.present(node)) return Promise.reject(new ApiError('NODE_UNAVAILABLE'));
     const { body, contentType, timeoutMs } = options;
     const url = new URL(path, node.config.url);
     const headers: OutgoingHttpHeaders = { authorization: `Bearer ${node.config.token}` };

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import {
+  GAME_PLANE_REFUSAL,
   PROXY_NAMESPACE,
   proxyWakeRequest,
   type ApiToProxyEvents,
@@ -74,11 +75,16 @@ export class ProxyGateway {
     this.looks = await this.appearances();
   }
 
+  /** Whether this process takes join proxies now (it holds the game plane: game-plane.ts). */
+  accepting: () => boolean = () => true;
+
   attach(io: Server): void {
     const ns: Namespace<ProxyToApiEvents, ApiToProxyEvents> = io.of(PROXY_NAMESPACE);
     ns.use((socket, next) => {
       const { token } = (socket.handshake.auth ?? {}) as Record<string, unknown>;
       if (!sameToken(this.config.proxyToken, token)) return next(new Error('NOT_AUTHENTICATED'));
+      // Refused proxies try the next address of their API_URL list.
+      if (!this.accepting()) return next(new Error(GAME_PLANE_REFUSAL));
       next();
     });
     ns.on('connection', (socket: Socket<ProxyToApiEvents, ApiToProxyEvents>) => {

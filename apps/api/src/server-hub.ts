@@ -2,6 +2,8 @@ import {
   CONSOLE_HISTORY_LINES,
   CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
   type AgentBackupEvent,
+  type LiveEvent,
+  type LiveServer,
   type ServerState,
   type ServerStats,
   type StatsSample,
@@ -52,9 +54,84 @@ export class ServerHub implements NodeEvents {
 
   place(placement: ServerPlacement): void {
     this.placements.set(placement.serverId, placement);
+    this.shareServer(placement.serverId);
+  }
+
+  /**
+   * Set by the app: tells the API processes that mirror the game plane what changed here (game-plane.ts);
+   * a no-op unless this process holds it.
+   */
+  share: ((event: LiveEvent) => void) | null = null;
+
+  /** What a mirror keeps of one server. */
+  liveOf(serverId: string): LiveServer | null {
+    const placement = this.placements.get(serverId);
+    if (!placement) return null;
+    return {
+      ...placement,
+      state: this.stateOf(serverId),
+      stored: this.stored.has(serverId),
+      maxPlayers: this.slots.get(serverId) ?? null,
+    };
+  }
+
+  /** Every placed server as a mirror keeps it (the holder's snapshot). */
+  live(): LiveServer[] {
+    return [...this.placements.keys()].map((id) => this.liveOf(id) as LiveServer);
+  }
+
+  private shareServer(serverId: string): void {
+    if (!this.share) return;
+    const server = this.liveOf(serverId);
+    if (server) this.share({ type: 'server', server });
+  }
+
+  /**
+   * A mirroring process applies what the holder of the game plane told: the same figures, and console lines
+   * for its own subscribers. Nothing here acts (no listener, no emit: the holder's emits reach every
+   * process's sockets through the Socket.IO adapter already).
+   */
+  applyLive(event: LiveEvent): void {
+    if (event.type === 'server') this.mirrorServer(event.server);
+    else if (event.type === 'snapshot') for (const server of event.servers) this.mirrorServer(server);
+    else if (event.type === 'forgotten') this.forget(event.serverId);
+    else if (event.type === 'stats') {
+      if (!this.placements.has(event.serverId)) return;
+      this.latestStats.set(event.serverId, event.stats);
+      let ring = this.statsHistory.get(event.serverId);
+      if (!ring) this.statsHistory.set(event.serverId, (ring = new StatsRing()));
+      ring.push(event.stats, event.at);
+    } else if (event.type === 'lines') {
+      if (this.placements.has(event.serverId)) this.deliver(event.serverId, event.lines);
+    }
+  }
+
+  /**
+   * This process takes over the game plane: what it mirrored is forgotten, as at a fresh start (servers show
+   * what their node says at its hello; sleeping ones are held again from the database by the caller).
+   * Silent: browsers keep the last state they were sent until a node says otherwise.
+   */
+  takeOver(): void {
+    for (const map of [this.states, this.latestStats, this.statsHistory, this.held, this.playing]) map.clear();
+    this.toSleep.clear();
+    this.wakingUp.clear();
+  }
+
+  private mirrorServer(server: LiveServer): void {
+    const { serverId, ownerId, nodeId, state, stored, maxPlayers } = server;
+    this.placements.set(serverId, { serverId, ownerId, nodeId });
+    this.states.set(serverId, state);
+    if (state === 'offline' || state === 'sleeping') {
+      this.latestStats.delete(serverId);
+      this.statsHistory.delete(serverId);
+    }
+    if (stored) this.stored.add(serverId);
+    else this.stored.delete(serverId);
+    if (maxPlayers !== null) this.slots.set(serverId, maxPlayers);
   }
 
   forget(serverId: string): void {
+    if (this.placements.has(serverId)) this.share?.({ type: 'forgotten', serverId });
     this.placements.delete(serverId);
     this.stored.delete(serverId);
     this.states.delete(serverId);
@@ -148,6 +225,7 @@ export class ServerHub implements NodeEvents {
   markStored(serverId: string, stored: boolean): void {
     if (stored) this.stored.add(serverId);
     else this.stored.delete(serverId);
+    this.shareServer(serverId);
   }
 
   /** Whether the server's folder is in shared storage now (it sleeps there). */
@@ -210,6 +288,7 @@ export class ServerHub implements NodeEvents {
       this.statsHistory.delete(serverId);
     }
     this.io.to(this.audience(placement)).emit('server:state', { serverId, state });
+    this.shareServer(serverId);
     for (const waiter of [...this.stateWaiters]) waiter(serverId, state);
     for (const listener of this.stateListeners) listener(serverId, state);
   }
@@ -305,10 +384,17 @@ export class ServerHub implements NodeEvents {
     if (!ring) this.statsHistory.set(serverId, (ring = new StatsRing()));
     ring.push(stats, at);
     this.io.to(consoleRoom(serverId)).volatile.emit('server:stats', { serverId, at, ...stats });
+    this.share?.({ type: 'stats', serverId, at, stats });
   }
 
   lines(nodeId: string, serverId: string, lines: string[]): void {
     if (!this.onNode(nodeId, serverId)) return;
+    this.share?.({ type: 'lines', serverId, lines });
+    this.deliver(serverId, lines);
+  }
+
+  /** Keeps lines in the history and queues them for this process's subscribers. */
+  private deliver(serverId: string, lines: string[]): void {
     this.remember(serverId, lines);
     for (const sub of this.subscribers.get(serverId)?.values() ?? []) {
       sub.queue.push(...lines);
@@ -343,7 +429,9 @@ export class ServerHub implements NodeEvents {
 
   /** The player slots a server runs with, as its node last said (server.properties, capped by the plan). */
   recordMaxPlayers(serverId: string, max: number): void {
+    if (this.slots.get(serverId) === max) return;
     this.slots.set(serverId, max);
+    this.shareServer(serverId);
   }
 
   maxPlayersOf(serverId: string): number | undefined {

@@ -1,4 +1,5 @@
 import {
+  dialInTurn,
   PROXY_NAMESPACE,
   proxyRouteEvent,
   proxyRoutesEvent,
@@ -26,13 +27,15 @@ export interface ApiLink {
  * on every connect and change by change after it, each message checked with the contracts' schemas. While
  * the API is away the last table stays in use, so servers that are online stay reachable.
  */
-export function connectToApi(options: { apiUrl: string; token: string; table: RouteTable; log: ProxyLog }): ApiLink {
+export function connectToApi(options: { apiUrls: string[]; token: string; table: RouteTable; log: ProxyLog }): ApiLink {
   const { table, log } = options;
-  const socket: Socket<ApiToProxyEvents, ProxyToApiEvents> = io(`${options.apiUrl.replace(/\/+$/, '')}${PROXY_NAMESPACE}`, {
+  const socket: Socket<ApiToProxyEvents, ProxyToApiEvents> = io(`${options.apiUrls[0]}${PROXY_NAMESPACE}`, {
     auth: { token: options.token },
     reconnectionDelay: 500,
     reconnectionDelayMax: 5_000,
   });
+  // Only the API process holding the game plane takes proxies; the others refuse and the next is tried.
+  const dialing = dialInTurn(socket, options.apiUrls, 1_000);
   let lastProblem = '';
   socket.on('connect', () => {
     lastProblem = '';
@@ -42,7 +45,7 @@ export function connectToApi(options: { apiUrl: string; token: string; table: Ro
     // Said once per distinct problem, not on every retry.
     if (err.message === lastProblem) return;
     lastProblem = err.message;
-    log.warn({ err: err.message }, `join proxy cannot reach the API at ${options.apiUrl} (retrying)`);
+    log.warn({ err: err.message }, `join proxy cannot reach the API at ${dialing()} (retrying)`);
   });
   socket.on('proxy:routes', (payload: unknown) => {
     const event = proxyRoutesEvent.safeParse(payload);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MINECRAFT_DEFAULT_PORT } from '@spawnpoint/contracts';
+import { apiUrlList, MINECRAFT_DEFAULT_PORT } from '@spawnpoint/contracts';
 import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
 
@@ -8,7 +8,8 @@ import { z } from 'zod';
 const envSchema = z.object({
   PROXY_PORT: z.coerce.number().int().min(1).max(65535).default(MINECRAFT_DEFAULT_PORT),
   PROXY_HOST: z.string().min(1).default('0.0.0.0'),
-  API_URL: z.url().default('http://127.0.0.1:3000'),
+  /** The API, or every API process separated by commas: the proxy follows whichever holds the game plane. */
+  API_URL: z.string().default('http://127.0.0.1:3000').pipe(apiUrlList),
   /** Shared with the API; read from DATA_DIR/proxy-token (written by the API) when unset. */
   PROXY_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   DATA_DIR: z.string().min(1).default('./data'),

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     await sleep(500);
     token = proxyToken(config);
   }
-  const link = connectToApi({ apiUrl: config.API_URL, token, table, log });
+  const link = connectToApi({ apiUrls: config.API_URL, token, table, log });
   wake = link.wake;
   log.info({ port: proxy.port }, `Join proxy listening on port ${proxy.port}`);
 

@@ -28,3 +28,4 @@ export * from './plugins.ts';
 export * from './money.ts';
 export * from './shop.ts';
 export * from './cluster.ts';
+export * from './api-urls.ts';

@@ -1,5 +1,5 @@
 import { bearerIs } from '@spawnpoint/logging';
-import type { Endpoint, PermissionKey, ServerAccess } from '@spawnpoint/contracts';
+import type { Endpoint, GamePlaneAnswer, PermissionKey, ServerAccess } from '@spawnpoint/contracts';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions as FastifyRouteOptions } from 'fastify';
 import type { z } from 'zod';
@@ -58,6 +58,12 @@ export interface RouteOptions<E extends Endpoint = Endpoint> {
    * (a payment provider's webhook); the entry has no body schema.
    */
   rawBody?: boolean;
+  /**
+   * The route acts on the game plane (power, the queue, placement, sleeping…), so a process that does not
+   * hold it hands the request to the one that does (game-plane.ts). Server and operator endpoints always do,
+   * but uploads (`multipart`), which go from here to the node directly.
+   */
+  gamePlane?: boolean;
   /**
    * What a successful call did, for the server's activity log (server endpoints only): the action and its
    * target, never file contents or secrets. `result` is the handler's answer, absent when the handler
@@ -124,6 +130,16 @@ class Call {
   }
 }
 
+// Headers of the holder's answer that belong to its own hop (Fastify sets them again for this one).
+const OWN_HOP = new Set(['content-length', 'connection', 'transfer-encoding', 'keep-alive', 'date', 'x-request-id']);
+
+/** Sends the holder's answer to a request handed to it as this process's own. */
+function answerHanded(reply: FastifyReply, answer: GamePlaneAnswer): FastifyReply {
+  reply.code(answer.statusCode);
+  for (const [name, value] of Object.entries(answer.headers)) if (!OWN_HOP.has(name)) reply.header(name, value);
+  return reply.send(Buffer.from(answer.body, 'base64'));
+}
+
 /**
  * Registers routes from the endpoint table in contracts: the one place where an entry's access class,
  * permission and schemas turn into checks, so a handler never parses or authorizes by hand. Outside
@@ -148,12 +164,15 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
     if (permission && !endpoint.path.includes(':serverId')) throw new Error(`${endpoint.path}: a permission needs a :serverId`);
     // The option's type allows it on server endpoints only; the cast drops the entry's generic for the calls below.
     const describe = options.activity as Describe | undefined;
+    const handed = !options.multipart && (options.gamePlane ?? (permission !== undefined || endpoint.access === 'operator'));
 
     const definition: FastifyRouteOptions = {
       method: endpoint.method,
       url: endpoint.path,
       ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
       handler: async (request, reply) => {
+        // Before anything else: the holder checks, counts and answers it as if it had come there.
+        if (handed && !ctx.gamePlane.held()) return answerHanded(reply, await ctx.gamePlane.forward(request));
         if (options.limit) await ctx.limit(options.limit, request);
         if (endpoint.access === 'operator') checkOperator(request.headers.authorization);
         else if (endpoint.access === 'metrics') checkMetrics(request.headers.authorization);

@@ -95,20 +95,24 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
     return null;
   });
 
-  route(endpoints.accountDelete, async ({ request, reply, session, body }) => {
-    await checkPassword(request, session.user.id, session.user.passwordHash, body.password);
-    await ctx.billing.subscriptions.refuseIfRenewing({ userId: session.user.id });
-    const owned = await db.select().from(servers).where(eq(servers.ownerId, session.user.id));
-    for (const server of owned) {
-      await ctx.game.mover.removeFiles(server.id, 'one of your servers');
-      ctx.game.hub.forget(server.id);
-    }
-    await ctx.sessions.destroyAllForUser(session.user.id);
-    await db.delete(users).where(eq(users.id, session.user.id));
-    ctx.game.directory.invalidate(session.user.id);
-    clearSessionCookie(ctx, reply);
-    return null;
-  });
+  route(
+    endpoints.accountDelete,
+    async ({ request, reply, session, body }) => {
+      await checkPassword(request, session.user.id, session.user.passwordHash, body.password);
+      await ctx.billing.subscriptions.refuseIfRenewing({ userId: session.user.id });
+      const owned = await db.select().from(servers).where(eq(servers.ownerId, session.user.id));
+      for (const server of owned) {
+        await ctx.game.mover.removeFiles(server.id, 'one of your servers');
+        ctx.game.hub.forget(server.id);
+      }
+      await ctx.sessions.destroyAllForUser(session.user.id);
+      await db.delete(users).where(eq(users.id, session.user.id));
+      ctx.game.directory.invalidate(session.user.id);
+      clearSessionCookie(ctx, reply);
+      return null;
+    },
+    { gamePlane: true },
+  );
 
   route(endpoints.activity, async ({ session }) => {
     const rows = await db

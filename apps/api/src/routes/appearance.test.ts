@@ -107,7 +107,7 @@ describe('appearance', () => {
     const table = new RouteTable();
     const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
     const apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const link = connectToApi({ apiUrl, token: t.config.proxyToken, table, log: quiet });
+    const link = connectToApi({ apiUrls: [apiUrl], token: t.config.proxyToken, table, log: quiet });
     try {
       const { cookie, id } = await ownerWithServer(t, 'proxyicon');
       const name = (await send('GET', `/v1/server/${id}`, cookie)).json().result.name as string;
@@ -131,7 +131,7 @@ describe('appearance', () => {
       );
       // A proxy that connects later gets both with the whole table.
       const later = new RouteTable();
-      const second = connectToApi({ apiUrl, token: t.config.proxyToken, table: later, log: quiet });
+      const second = connectToApi({ apiUrls: [apiUrl], token: t.config.proxyToken, table: later, log: quiet });
       try {
         await until(
           () => later.get(name),
@@ -169,7 +169,7 @@ describe('appearance', () => {
     const table = new RouteTable();
     const quiet = { info: () => undefined, warn: () => undefined, debug: () => undefined };
     const apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const link = connectToApi({ apiUrl, token: t.config.proxyToken, table, log: quiet });
+    const link = connectToApi({ apiUrls: [apiUrl], token: t.config.proxyToken, table, log: quiet });
     try {
       const paper = await ownerWithServer(t, 'proxyv2', { software: 'paper', version: '1.20.4' });
       const name = (await send('GET', `/v1/server/${paper.id}`, paper.cookie)).json().result.name as string;

@@ -73,33 +73,37 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     return taken ? { name: parsed.data, available: false, reason: 'This name is already in use.' } : { name: parsed.data, available: true };
   });
 
-  route(endpoints.serverCreate, async ({ request, session, body }) => {
-    if (!session.user.emailVerifiedAt) {
-      // The catalogue message promises a mail, so send one (within the resend budget).
-      const allowed = await ctx.limit('resendVerificationPerAccount', request, session.user.id).then(
-        () => true,
-        () => false,
-      );
-      if (allowed) {
-        const user = session.user;
-        ctx.background(async () => {
-          const token = await issueEmailToken(db, user.id, 'verify_email');
-          await ctx.mailer.send({ to: user.emailAddress, ...verificationMail(ctx.config.publicUrl, token) });
-        });
+  route(
+    endpoints.serverCreate,
+    async ({ request, session, body }) => {
+      if (!session.user.emailVerifiedAt) {
+        // The catalogue message promises a mail, so send one (within the resend budget).
+        const allowed = await ctx.limit('resendVerificationPerAccount', request, session.user.id).then(
+          () => true,
+          () => false,
+        );
+        if (allowed) {
+          const user = session.user;
+          ctx.background(async () => {
+            const token = await issueEmailToken(db, user.id, 'verify_email');
+            await ctx.mailer.send({ to: user.emailAddress, ...verificationMail(ctx.config.publicUrl, token) });
+          });
+        }
+        throw new ApiError('EMAIL_ADDRESS_REQUIRED');
       }
-      throw new ApiError('EMAIL_ADDRESS_REQUIRED');
-    }
-    const row = await serverCreator(db, nodes, ctx.game.placement, session.user.id, body);
-    hub.place({ serverId: row.id, ownerId: row.ownerId, nodeId: row.nodeId });
-    proxies.upsert(row);
-    directory.invalidate(session.user.id);
-    // Prepare the folder now so the first start is quick; a failure here is retried at start.
-    void nodes
-      .install(row.nodeId, specOf(row))
-      .then((max) => hub.recordMaxPlayers(row.id, max))
-      .catch(() => undefined);
-    return directory.details(row);
-  });
+      const row = await serverCreator(db, nodes, ctx.game.placement, session.user.id, body);
+      hub.place({ serverId: row.id, ownerId: row.ownerId, nodeId: row.nodeId });
+      proxies.upsert(row);
+      directory.invalidate(session.user.id);
+      // Prepare the folder now so the first start is quick; a failure here is retried at start.
+      void nodes
+        .install(row.nodeId, specOf(row))
+        .then((max) => hub.recordMaxPlayers(row.id, max))
+        .catch(() => undefined);
+      return directory.details(row);
+    },
+    { gamePlane: true },
+  );
 
   route(endpoints.server, async ({ server, access }) => {
     await freeTier.prepare(server.ownerId);

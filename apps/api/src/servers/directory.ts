@@ -82,8 +82,17 @@ export class ServerDirectory {
     private log?: FastifyBaseLogger,
   ) {}
 
-  /** Tells the hub where every server lives; called once at start. */
+  /** Tells the hub where every server lives and keeps its listeners; called once at start. */
   async load(): Promise<void> {
+    await this.placeAll();
+    this.follow();
+  }
+
+  /**
+   * Tells the hub where every server lives and which sleep, from the database: at start, and when this
+   * process takes over the game plane from another (game-plane.ts).
+   */
+  async placeAll(): Promise<void> {
     const rows = await this.db
       .select({
         serverId: servers.id,
@@ -93,12 +102,16 @@ export class ServerDirectory {
         storedIn: servers.storedIn,
       })
       .from(servers);
+    this.asleep = new Set(rows.filter((row) => row.sleepingSince).map((row) => row.serverId));
     for (const { sleepingSince, storedIn, ...placement } of rows) {
       this.hub.place(placement);
-      if (storedIn) this.hub.markStored(placement.serverId, true);
+      this.hub.markStored(placement.serverId, Boolean(storedIn));
       // Asleep when the API stopped: still asleep (its node reports it only as stopped).
       if (sleepingSince) this.hub.hold(placement.serverId, 'sleeping');
     }
+  }
+
+  private follow(): void {
     // Kept in the database from now on: set when a server falls asleep, cleared when it leaves sleep.
     this.hub.onStateChange((serverId, state) => {
       // Its folder going to storage or coming back is part of sleeping (an API restart meanwhile finds it asleep).
@@ -112,7 +125,6 @@ export class ServerDirectory {
         .where(eq(servers.id, serverId))
         .catch((err: unknown) => this.log?.warn({ err, serverId }, 'recording the sleeping state failed'));
     });
-    for (const row of rows) if (row.sleepingSince) this.asleep.add(row.serverId);
     // A server that stopped may have a new MOTD or icon in its folder (the file manager, game code), and
     // from now on the public list and the join proxy's own status answer show the copy kept here.
     this.hub.onStateChange((serverId, state) => {

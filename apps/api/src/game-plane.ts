@@ -1,0 +1,292 @@
+/**
+ * Which API process runs the game plane: the agents' and join proxies' sockets, the servers' live state,
+ * power, the start queue, sleeping, play time, backups and schedules. One process at a time does, so none
+ * of that is ever decided twice:
+ * - without REDIS_URL the one process always holds it;
+ * - with REDIS_URL the holder is whoever holds a lease in Redis (`<prefix>game-plane`, renewed every quarter
+ *   of GAME_PLANE_LEASE_SECONDS). The others are mirrors: they refuse agents and proxies (which then try the
+ *   next address in their API_URL list), keep a copy of the live state from the holder's `LiveEvent`s (so
+ *   they answer the polled lists and stream consoles to their own browsers), and hand every request that
+ *   acts on the game plane to the holder over Redis, which runs it as if it had arrived there (`app.inject`
+ *   with the client's address) and sends back its answer.
+ * - When the holder dies its lease runs out, another process takes it, reloads what the database says, and
+ *   the agents and proxies reconnect to it; games keep running on their nodes meanwhile. A holder that finds
+ *   the lease taken by another (it could not renew in time) has lost it and must not act again: `onLost`
+ *   (the API's main exits, so its service manager starts it again, as a mirror).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  errorMessage,
+  gamePlaneAnswer,
+  gamePlaneAsk,
+  liveMessage,
+  type GamePlaneAnswer,
+  type GamePlaneCall,
+  type LiveEvent,
+} from '@spawnpoint/contracts';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+
+export interface GamePlane {
+  readonly mode: 'single' | 'redis';
+  /** This process's id on the cluster channels. */
+  readonly origin: string;
+  /** Whether this process runs the game plane now. */
+  held(): boolean;
+  /** Runs when this process comes to hold the game plane (at once, in single mode, once `start` ran). */
+  onHeld(listener: () => void): void;
+  /** Another process holds the lease this one held: this one must stop acting at once. */
+  onLost(listener: () => void): void;
+  /** The holder tells the mirrors (a no-op without REDIS_URL). */
+  share(event: LiveEvent): void;
+  /** A mirror is told (never called on the holder). */
+  onLive(listener: (event: LiveEvent) => void): void;
+  /** The holder's whole live state, sent when a mirror asks (it just started) and on taking over. */
+  snapshot(make: () => LiveEvent): void;
+  /** How the holder runs a request handed to it. */
+  serve(run: (call: GamePlaneCall) => Promise<GamePlaneAnswer>): void;
+  /** A mirror hands a request to the holder and gets its answer. */
+  forward(request: FastifyRequest): Promise<GamePlaneAnswer>;
+  /** Takes the lease if it is free (or always, in single mode), then keeps it or watches for it. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function singleGamePlane(): GamePlane {
+  const held: (() => void)[] = [];
+  let started = false;
+  return {
+    mode: 'single',
+    origin: 'single',
+    held: () => started,
+    onHeld: (listener) => void held.push(listener),
+    onLost: () => undefined,
+    share: () => undefined,
+    onLive: () => undefined,
+    snapshot: () => undefined,
+    serve: () => undefined,
+    forward: () => Promise.reject(new Error('one process holds the game plane itself')),
+    async start() {
+      started = true;
+      for (const listener of held) listener();
+    },
+    close: async () => undefined,
+  };
+}
+
+/** Headers that belong to one hop, never handed on. */
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'x-forwarded-for']);
+// A forwarded request waits at most this long for the holder's answer (a move of a large world may take minutes).
+const FORWARD_MAX_MS = 15 * 60_000;
+
+const switching = (): GamePlaneAnswer => ({
+  id: 'none',
+  statusCode: 503,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: Buffer.from(
+    JSON.stringify({
+      status: 'TEMPORARILY_DISABLED',
+      message: `${errorMessage('TEMPORARILY_DISABLED').split('.')[0]}: the service is handing its servers to another of its machines. Try again in a few seconds.`,
+    }),
+  ).toString('base64'),
+});
+
+// Takes the lease when it is free, keeps it when it is ours (set again if Redis lost it); 0: another holds it.
+const KEEP_LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
+return 0
+`;
+
+export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number, log: FastifyBaseLogger): GamePlane {
+  const origin = randomBytes(8).toString('hex');
+  const key = `${prefix}game-plane`;
+  const channels = {
+    live: `${prefix}game-plane:live`,
+    asks: `${prefix}game-plane:asks`,
+    answers: (to: string) => `${prefix}game-plane:answers:${to}`,
+  };
+  const subscriber = commands.duplicate();
+  subscriber.on('error', (err: Error) => log.warn({ err }, 'Redis connection error (it reconnects)'));
+  let holding = false;
+  let lost = false;
+  let readySince = Date.now();
+  subscriber.on('ready', () => (readySince = Date.now()));
+  const heldListeners: (() => void)[] = [];
+  const lostListeners: (() => void)[] = [];
+  const liveListeners: ((event: LiveEvent) => void)[] = [];
+  let makeSnapshot: (() => LiveEvent) | null = null;
+  let run: ((call: GamePlaneCall) => Promise<GamePlaneAnswer>) | null = null;
+  const waiting = new Map<string, { resolve: (answer: GamePlaneAnswer) => void; timer: NodeJS.Timeout }>();
+  let lastHolder: string | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  const publish = (channel: string, message: unknown) =>
+    commands.publish(channel, JSON.stringify(message)).catch((err: unknown) => {
+      log.warn({ err }, 'could not publish on a game-plane channel');
+      return 0;
+    });
+  const share = (event: LiveEvent) => {
+    if (holding) void publish(channels.live, { holder: origin, event });
+  };
+  const settleAll = () => {
+    for (const [id, pending] of waiting) {
+      clearTimeout(pending.timer);
+      pending.resolve({ ...switching(), id });
+    }
+    waiting.clear();
+  };
+
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+
+  subscriber.on('message', (channel: string, text: string) => {
+    if (channel === channels.live) {
+      const message = liveMessage.safeParse(parse(text));
+      if (!message.success) return log.warn('dropped a live event that is not the protocol');
+      if (holding || message.data.holder === origin) return;
+      lastHolder = message.data.holder;
+      for (const listener of liveListeners) listener(message.data.event);
+    } else if (channel === channels.asks) {
+      const ask = gamePlaneAsk.safeParse(parse(text));
+      if (!ask.success || !holding) return;
+      if (ask.data.type === 'snapshot') {
+        if (makeSnapshot) share(makeSnapshot());
+        return;
+      }
+      const call = ask.data.call;
+      void (run ? run(call) : Promise.resolve({ ...switching(), id: call.id }))
+        .catch((err: unknown): GamePlaneAnswer => {
+          log.error({ err, url: call.url }, 'a request handed to the game plane failed');
+          return { ...switching(), id: call.id };
+        })
+        .then((answer) => publish(channels.answers(call.from), { ...answer, id: call.id }));
+    } else if (channel === channels.answers(origin)) {
+      const answer = gamePlaneAnswer.safeParse(parse(text));
+      if (!answer.success) return;
+      const pending = waiting.get(answer.data.id);
+      if (!pending) return;
+      waiting.delete(answer.data.id);
+      clearTimeout(pending.timer);
+      pending.resolve(answer.data);
+    }
+  });
+
+  const becomeHolder = async () => {
+    holding = true;
+    settleAll();
+    await subscriber.subscribe(channels.asks);
+    log.info({ origin }, 'this API process holds the game plane now');
+    for (const listener of heldListeners) listener();
+    if (makeSnapshot) share(makeSnapshot());
+  };
+
+  const tick = async () => {
+    if (closed || lost) return;
+    if (holding) {
+      const kept = await commands.eval(KEEP_LEASE, 1, key, origin, leaseMs).catch((err: unknown) => {
+        // Nobody can take it while Redis is away; this process keeps acting and tries again.
+        log.warn({ err }, 'could not renew the game-plane lease (Redis does not answer); still holding it');
+        return 1;
+      });
+      if (kept === 0) {
+        lost = true;
+        holding = false;
+        log.fatal({ origin }, 'another API process holds the game plane now: this one stops acting on it');
+        for (const listener of lostListeners) listener();
+      }
+      return;
+    }
+    // After Redis comes back, the holder renews first: a mirror waits one lease before it may take it.
+    if (subscriber.status !== 'ready' || Date.now() - readySince < leaseMs) return;
+    const current = await commands.get(key).catch(() => undefined);
+    if (current === undefined) return;
+    if (current !== lastHolder && waiting.size) settleAll();
+    lastHolder = current;
+    if (current !== null) return;
+    const taken = await commands.set(key, origin, 'PX', leaseMs, 'NX').catch(() => null);
+    if (taken === 'OK') await becomeHolder();
+  };
+
+  return {
+    mode: 'redis',
+    origin,
+    held: () => holding,
+    onHeld: (listener) => void heldListeners.push(listener),
+    onLost: (listener) => void lostListeners.push(listener),
+    share,
+    onLive: (listener) => void liveListeners.push(listener),
+    snapshot: (make) => void (makeSnapshot = make),
+    serve: (runner) => void (run = runner),
+    async forward(request) {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (HOP_HEADERS.has(name) || value === undefined) continue;
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      const raw = request.body;
+      let body = '';
+      if (Buffer.isBuffer(raw)) body = raw.toString('base64');
+      else if (raw !== undefined && raw !== null) {
+        body = Buffer.from(JSON.stringify(raw)).toString('base64');
+        headers['content-type'] = 'application/json';
+      }
+      const id = randomUUID();
+      const call: GamePlaneCall = {
+        id,
+        from: origin,
+        method: request.method as GamePlaneCall['method'],
+        url: request.url,
+        headers,
+        body,
+        remoteAddress: request.ip,
+      };
+      return new Promise<GamePlaneAnswer>((resolve) => {
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          resolve({ ...switching(), id });
+        }, FORWARD_MAX_MS);
+        waiting.set(id, { resolve, timer });
+        void publish(channels.asks, { type: 'call', call }).then((receivers) => {
+          // Nobody holds the game plane this moment (a holder is being replaced): said at once.
+          if (receivers > 0 || !waiting.has(id)) return;
+          waiting.delete(id);
+          clearTimeout(timer);
+          resolve({ ...switching(), id });
+        });
+      });
+    },
+    async start() {
+      await subscriber.connect();
+      await subscriber.subscribe(channels.live, channels.answers(origin));
+      const taken = await commands.set(key, origin, 'PX', leaseMs, 'NX');
+      if (taken === 'OK') await becomeHolder();
+      else {
+        lastHolder = await commands.get(key);
+        log.info({ holder: lastHolder }, 'another API process holds the game plane: this one mirrors it');
+        await publish(channels.asks, { type: 'snapshot' });
+      }
+      timer = setInterval(() => void tick().catch((err: unknown) => log.warn({ err }, 'game-plane lease check failed')), leaseMs / 4);
+      timer.unref();
+    },
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      settleAll();
+      // Handed over at once rather than after the lease runs out.
+      if (holding)
+        await commands
+          .eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, key, origin)
+          .catch(() => 0);
+      holding = false;
+      await subscriber.quit().catch(() => subscriber.disconnect());
+    },
+  };
+}
