@@ -5,7 +5,9 @@ const databases = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']
 // Several API processes share Redis (apps/api/src/cluster.ts): that suite needs one, named by TEST_REDIS_URL
 // (not REDIS_URL, which every API process a test starts would then use too).
 // The Redis-restart suite starts a Redis server of its own (`redis-server`), so it runs where Redis is installed too.
-const withoutRedis = process.env.TEST_REDIS_URL ? [] : ['apps/api/src/cluster.test.ts', 'apps/api/src/redis-outage.test.ts'];
+const withoutRedis = process.env.TEST_REDIS_URL
+  ? []
+  : ['apps/api/src/cluster.test.ts', 'apps/api/src/redis-outage.test.ts', 'apps/api/src/game-plane.test.ts'];
 
 export default defineConfig({
   test: {
@@ -51,8 +53,13 @@ export default defineConfig({
         test: {
           name: `api:${database}`,
           include: ['apps/api/src/**/*.test.ts'],
-          // PGlite runs inside the API process: there is no database connection to cut.
-          exclude: ['**/node_modules/**', ...withoutRedis, ...(database === 'pglite' ? ['apps/api/src/postgres-outage.test.ts'] : [])],
+          // PGlite runs inside the API process: there is no database connection to cut, nor one to share
+          // between API processes.
+          exclude: [
+            '**/node_modules/**',
+            ...withoutRedis,
+            ...(database === 'pglite' ? ['apps/api/src/postgres-outage.test.ts', 'apps/api/src/game-plane.test.ts'] : []),
+          ],
           environment: 'node',
           env: { TEST_DATABASE: database },
           globalSetup: ['apps/api/src/test/global-setup.ts'],

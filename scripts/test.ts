@@ -33,7 +33,7 @@ if (build !== 0) failed++;
 // A test Redis has its own variable: REDIS_URL itself would reach every API process the tests start.
 if (!process.env.TEST_REDIS_URL)
   console.log(
-    '\nTEST_REDIS_URL is not set: the suites of several API processes sharing Redis and of Redis restarting (apps/api/src/cluster.test.ts, redis-outage.test.ts) are not run.',
+    '\nTEST_REDIS_URL is not set: the suites of several API processes sharing Redis and of Redis restarting (apps/api/src/cluster.test.ts, redis-outage.test.ts, game-plane.test.ts) are not run.',
   );
 
 const vitestReport = path.join(reports, 'vitest.json');

@@ -22,14 +22,20 @@ async function admin(sql: string): Promise<void> {
  * in DATA_DIR) or, when the suite runs on PostgreSQL, a database of its own there. `kill` is SIGKILL, as a
  * crash; `start` again brings up a new process on the same data. For the suites that kill it midway.
  */
-export async function prepareApiProcess(env: Record<string, string> = {}) {
+export async function prepareApiProcess(
+  env: Record<string, string> = {},
+  /** Another API process of the same service: this one shares its PostgreSQL database and APP_SECRET. */
+  partner?: { shared: { secret: string; databaseName: string; databaseUrl: string | undefined; publicUrl: string } },
+) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-api-process-'));
-  const secret = randomBytes(32).toString('hex');
-  const databaseName = `sp_process_${randomBytes(6).toString('hex')}`;
-  let databaseUrl: string | undefined;
-  if (postgres) {
+  // One service has one public address, whichever process answers (the browser's Origin is checked against it).
+  const publicUrl = partner?.shared.publicUrl ?? base;
+  const secret = partner?.shared.secret ?? randomBytes(32).toString('hex');
+  const databaseName = partner?.shared.databaseName ?? `sp_process_${randomBytes(6).toString('hex')}`;
+  let databaseUrl: string | undefined = partner?.shared.databaseUrl;
+  if (postgres && !partner) {
     await admin(`create database ${databaseName}`);
     const url = new URL(postgres);
     url.pathname = `/${databaseName}`;
@@ -44,6 +50,8 @@ export async function prepareApiProcess(env: Record<string, string> = {}) {
     dataDir,
     /** This process's database (PostgreSQL only): for suites that cut its connections. */
     databaseName: postgres ? databaseName : null,
+    /** What a partner process shares (`prepareApiProcess(env, this)`). */
+    shared: { secret, databaseName, databaseUrl, publicUrl },
     /** Starts a process and waits until it answers. */
     async start(): Promise<void> {
       const childEnv: NodeJS.ProcessEnv = {
@@ -52,7 +60,7 @@ export async function prepareApiProcess(env: Record<string, string> = {}) {
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         APP_SECRET: secret,
-        PUBLIC_URL: base,
+        PUBLIC_URL: publicUrl,
         LOG_LEVEL: 'silent',
         WEB_DIST: path.join(dataDir, 'no-web-build'),
         ...env,
@@ -88,7 +96,7 @@ export async function prepareApiProcess(env: Record<string, string> = {}) {
       const sent = as ?? cookie;
       const response = await fetch(`${base}${url}`, {
         method,
-        headers: { origin: base, ...(sent ? { cookie: sent } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { origin: publicUrl, ...(sent ? { cookie: sent } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const setCookie = response.headers.get('set-cookie');
@@ -121,7 +129,7 @@ export async function prepareApiProcess(env: Record<string, string> = {}) {
     },
     async cleanup(): Promise<void> {
       await api.kill();
-      if (postgres) await admin(`drop database if exists ${databaseName} with (force)`);
+      if (postgres && !partner) await admin(`drop database if exists ${databaseName} with (force)`);
       await rm(dataDir, { recursive: true, force: true });
     },
   };
