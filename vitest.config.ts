@@ -7,7 +7,12 @@ const databases = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']
 // The Redis-restart suite starts a Redis server of its own (`redis-server`), so it runs where Redis is installed too.
 const withoutRedis = process.env.TEST_REDIS_URL
   ? []
-  : ['apps/api/src/cluster.test.ts', 'apps/api/src/redis-outage.test.ts', 'apps/api/src/game-plane.test.ts'];
+  : [
+      'apps/api/src/cluster.test.ts',
+      'apps/api/src/redis-outage.test.ts',
+      'apps/api/src/game-plane.test.ts',
+      'apps/api/src/cluster-harness.test.ts',
+    ];
 
 export default defineConfig({
   test: {
@@ -58,7 +63,9 @@ export default defineConfig({
           exclude: [
             '**/node_modules/**',
             ...withoutRedis,
-            ...(database === 'pglite' ? ['apps/api/src/postgres-outage.test.ts', 'apps/api/src/game-plane.test.ts'] : []),
+            ...(database === 'pglite'
+              ? ['apps/api/src/postgres-outage.test.ts', 'apps/api/src/game-plane.test.ts', 'apps/api/src/cluster-harness.test.ts']
+              : []),
           ],
           environment: 'node',
           env: { TEST_DATABASE: database },

@@ -1,18 +1,28 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { vi } from 'vitest';
 
 /** Waits until `read()` gives a value `ok` accepts, and returns it; fails with the last value seen. */
 export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   let last: T | undefined;
+  const check = async () => {
+    last = await read();
+    return ok(last) ? { value: last } : false;
+  };
   try {
-    const box = await vi.waitUntil(
-      async () => {
-        last = await read();
-        return ok(last) ? { value: last } : false;
-      },
-      { timeout: timeoutMs, interval: 50 },
-    );
+    // Outside a test run (`npm run cluster` starts processes with the tests' helpers) there is no `vi`.
+    const box = process.env.VITEST ? await vi.waitUntil(check, { timeout: timeoutMs, interval: 50 }) : await poll(check, timeoutMs);
     return box.value;
   } catch {
     throw new Error(`condition not met in ${timeoutMs} ms (last: ${JSON.stringify(last)})`);
+  }
+}
+
+async function poll<T>(check: () => Promise<false | { value: T }>, timeoutMs: number): Promise<{ value: T }> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const box = await check().catch(() => false as const);
+    if (box) return box;
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(50);
   }
 }

@@ -31,7 +31,7 @@ export async function prepareApiProcess(
   const base = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-api-process-'));
   // One service has one public address, whichever process answers (the browser's Origin is checked against it).
-  const publicUrl = partner?.shared.publicUrl ?? base;
+  const publicUrl = env.PUBLIC_URL ?? partner?.shared.publicUrl ?? base;
   const secret = partner?.shared.secret ?? randomBytes(32).toString('hex');
   const databaseName = partner?.shared.databaseName ?? `sp_process_${randomBytes(6).toString('hex')}`;
   let databaseUrl: string | undefined = partner?.shared.databaseUrl;
@@ -61,7 +61,8 @@ export async function prepareApiProcess(
         DATA_DIR: dataDir,
         APP_SECRET: secret,
         PUBLIC_URL: publicUrl,
-        LOG_LEVEL: 'silent',
+        // DEBUG_API=1 shows the processes' log while a suite runs.
+        LOG_LEVEL: process.env.DEBUG_API ? 'info' : 'silent',
         WEB_DIST: path.join(dataDir, 'no-web-build'),
         ...env,
       };
@@ -69,7 +70,7 @@ export async function prepareApiProcess(
       else delete childEnv.DATABASE_URL;
       child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
         cwd: root,
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', process.env.DEBUG_API ? 'inherit' : 'ignore', 'inherit'],
         env: childEnv,
       });
       await until(
@@ -96,7 +97,11 @@ export async function prepareApiProcess(
       const sent = as ?? cookie;
       const response = await fetch(`${base}${url}`, {
         method,
-        headers: { origin: publicUrl, ...(sent ? { cookie: sent } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          origin: publicUrl,
+          ...(sent ? { cookie: sent } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const setCookie = response.headers.get('set-cookie');

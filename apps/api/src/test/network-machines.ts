@@ -44,6 +44,9 @@ export function createMachines(count: number): { machines: Machine[]; remove: ()
       ip('netns', 'exec', machine.netns, 'ip', 'addr', 'add', `${machine.address}/30`, 'dev', inside);
       ip('netns', 'exec', machine.netns, 'ip', 'link', 'set', inside, 'up');
       ip('netns', 'exec', machine.netns, 'ip', 'link', 'set', 'lo', 'up');
+      // Everything else through this host: a machine reaches any of this host's addresses (the first
+      // machine's `hostAddress` serves as the one address of shared services, as a LAN's would).
+      ip('netns', 'exec', machine.netns, 'ip', 'route', 'add', 'default', 'via', machine.hostAddress);
     }
     return { machines, remove };
   } catch (err) {

@@ -1,0 +1,178 @@
+import type { Bot } from 'mineflayer';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/until.ts';
+import { startProductionCluster, type ProductionCluster } from './test/cluster-harness.ts';
+import { createMachines } from './test/network-machines.ts';
+import { joinThroughProxy } from './test/server-watch.ts';
+import { uniqueServerName } from './test/build-test-app.ts';
+
+/**
+ * The product in production shape (test/cluster-harness.ts): PostgreSQL, Redis, two API processes behind a
+ * load balancer, three nodes each on a machine of its own, the join proxy and shared storage. A browser's
+ * sockets land on either process and both hear everything; a sign-out and a rate limit hold across them;
+ * players join by name; the process holding the game plane dies and the other takes over with nothing
+ * lost; a sleeping server's machine dies and it wakes on another from storage. PostgreSQL suite only, where
+ * TEST_REDIS_URL is set; where network namespaces cannot be made, it says why and does not run.
+ */
+const probe = createMachines(1);
+const refusal = 'refusal' in probe ? probe.refusal : (probe.remove(), null);
+if (refusal) console.warn(`cluster-harness.test.ts is not run: ${refusal}`);
+
+// Short, so the test sees a takeover and a fall asleep in seconds; production keeps the defaults.
+const LEASE_SECONDS = 2;
+const IDLE_MS = 1500;
+let cluster: ProductionCluster;
+const sockets: Socket[] = [];
+const bots: Bot[] = [];
+
+beforeAll(async () => {
+  if (refusal) return;
+  const started = await startProductionCluster({
+    redisUrl: process.env.TEST_REDIS_URL as string,
+    leaseSeconds: LEASE_SECONDS,
+    env: { IDLE_STOP_MINUTES: String(IDLE_MS / 60_000), MIN_ONLINE_MINUTES: String(3000 / 60_000) },
+  });
+  if ('refusal' in started) throw new Error(started.refusal);
+  cluster = started;
+}, 180_000);
+afterAll(async () => {
+  for (const socket of sockets) socket.disconnect();
+  for (const bot of bots) bot.end();
+  await cluster?.stop();
+});
+
+/** A browser's socket through the load balancer (polling first, then WebSocket, as the web app opens it). */
+async function browserSocket(cookie: string) {
+  const token = (await cluster.call('GET', '/v1/user/websocket', undefined, cookie)).result.token as string;
+  const socket = connect(cluster.url, { reconnection: false });
+  sockets.push(socket);
+  const states: { serverId: string; state: string }[] = [];
+  const lines: string[] = [];
+  socket.on('server:state', (e: { serverId: string; state: string }) => states.push(e));
+  socket.on('server:console', (e: { lines: string[] }) => lines.push(...e.lines));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('auth:success', () => resolve());
+    socket.once('auth:error', (e: { message: string }) => reject(new Error(e.message)));
+    socket.once('connect', () => socket.emit('auth', { token }));
+  });
+  return { socket, states, lines, backend: cluster.backendOf(socket.io.engine.id) };
+}
+
+/** Signs in through the load balancer: the session's cookie. */
+async function signIn(emailAddress: string): Promise<string> {
+  const signedIn = await cluster.call('POST', '/v1/auth/login', { emailAddress, password: 'long enough password' });
+  if (signedIn.status !== 'SUCCESS') throw new Error(`login: ${JSON.stringify(signedIn)}`);
+  return (signedIn.setCookie as string).split(';')[0] as string;
+}
+
+const operator = () => ({ bearer: cluster.operatorToken });
+
+describe.runIf(!refusal)('the product in production shape', { timeout: 240_000 }, () => {
+  let cookie = '';
+  let email = '';
+  const made: { serverId: string; name: string; cookie: string }[] = [];
+
+  it("lands one browser's sockets on both API processes, and each hears every event", async () => {
+    // Three owners (the free plan's limit is per account), the first of them watching from two sockets.
+    const holder = cluster.apis[0] as ProductionCluster['apis'][number];
+    for (const prefix of ['east', 'west', 'north']) {
+      const { emailAddress } = await holder.signUpVerified();
+      const ownerCookie = await signIn(emailAddress);
+      if (!cookie) [cookie, email] = [ownerCookie, emailAddress];
+      const created = await cluster.call('POST', '/v1/server/create', { serverName: uniqueServerName(prefix) }, ownerCookie);
+      expect(created.status).toBe('SUCCESS');
+      made.push({ serverId: created.result.serverId, name: created.result.name, cookie: ownerCookie });
+    }
+    // Spread over the three machines.
+    const placed = await Promise.all(
+      made.map(({ name }) => cluster.call('GET', `/v1/operator/servers?name=${name}`, undefined, operator())),
+    );
+    expect(new Set(placed.map((p) => (p.result as { nodeId: string }[])[0]?.nodeId)).size).toBe(3);
+
+    // Sockets until one is on each process (the balancer picks at random; only a session's own requests stick).
+    const opened: Awaited<ReturnType<typeof browserSocket>>[] = [];
+    while (new Set(opened.map((o) => o.backend)).size < 2 && opened.length < 16) opened.push(await browserSocket(cookie));
+    const one = opened.find((o) => o.backend === cluster.apis[0]?.base);
+    const other = opened.find((o) => o.backend === cluster.apis[1]?.base);
+    expect(opened.map((o) => o.backend)).toEqual(expect.arrayContaining(cluster.apis.map((api) => api.base)));
+    const first = made[0] as { serverId: string };
+    for (const o of [one, other]) o?.socket.emit('server:subscribe', { serverId: first.serverId });
+    expect((await cluster.call('POST', `/v1/server/${first.serverId}/start`, {}, cookie)).status).toBe('SUCCESS');
+    for (const o of [one, other])
+      await until(
+        () => o?.states.some((s) => s.serverId === first.serverId && s.state === 'online'),
+        (seen) => seen === true,
+        60_000,
+      );
+    other?.socket.emit('server:command', { serverId: first.serverId, command: 'say heard on both processes' });
+    for (const o of [one, other])
+      await until(
+        () => o?.lines.join('\n') ?? '',
+        (text) => text.includes('heard on both processes'),
+      );
+
+    // A sign-out through either process ends the session's sockets on both at once.
+    const ended = Promise.all(opened.map((o) => new Promise((resolve) => o.socket.once('disconnect', resolve))));
+    expect((await cluster.call('POST', '/v1/auth/logout', {}, cookie)).status).toBe('SUCCESS');
+    await ended;
+    cookie = await signIn(email);
+  });
+
+  it('counts a rate limit once across both processes', async () => {
+    // Ten wrong passwords for one account from one address in ten minutes; the balancer spreads them.
+    const attempts: string[] = [];
+    for (let i = 0; i < 11; i++)
+      attempts.push(
+        (await cluster.call('POST', '/v1/auth/login', { emailAddress: 'nobody-here@example.com', password: `wrong ${i} password` })).status,
+      );
+    expect(attempts.slice(0, 10).every((s) => s === 'INVALID_CREDENTIALS')).toBe(true);
+    expect(attempts[10]).toBe('RATE_LIMIT');
+  });
+
+  it('lets players join by name through the join proxy, which follows the game plane', async () => {
+    const second = made[1] as { serverId: string; name: string; cookie: string };
+    const bot = await joinThroughProxy(cluster.proxy.port, `${second.name}.${cluster.playDomain}`, 'ClusterWalker', bots);
+    expect(bot.entity).toBeDefined();
+    await until(
+      async () =>
+        (await cluster.call('GET', '/v1/user/servers', undefined, second.cookie)).result as {
+          serverId: string;
+          players: { online: number };
+        }[],
+      (list) => list.find((s) => s.serverId === second.serverId)?.players.online === 1,
+      30_000,
+    );
+  });
+
+  it('survives the death of the process holding the game plane, and of a sleeping server’s machine', async () => {
+    const second = made[1] as (typeof made)[number];
+    const player = bots[0] as Bot;
+    let kicked = false;
+    player.once('end', () => {
+      kicked = true;
+    });
+    const details = () => cluster.call('GET', `/v1/server/${second.serverId}`, undefined, second.cookie);
+    // The holder dies. Meanwhile what acts on servers waits for a holder, and says so.
+    await cluster.apis[0]?.kill();
+    // The other process takes over once the lease runs out; the game never stopped, the player never left.
+    await until(details, (d) => d.status === 'SUCCESS' && d.result.state === 'online' && d.result.players.online === 1, 60_000);
+    expect(kicked).toBe(false);
+
+    // The player leaves: the server falls asleep into storage, off its machine.
+    for (const bot of bots.splice(0)) bot.quit();
+    const where = () => cluster.call('GET', `/v1/operator/servers?name=${second.name}`, undefined, operator());
+    type Where = { nodeId: string; state: string; storedIn: string | null }[];
+    const asleep = (
+      await until(where, (r) => (r.result as Where)[0]?.state === 'sleeping' && (r.result as Where)[0]?.storedIn !== null, 60_000)
+    ).result as Where;
+    const from = asleep[0]?.nodeId as string;
+    // Its machine dies; a player joining by name wakes it on another machine.
+    await cluster.agents.find((a) => a.nodeConfig.id === from)?.crash();
+    const bot = await joinThroughProxy(cluster.proxy.port, `${second.name}.${cluster.playDomain}`, 'ClusterReturner', bots);
+    expect(bot.entity).toBeDefined();
+    const now = (await where()).result as Where;
+    expect(now[0]).toMatchObject({ state: 'online', storedIn: null });
+    expect(now[0]?.nodeId).not.toBe(from);
+  });
+});
