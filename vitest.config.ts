@@ -11,6 +11,7 @@ const withoutRedis = process.env.TEST_REDIS_URL
       'apps/api/src/cluster.test.ts',
       'apps/api/src/redis-outage.test.ts',
       'apps/api/src/game-plane.test.ts',
+      'apps/api/src/game-plane-lease.test.ts',
       'apps/api/src/cluster-harness.test.ts',
     ];
 

@@ -78,6 +78,8 @@ export function singleGamePlane(): GamePlane {
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'x-forwarded-for']);
 // A forwarded request waits at most this long for the holder's answer (a move of a large world may take minutes).
 const FORWARD_MAX_MS = 15 * 60_000;
+// How often the holder sends mirrors its whole live state, besides every change as it happens.
+const SNAPSHOT_MS = 15_000;
 
 const switching = (): GamePlaneAnswer => ({
   id: 'none',
@@ -121,6 +123,7 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
   const waiting = new Map<string, { resolve: (answer: GamePlaneAnswer) => void; timer: NodeJS.Timeout }>();
   let lastHolder: string | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let snapshots: NodeJS.Timeout | null = null;
   let closed = false;
 
   const publish = (channel: string, message: unknown) =>
@@ -185,7 +188,15 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     await subscriber.subscribe(channels.asks);
     log.info({ origin }, 'this API process holds the game plane now');
     for (const listener of heldListeners) listener();
-    if (makeSnapshot) share(makeSnapshot());
+    // Mirrors hear every change as it happens, but pub/sub keeps nothing for a process that was away (a
+    // Redis restart): the whole state goes out every SNAPSHOT_MS as well, the first a lease after taking
+    // over (once the nodes have reconnected and said what runs; until then mirrors keep what they had).
+    const sendSnapshot = () => {
+      if (holding && makeSnapshot) share(makeSnapshot());
+    };
+    setTimeout(sendSnapshot, leaseMs).unref();
+    snapshots = setInterval(sendSnapshot, SNAPSHOT_MS);
+    snapshots.unref();
   };
 
   const tick = async () => {
@@ -199,6 +210,7 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       if (kept === 0) {
         lost = true;
         holding = false;
+        if (snapshots) clearInterval(snapshots);
         log.fatal({ origin }, 'another API process holds the game plane now: this one stops acting on it');
         for (const listener of lostListeners) listener();
       }
@@ -264,7 +276,8 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       });
     },
     async start() {
-      await subscriber.connect();
+      // A duplicate of a lazily connecting client waits to be connected; another connects by itself.
+      if (subscriber.status === 'wait') await subscriber.connect();
       await subscriber.subscribe(channels.live, channels.answers(origin));
       const taken = await commands.set(key, origin, 'PX', leaseMs, 'NX');
       if (taken === 'OK') await becomeHolder();
@@ -279,6 +292,7 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     async close() {
       closed = true;
       if (timer) clearInterval(timer);
+      if (snapshots) clearInterval(snapshots);
       settleAll();
       // Handed over at once rather than after the lease runs out.
       if (holding)

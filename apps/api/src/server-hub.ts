@@ -93,8 +93,12 @@ export class ServerHub implements NodeEvents {
    */
   applyLive(event: LiveEvent): void {
     if (event.type === 'server') this.mirrorServer(event.server);
-    else if (event.type === 'snapshot') for (const server of event.servers) this.mirrorServer(server);
-    else if (event.type === 'forgotten') this.forget(event.serverId);
+    else if (event.type === 'snapshot') {
+      // The whole state: a server it does not name was deleted while a change was lost.
+      const named = new Set(event.servers.map((server) => server.serverId));
+      for (const id of [...this.placements.keys()]) if (!named.has(id)) this.forget(id);
+      for (const server of event.servers) this.mirrorServer(server);
+    } else if (event.type === 'forgotten') this.forget(event.serverId);
     else if (event.type === 'stats') {
       if (!this.placements.has(event.serverId)) return;
       this.latestStats.set(event.serverId, event.stats);

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import type { LiveEvent } from '@spawnpoint/contracts';
+import type { FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/until.ts';
+import { redisGamePlane, type GamePlane } from './game-plane.ts';
+
+/**
+ * The game plane's lease (game-plane.ts) against a real Redis, with a short lease: one holder at a time, a
+ * holder that finds the lease taken stops at once, a mirror takes over when the holder goes, and requests
+ * handed to the holder come back with its answer — or at once with "try again" when nobody holds it.
+ * Runs where TEST_REDIS_URL is set.
+ */
+const LEASE_MS = 400;
+const log = pino({ level: 'silent' });
+const redis = new Redis(process.env.TEST_REDIS_URL as string);
+const planes: GamePlane[] = [];
+const connections: Redis[] = [];
+let prefix = '';
+
+/** One API process's game plane: a connection of its own, as each process has. */
+function plane(): GamePlane {
+  const commands = new Redis(process.env.TEST_REDIS_URL as string);
+  connections.push(commands);
+  const made = redisGamePlane(commands, prefix, LEASE_MS, log);
+  planes.push(made);
+  return made;
+}
+
+/** A request as Fastify hands it to a route, as far as handing it on reads it. */
+const request = (url: string, body?: unknown) =>
+  ({
+    method: 'POST',
+    url,
+    headers: { cookie: 'sp_session=x', 'content-length': '2' },
+    body,
+    ip: '203.0.113.9',
+  }) as unknown as FastifyRequest;
+
+afterEach(async () => {
+  for (const p of planes.splice(0)) await p.close();
+  for (const c of connections.splice(0)) c.disconnect();
+});
+afterAll(() => redis.disconnect());
+
+describe('the game-plane lease', () => {
+  it('is held by one process at a time, and a holder that finds it taken stops at once', async () => {
+    prefix = `lease-${randomBytes(4).toString('hex')}:`;
+    const [first, second] = [plane(), plane()];
+    await first.start();
+    await second.start();
+    expect([first.held(), second.held()]).toEqual([true, false]);
+    let lost = false;
+    first.onLost(() => (lost = true));
+    // Another process holds it now (as after a pause longer than the lease): the first must not act again.
+    await redis.set(`${prefix}game-plane`, 'another-process');
+    await until(
+      () => lost,
+      (l) => l,
+    );
+    expect(first.held()).toBe(false);
+  });
+
+  it('passes to a mirror when the holder goes, which tells the others everything at once', async () => {
+    prefix = `lease-${randomBytes(4).toString('hex')}:`;
+    const [first, ...mirrors] = [plane(), plane(), plane(), plane()];
+    const snapshot: LiveEvent = {
+      type: 'snapshot',
+      servers: [],
+      nodes: [{ nodeId: 'n1', connected: true, javaMajors: [21], storage: null }],
+    };
+    const heard = new Map<GamePlane, LiveEvent[]>();
+    for (const mirror of mirrors) {
+      mirror.snapshot(() => snapshot);
+      heard.set(mirror, []);
+      mirror.onLive((event) => heard.get(mirror)?.push(event));
+    }
+    for (const p of [first, ...mirrors]) await p.start();
+    // Each mirror waits a lease before it may take over (the holder renews first after Redis comes back).
+    await first.close();
+    const taker = await until(
+      () => mirrors.find((m) => m.held()),
+      (m) => m !== undefined,
+      5_000,
+    );
+    expect(mirrors.filter((m) => m.held())).toEqual([taker]);
+    // The new holder tells the others all it has, so they need not wait for changes to know it.
+    for (const other of mirrors.filter((m) => m !== taker))
+      await until(
+        () => heard.get(other) ?? [],
+        (events) => events.some((e) => e.type === 'snapshot'),
+      );
+  });
+
+  it('hands a request to the holder and returns its answer; with no holder, says to try again at once', async () => {
+    prefix = `lease-${randomBytes(4).toString('hex')}:`;
+    const [holder, mirror] = [plane(), plane()];
+    holder.serve(async (call) => ({
+      id: call.id,
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(
+        JSON.stringify({
+          url: call.url,
+          ip: call.remoteAddress,
+          cookie: call.headers.cookie,
+          length: call.headers['content-length'] ?? null,
+          body: Buffer.from(call.body, 'base64').toString(),
+        }),
+      ).toString('base64'),
+    }));
+    await holder.start();
+    await mirror.start();
+    const answer = await mirror.forward(request('/v1/server/abc/start', { a: 1 }));
+    expect(answer.statusCode).toBe(200);
+    // The client's address, its cookie and its body go along; the hop's own headers do not.
+    expect(JSON.parse(Buffer.from(answer.body, 'base64').toString())).toEqual({
+      url: '/v1/server/abc/start',
+      ip: '203.0.113.9',
+      cookie: 'sp_session=x',
+      length: null,
+      body: '{"a":1}',
+    });
+    // Answered now, not after the 15 minutes a handed request may wait for a holder that is working on it.
+    await holder.close();
+    const refused = await mirror.forward(request('/v1/server/abc/start'));
+    expect(refused.statusCode).toBe(503);
+    expect(JSON.parse(Buffer.from(refused.body, 'base64').toString()).status).toBe('TEMPORARILY_DISABLED');
+  });
+});
