@@ -121,7 +121,8 @@ try {
     AGENT_TOKEN: agentToken,
     AGENT_HOST: '127.0.0.1',
     AGENT_PORT: '3913',
-    API_URL: bases[0] as string,
+    // Every API process: the one holding the game plane takes the node.
+    API_URL: bases.join(','),
     DATA_DIR: agentDir,
     GAME_PORT_RANGE: '25800-25899',
     LOG_LEVEL: 'warn',
