@@ -65,7 +65,12 @@ export default defineConfig({
             '**/node_modules/**',
             ...withoutRedis,
             ...(database === 'pglite'
-              ? ['apps/api/src/postgres-outage.test.ts', 'apps/api/src/game-plane.test.ts', 'apps/api/src/cluster-harness.test.ts']
+              ? [
+                  'apps/api/src/postgres-outage.test.ts',
+                  'apps/api/src/db/migrations.test.ts',
+                  'apps/api/src/game-plane.test.ts',
+                  'apps/api/src/cluster-harness.test.ts',
+                ]
               : []),
           ],
           environment: 'node',

@@ -1,12 +1,12 @@
 /**
  * Load on two API processes of one service (issue 17 #5, first part), as production runs them: PostgreSQL
- * (a fresh database), Redis, NODE_ENV=production, one agent that dials the first process (it holds the game
- * plane: docs/deployment.md), and:
+ * (a fresh database), Redis, NODE_ENV=production, one agent that names both processes (the one holding the
+ * game plane takes it: docs/deployment.md), and:
  * - 500 signed-in pollers (100 accounts, 5 sessions each) asking `GET /v1/user/servers` every 5 s, spread
  *   over both processes, for 60 s: requests, errors (anything but 200 SUCCESS), p50 and p99;
  * - 20 open consoles: 20 servers (the compiled stand-in jar, on the free plan), each printing 1,000
- *   timestamped lines/s for 60 s to a browser socket on the first process: lines sent and received, p99
- *   from game process to socket;
+ *   timestamped lines/s for 60 s to a browser socket, half of them on each process (the mirror's lines come
+ *   from the holder over Redis): lines sent and received, p99 from game process to socket;
  * - each API process's memory (RSS) every 10 s.
  * Needs DATABASE_URL (its server is used to make and drop a database) and REDIS_URL; says so and stops
  * without them. The load generator shares the 2 cores with everything else.
@@ -62,7 +62,7 @@ const shared = {
 };
 const children: ChildProcess[] = [];
 function start(entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   return child;
 }
@@ -187,11 +187,12 @@ try {
       `server ${i} online`,
     );
 
-  // One browser socket per console, on the process that holds the game plane.
+  // One browser socket per console, every other one on the process that mirrors the game plane (its lines
+  // come from the holder over Redis).
   const consoles = await Promise.all(
     serverIds.map(async (id, i) => {
       const cookie = owners[i] as string;
-      const socket: Socket = io(bases[0] as string, { transports: ['websocket'], extraHeaders: { cookie } });
+      const socket: Socket = io(bases[i % 2] as string, { transports: ['websocket'], extraHeaders: { cookie } });
       await new Promise<void>((resolve) => {
         socket.once('auth:success', () => resolve());
         socket.on('connect', () => {

@@ -101,12 +101,14 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     reconnectionDelay: 500,
     reconnectionDelayMax: 5000,
     transports: ['websocket'],
+    // Its own connection: dialInTurn moves it between API processes.
+    forceNew: true,
     // Connected once the servers an earlier agent left running are adopted, so the hello lists them.
     autoConnect: false,
   });
 
   // Only the API process holding the game plane takes the node; the others refuse it and the next is tried.
-  dialInTurn(socket, config.API_URL, API_RETRY_MS);
+  const dialing = dialInTurn(socket, config.API_URL, API_RETRY_MS);
 
   const outbox = new ConsoleOutbox(
     (serverId, lines) =>
@@ -255,6 +257,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       if (stopServers) await Promise.all([...servers.values()].map((s) => s.shutdown()));
       else for (const server of servers.values()) server.detach();
       flush();
+      dialing.stop();
       socket.close();
       await http.close();
     },

@@ -168,8 +168,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   let proxiesConnected = () => false;
   const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxiesConnected(), log);
   const proxies = new ProxyGateway(database.db, hub, nodes, power, config, log, () => directory.keptAppearances());
-  proxiesConnected = () => proxies.connected();
+  // A mirror knows from the holder whether a join proxy is connected there.
+  let mirroredProxies = false;
+  proxiesConnected = () => (gamePlane.held() ? proxies.connected() : mirroredProxies);
   proxies.accepting = () => gamePlane.held();
+  proxies.share = (connected) => gamePlane.share({ type: 'proxies', connected });
   await proxies.load();
   proxies.attach(io);
   hub.onStateChange((serverId) => proxies.changed(serverId));
@@ -304,10 +307,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // The game plane (game-plane.ts). Mirrors keep the holder's live state; the holder answers their asks.
   gamePlane.onLive((event) => {
     if (event.type === 'node') return nodes.applyLive(event.node);
-    if (event.type === 'snapshot') for (const node of event.nodes) nodes.applyLive(node);
+    if (event.type === 'proxies') return void (mirroredProxies = event.connected);
+    if (event.type === 'snapshot') {
+      for (const node of event.nodes) nodes.applyLive(node);
+      mirroredProxies = event.proxies;
+    }
     hub.applyLive(event);
   });
-  gamePlane.snapshot(() => ({ type: 'snapshot', servers: hub.live(), nodes: nodes.live() }));
+  gamePlane.snapshot(() => ({ type: 'snapshot', servers: hub.live(), nodes: nodes.live(), proxies: proxies.connected() }));
   gamePlane.serve(async (call) => {
     const handed = randomUUID();
     handedHere.add(handed);
@@ -327,24 +334,23 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       handedHere.delete(handed);
     }
   });
-  // Held from the start (one process, or the first of several), or taken over later from another process.
+  // Held from the start (one process, or the first of several), or taken over later from another process;
+  // agents, proxies and handed requests are taken once this is done (game-plane.ts).
   let starting = true;
-  gamePlane.onHeld(() => {
-    const takingOver = !starting;
-    void (async () => {
+  gamePlane.onHeld(async () => {
+    if (!starting) {
       // Taken over: start from the database, as a fresh start would, not from what was mirrored.
-      if (takingOver) {
-        nodes.applyLive(null);
-        hub.takeOver();
-        await directory.placeAll();
-        await proxies.load();
-        await freeTier.loadPlans();
-      }
-      // Sleeping, play time and the start queue; schedules and renewals (each claimed by compare-and-set).
-      freeTier.attach(power, (server) => mover.store(server));
-      schedules.start();
-      subscriptions.start();
-    })().catch((err: unknown) => log.error({ err }, 'could not take over the game plane'));
+      nodes.applyLive(null);
+      mirroredProxies = false;
+      hub.takeOver();
+      await directory.placeAll();
+      await proxies.load();
+      await freeTier.loadPlans();
+    }
+    // Sleeping, play time and the start queue; schedules and renewals (each claimed by compare-and-set).
+    freeTier.attach(power, (server) => mover.store(server));
+    schedules.start();
+    subscriptions.start();
   });
   await gamePlane.start();
   starting = false;
@@ -366,6 +372,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       await schedules.stop();
       subscriptions.stop();
       await freeTier.close();
+      // Handed to another process at once; nodes leaving as this one closes are not news to browsers.
+      hub.closing = true;
+      await gamePlane.close();
       await io.close();
       await app.close();
       await cluster.close();

@@ -63,6 +63,22 @@ describe('the game-plane lease', () => {
     expect(first.held()).toBe(false);
   });
 
+  it('is given up by a holder that cannot renew it for a whole lease (another may hold it by then)', async () => {
+    prefix = `lease-${randomBytes(4).toString('hex')}:`;
+    const holder = plane();
+    await holder.start();
+    let lost = false;
+    holder.onLost(() => (lost = true));
+    // Cut off from Redis (its connection closed for good), as a holder on the wrong side of a partition.
+    connections.at(-1)?.disconnect();
+    await until(
+      () => lost,
+      (l) => l,
+      5_000,
+    );
+    expect(holder.held()).toBe(false);
+  });
+
   it('passes to a mirror when the holder goes, which tells the others everything at once', async () => {
     prefix = `lease-${randomBytes(4).toString('hex')}:`;
     const [first, ...mirrors] = [plane(), plane(), plane(), plane()];
@@ -70,6 +86,7 @@ describe('the game-plane lease', () => {
       type: 'snapshot',
       servers: [],
       nodes: [{ nodeId: 'n1', connected: true, javaMajors: [21], storage: null }],
+      proxies: true,
     };
     const heard = new Map<GamePlane, LiveEvent[]>();
     for (const mirror of mirrors) {
@@ -123,6 +140,9 @@ describe('the game-plane lease', () => {
       length: null,
       body: '{"a":1}',
     });
+    // A request that is not one the holder can run (a method the game plane never takes) is answered too.
+    const odd = await mirror.forward({ ...request('/v1/server/abc/start'), method: 'OPTIONS' } as unknown as FastifyRequest);
+    expect(odd.statusCode).toBe(400);
     // Answered now, not after the 15 minutes a handed request may wait for a holder that is working on it.
     await holder.close();
     const refused = await mirror.forward(request('/v1/server/abc/start'));

@@ -24,8 +24,10 @@ import {
   type GamePlaneCall,
   type LiveEvent,
 } from '@spawnpoint/contracts';
+import { REQUEST_ID_HEADER } from '@spawnpoint/logging';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 
 export interface GamePlane {
   readonly mode: 'single' | 'redis';
@@ -33,8 +35,11 @@ export interface GamePlane {
   readonly origin: string;
   /** Whether this process runs the game plane now. */
   held(): boolean;
-  /** Runs when this process comes to hold the game plane (at once, in single mode, once `start` ran). */
-  onHeld(listener: () => void): void;
+  /**
+   * Runs when this process comes to hold the game plane (in `start`, in single mode). The process takes agents,
+   * proxies and handed requests only once every listener is done; one that fails gives the lease up.
+   */
+  onHeld(listener: () => void | Promise<void>): void;
   /** Another process holds the lease this one held: this one must stop acting at once. */
   onLost(listener: () => void): void;
   /** The holder tells the mirrors (a no-op without REDIS_URL). */
@@ -53,7 +58,7 @@ export interface GamePlane {
 }
 
 export function singleGamePlane(): GamePlane {
-  const held: (() => void)[] = [];
+  const held: (() => void | Promise<void>)[] = [];
   let started = false;
   return {
     mode: 'single',
@@ -67,8 +72,8 @@ export function singleGamePlane(): GamePlane {
     serve: () => undefined,
     forward: () => Promise.reject(new Error('one process holds the game plane itself')),
     async start() {
+      for (const listener of held) await listener();
       started = true;
-      for (const listener of held) listener();
     },
     close: async () => undefined,
   };
@@ -93,6 +98,15 @@ const switching = (): GamePlaneAnswer => ({
   ).toString('base64'),
 });
 
+/** The part of a handed request enough to answer it, when the rest is not one this process can run. */
+const looseCall = z.object({ type: z.literal('call'), call: z.object({ id: z.string().min(1).max(64), from: z.string().min(1).max(64) }) });
+const refusedCall = (): GamePlaneAnswer => ({
+  id: 'none',
+  statusCode: 400,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: Buffer.from(JSON.stringify({ status: 'INVALID_INPUT', message: errorMessage('INVALID_INPUT') })).toString('base64'),
+});
+
 // Takes the lease when it is free, keeps it when it is ours (set again if Redis lost it); 0: another holds it.
 const KEEP_LEASE = `
 local holder = redis.call('GET', KEYS[1])
@@ -111,11 +125,15 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
   };
   const subscriber = commands.duplicate();
   subscriber.on('error', (err: Error) => log.warn({ err }, 'Redis connection error (it reconnects)'));
+  // `leased`: the lease in Redis is this process's (it renews it); `holding`: it also acts on it (agents,
+  // proxies and handed requests), from when its takeover work is done.
+  let leased = false;
   let holding = false;
   let lost = false;
+  let lastRenewed = 0;
   let readySince = Date.now();
   subscriber.on('ready', () => (readySince = Date.now()));
-  const heldListeners: (() => void)[] = [];
+  const heldListeners: (() => void | Promise<void>)[] = [];
   const lostListeners: (() => void)[] = [];
   const liveListeners: ((event: LiveEvent) => void)[] = [];
   let makeSnapshot: (() => LiveEvent) | null = null;
@@ -158,8 +176,15 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       lastHolder = message.data.holder;
       for (const listener of liveListeners) listener(message.data.event);
     } else if (channel === channels.asks) {
-      const ask = gamePlaneAsk.safeParse(parse(text));
-      if (!ask.success || !holding) return;
+      const raw = parse(text);
+      const ask = gamePlaneAsk.safeParse(raw);
+      if (!holding) return;
+      if (!ask.success) {
+        // Not a call this process can run (an unknown method, too large): said at once rather than never.
+        const loose = looseCall.safeParse(raw);
+        if (loose.success) void publish(channels.answers(loose.data.call.from), { ...refusedCall(), id: loose.data.call.id });
+        return;
+      }
       if (ask.data.type === 'snapshot') {
         if (makeSnapshot) share(makeSnapshot());
         return;
@@ -182,12 +207,31 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     }
   });
 
+  const giveUp = (why: string) => {
+    lost = true;
+    leased = false;
+    holding = false;
+    if (snapshots) clearInterval(snapshots);
+    log.fatal({ origin }, why);
+    for (const listener of lostListeners) listener();
+  };
+
   const becomeHolder = async () => {
-    holding = true;
+    leased = true;
+    lastRenewed = Date.now();
     settleAll();
-    await subscriber.subscribe(channels.asks);
+    try {
+      // What it mirrored is replaced from the database (app.ts) before it acts on anything.
+      for (const listener of heldListeners) await listener();
+      await subscriber.subscribe(channels.asks);
+    } catch (err) {
+      log.error({ err }, 'could not take the game plane over');
+      await release();
+      return giveUp('this API process could not take the game plane over and gave it up');
+    }
+    if (lost || closed) return;
+    holding = true;
     log.info({ origin }, 'this API process holds the game plane now');
-    for (const listener of heldListeners) listener();
     // Mirrors hear every change as it happens, but pub/sub keeps nothing for a process that was away (a
     // Redis restart): the whole state goes out every SNAPSHOT_MS as well, the first a lease after taking
     // over (once the nodes have reconnected and said what runs; until then mirrors keep what they had).
@@ -199,21 +243,23 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     snapshots.unref();
   };
 
+  const release = () =>
+    commands
+      .eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, key, origin)
+      .catch(() => 0);
+
   const tick = async () => {
     if (closed || lost) return;
-    if (holding) {
+    if (leased) {
       const kept = await commands.eval(KEEP_LEASE, 1, key, origin, leaseMs).catch((err: unknown) => {
-        // Nobody can take it while Redis is away; this process keeps acting and tries again.
-        log.warn({ err }, 'could not renew the game-plane lease (Redis does not answer); still holding it');
-        return 1;
+        log.warn({ err }, 'could not renew the game-plane lease (Redis does not answer)');
+        return null;
       });
-      if (kept === 0) {
-        lost = true;
-        holding = false;
-        if (snapshots) clearInterval(snapshots);
-        log.fatal({ origin }, 'another API process holds the game plane now: this one stops acting on it');
-        for (const listener of lostListeners) listener();
-      }
+      if (kept === 0) return giveUp('another API process holds the game plane now: this one stops acting on it');
+      if (kept !== null) lastRenewed = Date.now();
+      // Not renewed for a whole lease: another process may hold it by now, so this one must not act again.
+      else if (Date.now() - lastRenewed >= leaseMs)
+        giveUp('the game-plane lease could not be renewed in time: this one stops acting on it');
       return;
     }
     // After Redis comes back, the holder renews first: a mirror waits one lease before it may take it.
@@ -251,10 +297,13 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
         headers['content-type'] = 'application/json';
       }
       const id = randomUUID();
+      // The holder's logs name the request as this process's do.
+      headers[REQUEST_ID_HEADER] = request.id;
       const call: GamePlaneCall = {
         id,
         from: origin,
-        method: request.method as GamePlaneCall['method'],
+        // HEAD is answered as GET without the body (Fastify drops it here); the holder runs it as GET.
+        method: (request.method === 'HEAD' ? 'GET' : request.method) as GamePlaneCall['method'],
         url: request.url,
         headers,
         body,
@@ -290,15 +339,14 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       timer.unref();
     },
     async close() {
+      if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
       if (snapshots) clearInterval(snapshots);
       settleAll();
       // Handed over at once rather than after the lease runs out.
-      if (holding)
-        await commands
-          .eval(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, 1, key, origin)
-          .catch(() => 0);
+      if (leased) await release();
+      leased = false;
       holding = false;
       await subscriber.quit().catch(() => subscriber.disconnect());
     },

@@ -71,12 +71,16 @@ export class ProxyGateway {
         proxyProtocol: servers.proxyProtocol,
       })
       .from(servers);
+    // Loaded again when this process takes the game plane over: servers deleted meanwhile go.
+    this.rows.clear();
     for (const row of rows) this.rows.set(row.id, row);
     this.looks = await this.appearances();
   }
 
   /** Whether this process takes join proxies now (it holds the game plane: game-plane.ts). */
   accepting: () => boolean = () => true;
+  /** Set by the app: tells the mirroring API processes whether a join proxy is connected. */
+  share: ((connected: boolean) => void) | null = null;
 
   attach(io: Server): void {
     const ns: Namespace<ProxyToApiEvents, ApiToProxyEvents> = io.of(PROXY_NAMESPACE);
@@ -89,6 +93,7 @@ export class ProxyGateway {
     });
     ns.on('connection', (socket: Socket<ProxyToApiEvents, ApiToProxyEvents>) => {
       this.log.info({ proxies: ns.sockets.size }, 'join proxy connected');
+      this.share?.(true);
       socket.emit('proxy:routes', { playDomain: this.config.PLAY_DOMAIN, routes: this.table() });
       socket.on('proxy:wake', (payload: unknown, ack: unknown) => {
         if (typeof ack !== 'function') return;
@@ -96,7 +101,10 @@ export class ProxyGateway {
         if (!request.success) return ack({ result: 'refused', message: WAKE_FAILED } satisfies ProxyWakeResult);
         void this.wake(request.data.serverId).then((result) => ack(result));
       });
-      socket.on('disconnect', () => this.log.warn({ proxies: ns.sockets.size }, 'join proxy disconnected'));
+      socket.on('disconnect', () => {
+        this.log.warn({ proxies: ns.sockets.size }, 'join proxy disconnected');
+        this.share?.(ns.sockets.size > 0);
+      });
     });
     this.ns = ns;
   }

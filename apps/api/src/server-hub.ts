@@ -410,6 +410,9 @@ export class ServerHub implements NodeEvents {
     }
   }
 
+  /** The API process is shutting down: its nodes disconnecting says nothing about them. */
+  closing = false;
+
   /** Set by the app: what else happens when a node says hello, or reports backup progress. */
   /** A node (re)connected: its id and the servers it says are running (not offline), whatever we know of them. */
   onHello: ((nodeId: string, running: string[]) => void) | null = null;
@@ -476,6 +479,7 @@ export class ServerHub implements NodeEvents {
    * returns, its hello says what still runs and the servers show that.
    */
   gone(nodeId: string): void {
+    if (this.closing) return;
     for (const p of this.placements.values()) {
       if (p.nodeId !== nodeId) continue;
       const state = this.stateOf(p.serverId);

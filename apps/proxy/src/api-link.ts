@@ -33,6 +33,8 @@ export function connectToApi(options: { apiUrls: string[]; token: string; table:
     auth: { token: options.token },
     reconnectionDelay: 500,
     reconnectionDelayMax: 5_000,
+    // Its own connection: dialInTurn moves it between API processes.
+    forceNew: true,
   });
   // Only the API process holding the game plane takes proxies; the others refuse and the next is tried.
   const dialing = dialInTurn(socket, options.apiUrls, 1_000);
@@ -45,7 +47,7 @@ export function connectToApi(options: { apiUrls: string[]; token: string; table:
     // Said once per distinct problem, not on every retry.
     if (err.message === lastProblem) return;
     lastProblem = err.message;
-    log.warn({ err: err.message }, `join proxy cannot reach the API at ${dialing()} (retrying)`);
+    log.warn({ err: err.message }, `join proxy cannot reach the API at ${dialing.current()} (retrying)`);
   });
   socket.on('proxy:routes', (payload: unknown) => {
     const event = proxyRoutesEvent.safeParse(payload);
@@ -69,6 +71,9 @@ export function connectToApi(options: { apiUrls: string[]; token: string; table:
       }
     },
     connected: () => socket.connected,
-    close: () => socket.close(),
+    close: () => {
+      dialing.stop();
+      socket.close();
+    },
   };
 }

@@ -28,12 +28,15 @@ export interface DialedSocket {
 }
 
 /**
- * Makes a socket dialled at `urls[0]` try each address in turn: after a refusal (another process holds the
- * game plane, so this one will not take it: retried after `retryMs`) and before each reconnection attempt
- * (the process it had is gone). Returns the address it dials now.
+ * Makes a socket dialled at `urls[0]` (made with `forceNew`, so no other socket shares its connection) try
+ * each address in turn: after GAME_PLANE_REFUSAL (another process holds the game plane: the next is tried
+ * after `retryMs`) and before each reconnection attempt (the process it had is gone). Any other refusal
+ * (a wrong token) ends it, as it always did. `current` is the address it dials now; `stop` before closing it.
  */
-export function dialInTurn(socket: DialedSocket, urls: string[], retryMs: number): () => string {
+export function dialInTurn(socket: DialedSocket, urls: string[], retryMs: number): { current: () => string; stop: () => void } {
   let at = 0;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
   const next = () => {
     at = (at + 1) % urls.length;
     // socket.io-client's Manager opens each connection to its `uri` (private in its typings, read at every
@@ -45,11 +48,20 @@ export function dialInTurn(socket: DialedSocket, urls: string[], retryMs: number
   });
   socket.on('connect_error', (err) => {
     // A transport failure reconnects by itself (`active`); a refusal by the API does not.
-    if (socket.active) return;
-    if (err.message !== GAME_PLANE_REFUSAL && urls.length === 1) return;
+    if (socket.active || err.message !== GAME_PLANE_REFUSAL || stopped) return;
     socket.disconnect();
     next();
-    setTimeout(() => socket.connect(), retryMs).unref();
+    retry = setTimeout(() => {
+      retry = null;
+      if (!stopped) socket.connect();
+    }, retryMs);
+    retry.unref?.();
   });
-  return () => urls[at] as string;
+  return {
+    current: () => urls[at] as string,
+    stop: () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+    },
+  };
 }

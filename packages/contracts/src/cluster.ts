@@ -51,8 +51,10 @@ export const liveEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stats'), serverId: id, at: z.number(), stats: serverStats }),
   z.object({ type: z.literal('lines'), serverId: id, lines: z.array(z.string()).max(10_000) }),
   z.object({ type: z.literal('node'), node: liveNode }),
+  /** Whether a join proxy is connected (the dashboard then offers joining by name). */
+  z.object({ type: z.literal('proxies'), connected: z.boolean() }),
   /** Everything at once: sent when a process asks (it just started) and when a new holder takes over. */
-  z.object({ type: z.literal('snapshot'), servers: z.array(liveServer), nodes: z.array(liveNode) }),
+  z.object({ type: z.literal('snapshot'), servers: z.array(liveServer), nodes: z.array(liveNode), proxies: z.boolean() }),
 ]);
 export type LiveEvent = z.infer<typeof liveEvent>;
 export type LiveServer = z.infer<typeof liveServer>;
@@ -65,10 +67,10 @@ export const gamePlaneCall = z.object({
   /** The process waiting for the answer. */
   from: z.string().min(1).max(64),
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
-  url: z.string().min(1).max(4096),
+  url: z.string().min(1).max(16_384),
   headers: z.record(z.string(), z.string().max(16_384)),
-  /** base64; empty when the request has none. */
-  body: z.string().max(2_000_000),
+  /** base64; empty when the request has none. Room for the largest body a route takes (the editor's save). */
+  body: z.string().max(8_000_000),
   remoteAddress: z.string().max(64),
 });
 export type GamePlaneCall = z.infer<typeof gamePlaneCall>;

@@ -32,13 +32,25 @@ export interface DatabaseOptions {
   onConnectionLost?: (error: Error) => void;
 }
 
+/** The advisory lock key migrations run under (any constant the service uses for nothing else). */
+const MIGRATION_LOCK = 5_307_001;
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: 10 });
     // Without a listener, an idle connection cut by the server would be an uncaught exception.
     pool.on('error', (error) => options.onConnectionLost?.(error));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    await migratePg(drizzlePg(pool), { migrationsFolder });
+    // API processes starting together (a deploy, a cluster) would run the same migrations at once and one
+    // would fail on a table the other just made: each waits for the others' migrations on a session lock.
+    const session = await pool.connect();
+    try {
+      await session.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await migratePg(drizzlePg(session), { migrationsFolder });
+    } finally {
+      await session.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      session.release();
+    }
     return {
       db,
       kind: 'postgres',

@@ -30,28 +30,32 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     await uploadToNode(nodes, server, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
   };
 
-  route(endpoints.fileList, async ({ nodes, server, query: { path } }) =>
+  // Files go between the browser and the node through whichever API process the browser reached: nothing
+  // here touches the game plane, so a process mirroring it does not hand these to the holder (game-plane.ts).
+  const here: Route = (endpoint, handler, options) => route(endpoint, handler, { gamePlane: false, ...options });
+
+  here(endpoints.fileList, async ({ nodes, server, query: { path } }) =>
     nodes.call(server.nodeId, agentEndpoints.fileList, { params: { serverId: server.id }, query: { path } }),
   );
 
-  route(endpoints.fileSearch, async ({ nodes, server, query }) =>
+  here(endpoints.fileSearch, async ({ nodes, server, query }) =>
     nodes.call(server.nodeId, agentEndpoints.fileSearch, { params: { serverId: server.id }, query }),
   );
 
-  route(endpoints.diskUsage, async ({ nodes, server }) =>
+  here(endpoints.diskUsage, async ({ nodes, server }) =>
     nodes.call(server.nodeId, agentEndpoints.diskUsage, { params: { serverId: server.id } }),
   );
 
   // The bytes go from the node's disk to the browser: answered with a redirect to a link on the node that
   // works for 60 s and for this path of this server only, so links and <a download> work as they are.
-  route(endpoints.fileDownload, async ({ nodes, reply, server, query: { path } }) => {
+  here(endpoints.fileDownload, async ({ nodes, reply, server, query: { path } }) => {
     const name = path.split('/').filter(Boolean).pop() ?? server.name;
     const link = await nodes.downloadLink(server.nodeId, { purpose: 'file-download', serverId: server.id, path, name });
     return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(link, 302);
   });
 
   // Text for the editor: refused beyond the size cap and for binary files, with a message saying why.
-  route(endpoints.fileContent, async ({ nodes, server, query: { path } }) => {
+  here(endpoints.fileContent, async ({ nodes, server, query: { path } }) => {
     const download = await nodes.download(server.nodeId, agentEndpoints.fileDownload, { params: { serverId: server.id }, query: { path } });
     const length = Number(download.headers['content-length'] ?? 'NaN');
     if (!(length <= EDITABLE_MAX_BYTES) || !(download.headers['content-type'] ?? '').includes('octet-stream')) {
@@ -67,7 +71,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     return { path, content: bytes.toString('utf8') };
   });
 
-  route(
+  here(
     endpoints.fileSave,
     async ({ nodes, server, body }) => {
       const bytes = Buffer.from(body.content, 'utf8');
@@ -81,7 +85,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   );
 
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
-  route(
+  here(
     endpoints.fileUpload,
     async ({ nodes, request, reply, server, query: { path, size, overwrite } }) => {
       await withMultipartFile(request, reply, (file) => writeFile(nodes, server, path, file, overwrite === 'true', size));
@@ -92,32 +96,32 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
 
   // The agent checks each path and answers in the same shape; these pass the request on as it came.
   // Each is logged with its paths once the node answered SUCCESS (a mkdir -p that made nothing is not).
-  route(
+  here(
     endpoints.fileMkdir,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileMkdir, { params: { serverId: server.id }, body }),
     { activity: ({ body }, result) => (result?.created === 0 ? null : { action: 'file.mkdir', target: body.path }) },
   );
-  route(
+  here(
     endpoints.fileRename,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileRename, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.rename', target: `${body.from} → ${body.to}` }) },
   );
-  route(
+  here(
     endpoints.fileDelete,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.delete', target: body.paths.join(', ') }) },
   );
-  route(
+  here(
     endpoints.fileArchive,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileArchive, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.archive', target: `${body.paths.join(', ')} → ${body.destination}` }) },
   );
-  route(
+  here(
     endpoints.fileExtract,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.extract', target: `${body.path} → ${body.destination}` }) },
   );
-  route(
+  here(
     endpoints.fileChmod,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.chmod', target: `${body.path} (${body.mode.toString(8).padStart(3, '0')})` }) },

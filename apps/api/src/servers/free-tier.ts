@@ -107,6 +107,8 @@ export class FreeTier {
       .select({ id: servers.id, ownerId: servers.ownerId, planId: servers.planId })
       .from(servers)
       .where(ne(servers.planId, 'free'));
+    // Loaded again when this process takes the game plane over: plans lapsed meanwhile go.
+    this.serverPlans.clear();
     for (const row of rows) this.serverPlans.set(row.id, { ownerId: row.ownerId, planId: row.planId as PlanId });
   }
 
