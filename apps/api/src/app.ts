@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -81,6 +82,8 @@ export interface App {
 }
 
 const BODY_LIMIT = 64 * 1024;
+// How long a start that waited in a dead holder's queue waits for its node to reconnect to this process.
+const QUEUE_AGAIN_WAIT_MS = 60_000;
 // How soon a session ended elsewhere (another replica, the operator command) ends here too.
 const SESSION_SWEEP_MS = 15_000;
 const ACTIVITY_PRUNE_MS = 60 * 60_000;
@@ -339,19 +342,35 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   let starting = true;
   gamePlane.onHeld(async () => {
     if (!starting) {
-      // Taken over: start from the database, as a fresh start would, not from what was mirrored.
+      // Taken over: start from the database, as a fresh start would, not from what was mirrored — but the
+      // starts that were waiting in the old holder's queue wait here again (those it held in memory only).
+      const waiting = hub.placedServers().filter((id) => hub.stateOf(id) === 'queued');
       nodes.applyLive(null);
       mirroredProxies = false;
       hub.takeOver();
       await directory.placeAll();
       await proxies.load();
       await freeTier.loadPlans();
+      background(() => queueAgain(waiting));
     }
     // Sleeping, play time and the start queue; schedules and renewals (each claimed by compare-and-set).
     freeTier.attach(power, (server) => mover.store(server));
     schedules.start();
     subscriptions.start();
   });
+  /** Starts that waited in the queue of a holder that died: each is started again once its node is back here. */
+  const queueAgain = async (serverIds: string[]) => {
+    for (const serverId of serverIds) {
+      const [row] = await database.db.select().from(serverTable).where(eq(serverTable.id, serverId));
+      if (!row) continue;
+      for (let waited = 0; !nodes.isConnected(row.nodeId) && waited < QUEUE_AGAIN_WAIT_MS; waited += 500) await sleep(500);
+      await power
+        .run(row, 'start')
+        .catch((err: unknown) =>
+          hub.notice(serverId, `The queued start did not happen: ${err instanceof Error ? err.message : String(err)} Press Start again.`),
+        );
+    }
+  };
   await gamePlane.start();
   starting = false;
 

@@ -21,6 +21,8 @@ let a: Api;
 let b: Api;
 let agent: AgentProcess;
 const sockets: Socket[] = [];
+// The first owner's session cookie (the helper keeps only the latest sign-up's).
+let owner = '';
 const players: { end(): void }[] = [];
 
 beforeAll(async () => {
@@ -29,7 +31,8 @@ beforeAll(async () => {
     REDIS_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
     GAME_PLANE_LEASE_SECONDS: String(LEASE_SECONDS),
   };
-  agent = await prepareAgent();
+  // Room for one running server: a second start waits in the start queue.
+  agent = await prepareAgent(1);
   const nodes = { AGENTS: JSON.stringify([agent.nodeConfig]) };
   a = await prepareApiProcess({ ...env, ...nodes });
   await a.start();
@@ -47,15 +50,15 @@ afterAll(async () => {
 });
 
 const agentsOf = async (api: Api) => ((await api.call('GET', '/healthz')).result?.agents as string[] | undefined) ?? [];
-const listed = async (api: Api, serverId: string) =>
+const listed = async (api: Api, serverId: string, cookie = owner) =>
   (
-    (await api.call('GET', '/v1/user/servers', undefined, b.cookie())).result as
+    (await api.call('GET', '/v1/user/servers', undefined, cookie)).result as
       { serverId: string; state: string; players: { online: number } }[] | undefined
   )?.find((s) => s.serverId === serverId);
 
 /** A browser's socket on `api`, signed in as the owner, watching one server's console. */
 async function consoleOn(api: Api, serverId: string) {
-  const token = (await api.call('GET', '/v1/user/websocket', undefined, b.cookie())).result.token as string;
+  const token = (await api.call('GET', '/v1/user/websocket', undefined, owner)).result.token as string;
   const socket = connect(api.base, { transports: ['websocket'], reconnection: false });
   sockets.push(socket);
   const lines: string[] = [];
@@ -85,13 +88,13 @@ describe('the game plane across two API processes', () => {
     );
 
     // Everything through B: sign-up, a server, its start.
-    await b.signUpVerified();
-    const created = await b.call('POST', '/v1/server/create', { serverName: uniqueServerName('plane') });
+    owner = (await b.signUpVerified()).cookie;
+    const created = await b.call('POST', '/v1/server/create', { serverName: uniqueServerName('plane') }, owner);
     expect(created.status).toBe('SUCCESS');
     const serverId = created.result.serverId as string;
     const port = created.result.port as number;
     const watching = await consoleOn(b, serverId);
-    expect((await b.call('POST', `/v1/server/${serverId}/start`, {})).status).toBe('SUCCESS');
+    expect((await b.call('POST', `/v1/server/${serverId}/start`, {}, owner)).status).toBe('SUCCESS');
     // B's polled list follows the state A holds; B's socket got the changes.
     await until(
       () => listed(b, serverId),
@@ -113,53 +116,67 @@ describe('the game plane across two API processes', () => {
       30_000,
     );
     // B's server details (play time, the queue) are A's answer.
-    const details = await b.call('GET', `/v1/server/${serverId}`);
+    const details = await b.call('GET', `/v1/server/${serverId}`, undefined, owner);
     expect(details.result).toMatchObject({ serverId, state: 'online' });
+    // Another owner's start waits in A's start queue: the node has room for one.
+    const other = (await b.signUpVerified()).cookie;
+    const waiting = (await b.call('POST', '/v1/server/create', { serverName: uniqueServerName('queued') }, other)).result
+      .serverId as string;
+    expect((await b.call('POST', `/v1/server/${waiting}/start`, {}, other)).status).toBe('SUCCESS');
+    await until(
+      () => listed(b, waiting, other),
+      (s) => s?.state === 'queued',
+    );
 
     // A dies. B takes the lease once it runs out, the node comes to B, and the game never stopped.
     await a.kill();
     await until(
-      () => agentsOf(b),
-      (ids) => ids.includes(agent.nodeConfig.id),
+      () => b.call('GET', `/v1/server/${serverId}`, undefined, owner),
+      (d) => d.result?.state === 'online' && d.result?.players.online === 1,
       30_000,
     );
+    expect(await agentsOf(b)).toContain(agent.nodeConfig.id);
+    // The start that waited in A's queue waits in B's.
     await until(
-      () => b.call('GET', `/v1/server/${serverId}`),
-      (d) => d.result?.state === 'online',
-      30_000,
+      () => b.call('GET', `/v1/server/${waiting}`, undefined, other),
+      (d) => d.result?.state === 'queued' && d.result?.queuePosition === 1,
     );
-    await until(
-      () => listed(b, serverId),
-      (s) => s?.players.online === 1,
-      30_000,
-    );
-    // B runs the game plane itself now: it stops the server.
-    expect((await b.call('POST', `/v1/server/${serverId}/stop`, {})).status).toBe('SUCCESS');
+    // B runs the game plane itself now: it stops the server, and the waiting one starts in its place.
+    expect((await b.call('POST', `/v1/server/${serverId}/stop`, {}, owner)).status).toBe('SUCCESS');
     await until(
       () => listed(b, serverId),
       (s) => s?.state === 'offline',
       60_000,
     );
+    await until(
+      () => listed(b, waiting, other),
+      (s) => s?.state === 'online',
+      60_000,
+    );
 
-    // A comes back as a mirror of B: same state, and its requests are B's answers.
+    // A comes back as a mirror of B: the same states, and its requests are B's answers.
     await a.start();
     await until(
       () => listed(a, serverId),
       (s) => s?.state === 'offline',
     );
     await until(
+      () => listed(a, waiting, other),
+      (s) => s?.state === 'online',
+    );
+    await until(
       () => agentsOf(a),
       (ids) => ids.includes(agent.nodeConfig.id),
     );
-    expect((await a.call('POST', `/v1/server/${serverId}/start`, {}, b.cookie())).status).toBe('SUCCESS');
+    expect((await a.call('POST', `/v1/server/${waiting}/stop`, {}, other)).status).toBe('SUCCESS');
     await until(
-      () => listed(a, serverId),
-      (s) => s?.state === 'online',
+      () => listed(b, waiting, other),
+      (s) => s?.state === 'offline',
       60_000,
     );
     await until(
-      () => listed(b, serverId),
-      (s) => s?.state === 'online',
+      () => listed(a, waiting, other),
+      (s) => s?.state === 'offline',
     );
   }, 240_000);
 });
