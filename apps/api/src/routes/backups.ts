@@ -23,7 +23,7 @@ const present = (row: BackupRow) => ({
 /** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
 export function backupRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { hub, power, backups: backupJobs } = ctx.game;
+  const { hub, power, mover, backups: backupJobs } = ctx.game;
   const { jobs, percents } = backupJobs;
 
   /** The backup named in the path, only if it belongs to the server in the path. */
@@ -108,12 +108,20 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
     endpoints.backupRestore,
     async ({ nodes, server, params: { backupId } }) => {
       const row = await backupOf(server, backupId);
+      // Asleep in shared storage, its folder comes back onto a node first; on its way there or back, no.
+      const inStorage = hub.inStorage(server.id) && hub.stateOf(server.id) === 'sleeping';
       const away = hub.folderAway(server.id);
-      if (away) throw new ApiError('INVALID_STATE', undefined, away);
+      if (away && !inStorage) throw new ApiError('INVALID_STATE', undefined, away);
       if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
       jobs.set(server.id, RESTORE_JOB);
       try {
         const result = await power.exclusive(server, async (act) => {
+          let at = server;
+          if (hub.inStorage(server.id)) {
+            // Fetched onto the node it would wake on (`downloading`), where it stays asleep, restored.
+            at = await mover.fetch(await mover.prepareStart(server));
+            hub.hold(server.id, 'sleeping');
+          }
           // A start or stop that went just before is let finish: the restore then goes on from where it ended.
           const settled = (s: string) => s === 'online' || s === 'offline' || s === 'sleeping';
           if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
@@ -128,7 +136,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
             if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
               throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
           }
-          await nodes.call(server.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId: row.id } });
+          await nodes.call(at.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId: row.id } });
           if (!wasRunning) return { restored: row.id, started: false };
           // Says whether the server really came back, not merely that it was asked to.
           const started = await act('start').then(

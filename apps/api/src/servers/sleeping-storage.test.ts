@@ -261,6 +261,35 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     expect(readdirSync(path.join(home.dataDir, 'servers')).filter((name) => name.startsWith(`${id}.`))).toEqual([]);
   });
 
+  it('restores a backup of a server asleep in storage: its folder comes back onto a node, restored, and it sleeps on', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'restored');
+    const write = (content: string) => send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/marker.txt', content });
+    expect((await write('as backed up')).json().status).toBe('SUCCESS');
+    expect((await send('POST', `/v1/server/${id}/backups`, cookie)).json().status).toBe('SUCCESS');
+    const [backup] = (
+      await until(
+        async () => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result,
+        (page: { running: boolean; backups: unknown[] }) => !page.running && page.backups.length === 1,
+      )
+    ).backups as { backupId: string }[];
+    expect((await write('changed after the backup')).json().status).toBe('SUCCESS');
+    const states = await sleepIntoStorage(cookie, id);
+    expect((await rowOf(id)).storedIn).not.toBeNull();
+
+    states.clear();
+    const restore = (await send('POST', `/v1/server/${id}/backups/${backup?.backupId}/restore`, cookie)).json();
+    expect(restore).toMatchObject({ status: 'SUCCESS', result: { started: false } });
+    // Fetched (the page shows it), restored there, and asleep on that node's disk now.
+    await until(
+      () => states.order(),
+      (order) => order.at(-1) === 'sleeping' && order.includes('restoring'),
+    );
+    expect(states.order()).toEqual(['downloading', 'sleeping', 'restoring', 'sleeping']);
+    expect((await rowOf(id)).storedIn).toBeNull();
+    expect((await details(cookie, id)).state).toBe('sleeping');
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/marker.txt`, cookie)).json().result.content).toBe('as backed up');
+  });
+
   it('refuses an archive whose bytes changed in storage: the server stays asleep there, and deleting it removes the archive', async () => {
     const { cookie, id } = await ownerWithServer(t, 'tamper');
     await sleepIntoStorage(cookie, id);
