@@ -166,6 +166,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     config.START_QUEUE_MAX,
     mover,
   );
+  power.fetchAnswerMs = config.FETCH_ANSWER_SECONDS * 1000;
   liveGauges(metrics, { io, nodes, hub, power });
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   let proxiesConnected = () => false;

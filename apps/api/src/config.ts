@@ -108,6 +108,11 @@ const envSchema = z.object({
   MIN_ONLINE_MINUTES: z.coerce.number().min(0).max(1440).default(2),
   /** Minutes of play time per UTC day of a free account (the plan says 240); fractions allowed for tests. */
   DAILY_PLAY_TIME_MINUTES: z.coerce.number().min(0).max(1440).optional(),
+  /**
+   * Seconds a Start (or a join) that fetches a sleeping server's folder from shared storage keeps its caller
+   * waiting before it is answered; the fetch and the start go on, shown live ("Fetching files").
+   */
+  FETCH_ANSWER_SECONDS: z.coerce.number().min(0).max(600).default(5),
   /** Starts that may wait in one node's start queue; one more is NO_SERVERS_AVAILABLE. */
   START_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(100),
   /** The Java plugin catalogues (issue 15): their API addresses (a mirror or a test server) and optional keys. */

@@ -305,6 +305,10 @@ export class ServerHub implements NodeEvents {
     this.stateListeners.add(listener);
   }
 
+  offStateChange(listener: (serverId: string, state: ServerState) => void): void {
+    this.stateListeners.delete(listener);
+  }
+
   /** Resolves once the server's state passes `ok` (at once if it does now); false after `timeoutMs`. */
   waitForState(serverId: string, ok: (state: ServerState) => boolean, timeoutMs: number): Promise<boolean> {
     if (ok(this.stateOf(serverId))) return Promise.resolve(true);

@@ -64,9 +64,57 @@ export class PowerDispatcher {
     this.queue = new StartQueue(queueMaxPerNode);
   }
 
+  /**
+   * How long a start that fetches the server's folder from shared storage keeps its caller waiting
+   * (FETCH_ANSWER_SECONDS): a large world takes a while, and the page shows "Fetching files" live meanwhile.
+   */
+  fetchAnswerMs = 5_000;
+
   run(server: ServerRow, action: PowerAction): Promise<void> {
     if (action === 'kill') return this.execute(server, action);
-    return this.inLine(server.id, () => this.execute(server, action));
+    const done = this.inLine(server.id, () => this.execute(server, action));
+    return action === 'start' ? this.answeredWhileFetching(server.id, done) : done;
+  }
+
+  /**
+   * The start's own outcome, or success once it has been fetching the folder from storage for
+   * `fetchAnswerMs`: it then goes on in the server's line, and a failure after that answer is said in the
+   * server's console (the server stays asleep in storage, as the page shows).
+   */
+  private answeredWhileFetching(serverId: string, done: Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let answered = false;
+      let timer: NodeJS.Timeout | null = null;
+      const watch = (id: string, state: ServerState) => {
+        if (id !== serverId) return;
+        if (state !== 'downloading') {
+          if (timer) clearTimeout(timer);
+          timer = null;
+          return;
+        }
+        timer ??= setTimeout(() => {
+          answered = true;
+          stop();
+          resolve();
+        }, this.fetchAnswerMs);
+      };
+      const stop = () => {
+        this.hub.offStateChange(watch);
+        if (timer) clearTimeout(timer);
+      };
+      this.hub.onStateChange(watch);
+      done.then(
+        () => {
+          stop();
+          if (!answered) resolve();
+        },
+        (err: unknown) => {
+          stop();
+          if (!answered) return reject(err);
+          this.hub.notice(serverId, `The start did not happen: ${err instanceof Error ? err.message : String(err)}`);
+        },
+      );
+    });
   }
 
   /**

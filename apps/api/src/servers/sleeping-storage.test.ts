@@ -54,6 +54,8 @@ beforeAll(async () => {
     AGENTS: JSON.stringify(agents.map((a) => a.nodeConfig)),
     IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
     MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
+    // A start that fetches from storage is answered as soon as the fetch begins (production waits 5 s first).
+    FETCH_ANSWER_SECONDS: '0',
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -237,9 +239,19 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     const waking = send('POST', `/v1/server/${id}/start`, cookie);
     await states.reached('downloading');
     expect((await rowOf(id)).nodeId).toBe(home.nodeConfig.id);
+    // Answered while the world is still coming (the page shows it), not once all of it is there.
+    expect((await waking).json().status).toBe('SUCCESS');
+    expect(states.order()).toEqual(['downloading']);
     await home.crash();
-    expect((await waking).json().status).toBe('NODE_UNAVAILABLE');
-    expect((await details(cookie, id)).state).toBe('sleeping');
+    // The start does not happen, the console says why, and it is still asleep in storage.
+    await until(
+      () => states.order().at(-1),
+      (s) => s === 'sleeping',
+    );
+    await until(
+      () => states.lines.join('\n'),
+      (text) => text.includes('The start did not happen'),
+    );
     expect((await rowOf(id)).storedIn).not.toBeNull();
 
     // Woken on the other node (once the control plane has seen its own go), with every byte of its world.
@@ -301,12 +313,17 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     execFileSync('tar', ['-czf', path.join(work, 'other.tar.gz'), '-C', other, '.']);
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(path.join(work, 'other.tar.gz')) }));
 
-    const start = await send('POST', `/v1/server/${id}/start`, cookie);
-    expect(start.statusCode).toBe(409);
-    expect(start.json()).toEqual({
-      status: 'INVALID_STATE',
-      message: "The server's archive in storage is damaged (its SHA-256 does not match); it was not used.",
-    });
+    // Answered once the fetch began; the node refuses the archive and the console says so.
+    const states = await watchServer(send, base, sockets, cookie, id);
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    const refused = "The start did not happen: The server's archive in storage is damaged (its SHA-256 does not match); it was not used.";
+    const refusals = () => states.lines.filter((line) => line.includes('The start did not happen') && line.includes('is damaged'));
+    await until(
+      () => refusals().length,
+      (n) => n === 1,
+    );
+    expect(refusals()[0]).toContain(refused);
+    expect(states.order()).toEqual(['downloading', 'sleeping']);
     expect((await details(cookie, id)).state).toBe('sleeping');
     expect((await rowOf(id)).storedIn).not.toBeNull();
 
@@ -314,7 +331,11 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     const broken = await stored(id);
     broken.writeUInt8(broken.readUInt8(broken.length - 10) ^ 0xff, broken.length - 10);
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: broken }));
-    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().message).toContain('damaged');
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      () => refusals().length,
+      (n) => n === 2,
+    );
     expect((await details(cookie, id)).state).toBe('sleeping');
 
     expect((await send('DELETE', `/v1/server/${id}`, cookie)).json().status).toBe('SUCCESS');
