@@ -2,6 +2,7 @@ import {
   CONSOLE_HISTORY_LINES,
   CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
   type AgentBackupEvent,
+  type ErrorCode,
   type LiveEvent,
   type LiveServer,
   type ServerState,
@@ -376,6 +377,12 @@ export class ServerHub implements NodeEvents {
   pushQueuePosition(serverId: string, position: number | null): void {
     const placement = this.placements.get(serverId);
     if (placement) this.io.to(this.audience(placement)).emit('server:queue', { serverId, position });
+  }
+
+  /** Tells the pages open on a server that something it was asked to do failed after it was answered. */
+  failed(serverId: string, status: ErrorCode, message: string): void {
+    const placement = this.placements.get(serverId);
+    if (placement) this.io.to(this.audience(placement)).emit('server:error', { serverId, status, message });
   }
 
   /** A line of the API's own in a server's console (play time used up, …), shown as the agent's notices are. */

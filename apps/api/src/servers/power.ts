@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   eulaMessages,
   FREE_DISK_MB,
   planById,
@@ -111,7 +112,11 @@ export class PowerDispatcher {
         (err: unknown) => {
           stop();
           if (!answered) return reject(err);
-          this.hub.notice(serverId, `The start did not happen: ${err instanceof Error ? err.message : String(err)}`);
+          // What the caller would have been told (our own catalogue's words, never an internal error's).
+          const [status, message] =
+            err instanceof ApiError ? [err.code, err.message] : (['INTERNAL_ERROR', errorMessage('INTERNAL_ERROR')] as const);
+          this.hub.notice(serverId, `The start did not happen: ${message}`);
+          this.hub.failed(serverId, status, `The start did not happen: ${message}`);
         },
       );
     });

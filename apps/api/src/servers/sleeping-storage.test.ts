@@ -323,6 +323,8 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
       (n) => n === 1,
     );
     expect(refusals()[0]).toContain(refused);
+    // The page is told too (a toast on the overview).
+    expect(states.errors).toEqual([{ serverId: id, status: 'INVALID_STATE', message: refused }]);
     expect(states.order()).toEqual(['downloading', 'sleeping']);
     expect((await details(cookie, id)).state).toBe('sleeping');
     expect((await rowOf(id)).storedIn).not.toBeNull();

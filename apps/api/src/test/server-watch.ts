@@ -18,6 +18,9 @@ export async function watchServer(send: Send, base: string, sockets: Socket[], c
   });
   const lines: string[] = [];
   socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === serverId && lines.push(...e.lines));
+  // What the page would show as an error toast (something failed after it was answered).
+  const errors: { status: string; message: string }[] = [];
+  socket.on('server:error', (e: { serverId: string; status: string; message: string }) => e.serverId === serverId && errors.push(e));
   await new Promise<void>((resolve) => {
     socket.once('auth:success', () => resolve());
     socket.emit('auth', { token });
@@ -38,7 +41,7 @@ export async function watchServer(send: Send, base: string, sockets: Socket[], c
     ) as Promise<number>;
   // The order of states as the page shows them (a subscription repeats the current one).
   const order = () => seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
-  return { seen, lines, order, reached, clear: () => seen.splice(0) };
+  return { seen, lines, errors, order, reached, clear: () => seen.splice(0) };
 }
 
 /** A Minecraft client (offline mode) that has logged in to the game at `port`. */

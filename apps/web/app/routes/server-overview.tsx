@@ -35,6 +35,8 @@ export default function ServerOverview() {
     setLive(null);
     setHistoryLoaded(false);
     return subscribeServer(id, {
+      // Something asked of the server failed after it was answered (a start fetching its files from storage).
+      onError: (_status, message) => notify('danger', 'Whoopsie!', message),
       onStatsHistory: (history) => {
         setSamples((prev) => mergeSamples(prev, history));
         setHistoryLoaded(true);
