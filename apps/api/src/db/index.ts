@@ -32,6 +32,26 @@ export interface DatabaseOptions {
   onConnectionLost?: (error: Error) => void;
 }
 
+/**
+ * A statement sent on an idle connection the server had just ended (a restart or failover terminating every
+ * session) fails without having run, before the pool has heard of the cut: it is sent once more, on a new
+ * connection. Only for the server's own "your session was terminated" codes and a client that had already
+ * failed; anything else (a statement cut midway, which may have run) is the caller's error as before.
+ */
+const SESSION_ENDED = new Set(['57P01', '57P02', '57P03']);
+function cutBeforeRunning(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return (typeof code === 'string' && SESSION_ENDED.has(code)) || (typeof message === 'string' && message.includes('not queryable'));
+}
+function sendAgainOnCutConnection(pool: pg.Pool): void {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    // Callback calls (none of ours) go as they came.
+    if (typeof args[args.length - 1] === 'function') return query(...args);
+    return (query(...args) as Promise<unknown>).catch((err: unknown) => (cutBeforeRunning(err) ? query(...args) : Promise.reject(err)));
+  }) as typeof pool.query;
+}
+
 /** The advisory lock key migrations run under (any constant the service uses for nothing else). */
 const MIGRATION_LOCK = 5_307_001;
 
@@ -40,6 +60,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({ connectionString: options.url, max: 10 });
     // Without a listener, an idle connection cut by the server would be an uncaught exception.
     pool.on('error', (error) => options.onConnectionLost?.(error));
+    sendAgainOnCutConnection(pool);
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     // API processes starting together (a deploy, a cluster) would run the same migrations at once and one
     // would fail on a table the other just made: each waits for the others' migrations on a session lock.
