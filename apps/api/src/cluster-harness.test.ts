@@ -73,7 +73,7 @@ describe.runIf(!refusal)('the product in production shape', { timeout: 240_000 }
   let email = '';
   const made: { serverId: string; name: string; cookie: string }[] = [];
 
-  it("lands one browser's sockets on both API processes, and each hears every event", async () => {
+  it("lands one browser's sockets on both API processes, each hears every event, and a sign-out or a revoked session ends them on both", async () => {
     // Three owners (the free plan's limit is per account), the first of them watching from two sockets.
     const holder = cluster.apis[0] as ProductionCluster['apis'][number];
     for (const prefix of ['east', 'west', 'north']) {
@@ -117,6 +117,21 @@ describe.runIf(!refusal)('the product in production shape', { timeout: 240_000 }
     expect((await cluster.call('POST', '/v1/auth/logout', {}, cookie)).status).toBe('SUCCESS');
     await ended;
     cookie = await signIn(email);
+
+    // A session revoked from another one loses its sockets on both processes at once too.
+    const revoked = await signIn(email);
+    const watching: Awaited<ReturnType<typeof browserSocket>>[] = [];
+    while (new Set(watching.map((o) => o.backend)).size < 2 && watching.length < 16) watching.push(await browserSocket(revoked));
+    expect(watching.map((o) => o.backend)).toEqual(expect.arrayContaining(cluster.apis.map((api) => api.base)));
+    const sessions = (await cluster.call('GET', '/v1/user/sessions', undefined, cookie)).result as {
+      sessionId: string;
+      current: boolean;
+    }[];
+    const gone = Promise.all(watching.map((o) => new Promise((resolve) => o.socket.once('disconnect', resolve))));
+    for (const other of sessions.filter((s) => !s.current))
+      expect((await cluster.call('DELETE', `/v1/user/sessions/${other.sessionId}`, undefined, cookie)).status).toBe('SUCCESS');
+    await gone;
+    expect((await cluster.call('GET', '/v1/user/me', undefined, revoked)).status).toBe('NOT_AUTHENTICATED');
   });
 
   it('counts a rate limit once across both processes', async () => {
