@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { vi } from 'vitest';
 
-/** Waits until `read()` gives a value `ok` accepts, and returns it; fails with the last value seen. */
-export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+/**
+ * Waits until `read()` gives a value `ok` accepts, and returns it; fails with the last value seen. `intervalMs`:
+ * how often it reads (a read that is a request counts against the API's per-address budget on long waits).
+ */
+export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000, intervalMs = 50): Promise<T> {
   let last: T | undefined;
   const check = async () => {
     last = await read();
@@ -10,19 +13,21 @@ export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boo
   };
   try {
     // Outside a test run (`npm run cluster` starts processes with the tests' helpers) there is no `vi`.
-    const box = process.env.VITEST ? await vi.waitUntil(check, { timeout: timeoutMs, interval: 50 }) : await poll(check, timeoutMs);
+    const box = process.env.VITEST
+      ? await vi.waitUntil(check, { timeout: timeoutMs, interval: intervalMs })
+      : await poll(check, timeoutMs, intervalMs);
     return box.value;
   } catch {
     throw new Error(`condition not met in ${timeoutMs} ms (last: ${JSON.stringify(last)})`);
   }
 }
 
-async function poll<T>(check: () => Promise<false | { value: T }>, timeoutMs: number): Promise<{ value: T }> {
+async function poll<T>(check: () => Promise<false | { value: T }>, timeoutMs: number, intervalMs: number): Promise<{ value: T }> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const box = await check().catch(() => false as const);
     if (box) return box;
     if (Date.now() > end) throw new Error('timed out');
-    await sleep(50);
+    await sleep(intervalMs);
   }
 }
