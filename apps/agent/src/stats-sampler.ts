@@ -1,4 +1,4 @@
-import type { AgentServerSpec, ServerState, ServerStats } from '@spawnpoint/contracts';
+import { PLAYER_NAME_SHOWN_MAX, PLAYERS_LISTED_MAX, type AgentServerSpec, type ServerState, type ServerStats } from '@spawnpoint/contracts';
 import minecraftProtocol from 'minecraft-protocol';
 import pidusage from 'pidusage';
 import type { GroupUsage } from './cgroups.ts';
@@ -107,13 +107,25 @@ export async function warmUpPing(): Promise<void> {
   await minecraftProtocol.ping({ host: '127.0.0.1', port: 1, closeTimeout: 500 }).catch(() => undefined);
 }
 
-async function pingPlayers(port: number, max: number) {
+/**
+ * The players a server's own status ping names. The game (the tenant's code) writes that answer, so nothing
+ * in it is trusted: numbers that are not, a sample that is not a list, names that are not text, a sample of
+ * any size — only what fits the stats' contract goes on (so every stats event the API gets is one it takes).
+ */
+export async function pingPlayers(port: number, max: number) {
   const response = (await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 2000 })) as {
-    players?: { online?: number; max?: number; sample?: { name: string }[] };
+    players?: { online?: unknown; max?: unknown; sample?: unknown };
   };
+  const count = (value: unknown, fallback: number) =>
+    Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : fallback;
+  const sample = Array.isArray(response.players?.sample) ? (response.players.sample as unknown[]) : [];
   return {
-    online: response.players?.online ?? 0,
-    max: response.players?.max ?? max,
-    list: (response.players?.sample ?? []).map((p) => p.name),
+    online: count(response.players?.online, 0),
+    max: count(response.players?.max, max),
+    list: sample
+      .map((p) => (p as { name?: unknown } | null)?.name)
+      .filter((name): name is string => typeof name === 'string')
+      .slice(0, PLAYERS_LISTED_MAX)
+      .map((name) => name.slice(0, PLAYER_NAME_SHOWN_MAX)),
   };
 }

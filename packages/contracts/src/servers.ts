@@ -175,11 +175,21 @@ export const commandRequest = z.object({
   command: z.string().trim().min(1, 'The command field is required').max(256, 'The command field may not be greater than 256 characters'),
 });
 
+/**
+ * The names a server's status ping lists (its `sample`), as far as they are kept. The game answers that ping,
+ * so they are the tenant's words: at most this many, each cut to this length.
+ */
+export const PLAYERS_LISTED_MAX = 100;
+export const PLAYER_NAME_SHOWN_MAX = 64;
 export const serverStats = z.object({
   cpu: z.number(),
   memory: z.number(),
   disk: z.number(),
-  players: z.object({ online: z.number().int(), max: z.number().int(), list: z.array(z.string()) }),
+  players: z.object({
+    online: z.number().int(),
+    max: z.number().int(),
+    list: z.array(z.string().max(PLAYER_NAME_SHOWN_MAX)).max(PLAYERS_LISTED_MAX),
+  }),
 });
 export type ServerStats = z.infer<typeof serverStats>;
 
