@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -50,7 +49,7 @@ import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
 import { specOf } from './servers/power.ts';
 import { servers as serverTable } from './db/schema.ts';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { authRoutes } from './routes/auth.ts';
 import { miscRoutes } from './routes/misc.ts';
 import { openApiRoutes } from './openapi.ts';
@@ -82,8 +81,6 @@ export interface App {
 }
 
 const BODY_LIMIT = 64 * 1024;
-// How long a start that waited in a dead holder's queue waits for its node to reconnect to this process.
-const QUEUE_AGAIN_WAIT_MS = 60_000;
 // How soon a session ended elsewhere (another replica, the operator command) ends here too.
 const SESSION_SWEEP_MS = 15_000;
 const ACTIVITY_PRUNE_MS = 60 * 60_000;
@@ -305,7 +302,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   pruneActivityNow();
   const pruner = setInterval(pruneActivityNow, ACTIVITY_PRUNE_MS);
   pruner.unref();
-  // Every API process looks for due schedules; a compare-and-set claim runs each due time once.
+  // Due schedules and renewals are looked for by the process holding the game plane (started below); a
+  // compare-and-set claim still runs each due time once, should two ever look.
   const schedules = new ScheduleRunner(database.db, hub, nodes, power, backupJobs, log);
 
   // The game plane (game-plane.ts). Mirrors keep the holder's live state; the holder answers their asks.
@@ -352,26 +350,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       await directory.placeAll();
       await proxies.load();
       await freeTier.loadPlans();
-      background(() => queueAgain(waiting));
+      const rows = waiting.length ? await database.db.select().from(serverTable).where(inArray(serverTable.id, waiting)) : [];
+      for (const row of rows) power.waitAgain(row, hub.stateOf(row.id) === 'sleeping' ? 'sleeping' : 'offline');
     }
     // Sleeping, play time and the start queue; schedules and renewals (each claimed by compare-and-set).
     freeTier.attach(power, (server) => mover.store(server));
     schedules.start();
     subscriptions.start();
   });
-  /** Starts that waited in the queue of a holder that died: each is started again once its node is back here. */
-  const queueAgain = async (serverIds: string[]) => {
-    for (const serverId of serverIds) {
-      const [row] = await database.db.select().from(serverTable).where(eq(serverTable.id, serverId));
-      if (!row) continue;
-      for (let waited = 0; !nodes.isConnected(row.nodeId) && waited < QUEUE_AGAIN_WAIT_MS; waited += 500) await sleep(500);
-      await power
-        .run(row, 'start')
-        .catch((err: unknown) =>
-          hub.notice(serverId, `The queued start did not happen: ${err instanceof Error ? err.message : String(err)} Press Start again.`),
-        );
-    }
-  };
   await gamePlane.start();
   starting = false;
 

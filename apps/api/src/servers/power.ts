@@ -131,6 +131,18 @@ export class PowerDispatcher {
     return this.inLine(server.id, () => work((action) => this.execute(server, action)));
   }
 
+  /**
+   * Puts a start back in its node's line as it was when another API process held the game plane and died
+   * (game-plane.ts): it starts as soon as its node is back and has room, passing the rules then, as every
+   * waiting start does (`drain`).
+   */
+  waitAgain(server: ServerRow, from: ServerState): void {
+    if (this.queue.has(server.id) || !this.queue.add({ server, from })) return;
+    this.hub.hold(server.id, 'queued');
+    this.pushPositions(server.nodeId);
+    this.drain(server.nodeId);
+  }
+
   /** A server was deleted: it no longer waits. */
   forget(serverId: string): void {
     const entry = this.queue.remove(serverId);
