@@ -8,6 +8,8 @@ import {
   SOCKET_TOKEN_TTL_MS,
   SOCKETS_PER_SESSION_MAX,
   SOCKETS_PER_USER_MAX,
+  PLAYER_NAME_SHOWN_MAX,
+  PLAYERS_LISTED_MAX,
   STATS_HISTORY_MS,
   STATS_HISTORY_SAMPLES_MAX,
 } from '@spawnpoint/contracts';
@@ -41,6 +43,7 @@ const promised: [string, string][] = [
   ['sockets per account', `${SOCKETS_PER_USER_MAX} per account`],
   ['console subscribers', `${CONSOLE_SUBSCRIBERS_PER_SERVER_MAX} console subscribers per server`],
   ['stats history', `stats of the last ${STATS_HISTORY_MS / 60_000} min (${STATS_HISTORY_SAMPLES_MAX} samples) per running server`],
+  ['status ping names', `${PLAYERS_LISTED_MAX} player names of ${PLAYER_NAME_SHOWN_MAX} characters kept from a game's status ping`],
   ['browser message size', `${BROWSER_MESSAGE_BYTES_MAX / 1024} KiB per message`],
   ['socket token lifetime', `${SOCKET_TOKEN_TTL_MS / 1000} s`],
   ['socket auth time', `within ${SOCKET_AUTH_TIMEOUT_MS / 1000} s`],
