@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { ProxyRoute, ProxyWakeResult } from '@spawnpoint/contracts';
 import minecraftData from 'minecraft-data';
@@ -143,6 +144,50 @@ describe('the join proxy', () => {
     socket.destroy();
     await backendClosed;
     await closed;
+  });
+
+  it("passes a game's burst to a slow player whole and in order, holding the game back rather than piling it up", async () => {
+    await start();
+    table.apply({ name: 'survival', route: route('survival', 'online', game.port) });
+    const { socket } = dial(proxy.port);
+    socket.removeAllListeners('data');
+    socket.pause();
+    socket.write(Buffer.concat([handshakeBytes('1.21.4', 'survival.play.example.test', 2), loginStart('Steve')]));
+    const backendSide = await game.connected;
+    // Random bytes, so a chunk overwritten or repeated in the proxy's read buffer would change the digest.
+    const burst = randomBytes(64 * 1024 * 1024);
+    backendSide.write(burst);
+    // The player reads nothing: once the socket buffers on the way are full, the rest waits in the game.
+    let last = -1;
+    await expect
+      .poll(
+        () => {
+          const waiting = backendSide.writableLength;
+          const settled = waiting === last;
+          last = waiting;
+          return settled;
+        },
+        { interval: 200, timeout: 10_000 },
+      )
+      .toBe(true);
+    expect(backendSide.writableLength).toBeGreaterThan(16 * 1024 * 1024);
+    // Now a player who reads in fits and starts gets every byte.
+    const digest = createHash('sha256');
+    let received = 0;
+    const all = new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        digest.update(chunk);
+        received += chunk.length;
+        if (received >= burst.length) return resolve();
+        socket.pause();
+        setImmediate(() => socket.resume());
+      });
+    });
+    socket.resume();
+    await all;
+    expect(received).toBe(burst.length);
+    expect(digest.digest('hex')).toBe(createHash('sha256').update(burst).digest('hex'));
+    socket.destroy();
   });
 
   it("opens the game's connection with a PROXY protocol v2 header naming the player when the server asks for it", async () => {

@@ -341,7 +341,33 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
     client.off('data', onData);
     const first = Buffer.concat([head, buffered]);
     buffered = Buffer.alloc(0);
-    const backend = connect({ host: route.host, port: route.port, noDelay: true });
+    // The game's bytes (the heavy direction: chunks, entities) are read into a buffer this connection keeps
+    // and written straight on to the player, instead of a new buffer per read through a stream pipeline;
+    // that is what keeps a bulk transfer near direct speed (bench/proxy.ts). While the player's socket
+    // still holds a chunk (a slow player), reading from the game stops, so the buffer is never overwritten
+    // under a pending write and the game feels the player's backpressure.
+    const relay = new ReadBuffer();
+    const readAgain = () => {
+      if (!backend.destroyed) backend.resume();
+    };
+    const backend = connect({
+      host: route.host,
+      port: route.port,
+      noDelay: true,
+      onread: {
+        buffer: () => relay.next(),
+        callback: (bytes, buffer) => {
+          relay.filled(bytes);
+          if (client.destroyed) return false;
+          client.write(buffer.subarray(0, bytes));
+          if (client.writableLength === 0) return true;
+          // The write waits for the player and holds this buffer: an empty write after it calls back once
+          // it has gone out (writes keep their order), and only then is the game read again.
+          client.write(NOTHING, readAgain);
+          return false;
+        },
+      },
+    });
     let connected = false;
     const connectTimer = setTimeout(() => backend.destroy(new Error('connect timeout')), settings.backendConnectTimeoutMs);
     backend.on('error', (err) => {
@@ -379,11 +405,9 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
           ),
         );
       backend.write(first);
-      // Two pipelines (one per direction) respect backpressure both ways; each adds its own listeners.
-      client.setMaxListeners(20);
-      backend.setMaxListeners(20);
+      // The player's bytes (small: moves, chat) go through a pipeline, which respects backpressure too.
       pipeline(client, backend, closeBoth);
-      pipeline(backend, client, closeBoth);
+      backend.once('end', () => client.end());
     });
   }
 
@@ -398,6 +422,33 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
   function lingerThenClose(): void {
     linger = setTimeout(() => client.destroy(), LINGER_MS);
     linger.unref();
+  }
+}
+
+const NOTHING = Buffer.alloc(0);
+
+/**
+ * The buffer one forwarded connection reads its game's bytes into: 16 KiB at first (a player's ordinary
+ * stream is far below that per read), doubled each time a read fills it, up to 256 KiB (a burst such as the
+ * chunks sent on joining). Pages of it that no read reached are never touched, so they take no memory.
+ */
+export class ReadBuffer {
+  static readonly first = 16 * 1024;
+  static readonly most = 256 * 1024;
+  private buffer = Buffer.allocUnsafe(ReadBuffer.first);
+  private grow = false;
+
+  /** The buffer for the next read (Node asks once at connect and after every read). */
+  next(): Buffer {
+    if (this.grow) {
+      this.grow = false;
+      this.buffer = Buffer.allocUnsafe(this.buffer.length * 2);
+    }
+    return this.buffer;
+  }
+
+  filled(bytes: number): void {
+    if (bytes >= this.buffer.length && this.buffer.length < ReadBuffer.most) this.grow = true;
   }
 }
 
