@@ -176,15 +176,16 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     });
   });
 
+  // Every request is counted as it finishes (the request-log controller tells the metrics).
+  const metrics = httpMetrics('spawnpoint_agent_');
   const http = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: `agent ${config.AGENT_NODE_ID}` }),
-    logController: requestLogController(config.LOG_LEVEL),
+    logController: requestLogController(config.LOG_LEVEL, metrics.record),
     // The API's request id, so one id ties its log lines of a call to this node's.
     genReqId: requestIdOf,
     bodyLimit: 64 * 1024,
   });
-  const metrics = httpMetrics(http, 'spawnpoint_agent_');
-  nodeGauges(metrics, servers, () => socket.connected);
+  nodeGauges(metrics.registry, servers, () => socket.connected);
   // Said at every start, loudly when the node cannot cage its games.
   if (swaps.putBack.length || swaps.removed.length) http.log.warn(swaps, 'finished folder swaps an earlier run left midway');
   if (cage.refusal) http.log.error(cage.refusal);
@@ -239,7 +240,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
 
   const route = agentRouter(http);
   route(agentEndpoints.servers, async () => statuses());
-  metricsRoute(route, metrics);
+  metricsRoute(route, metrics.registry);
   serverRoutes(route, { servers, newServer, storage, config });
   pluginRoutes(route, servers, cage.mode === 'caged', {
     hosts: config.PLUGIN_DOWNLOAD_HOSTS,

@@ -94,17 +94,18 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       dataDir: config.dataDir,
       onConnectionLost: (error) => app.log.warn({ err: error }, 'a database connection was lost; the pool opens a new one'),
     }));
+  // Every route's traffic is counted as each request finishes (the request-log controller tells the metrics;
+  // metrics.ts adds the live gauges).
+  const metrics = httpMetrics('spawnpoint_api_');
   const app = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
-    logController: requestLogController(config.LOG_LEVEL),
+    logController: requestLogController(config.LOG_LEVEL, metrics.record),
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   const log = app.log;
-  // Counted from the first hook on, so every route's traffic is in /metrics (metrics.ts adds the live gauges).
-  const metrics = httpMetrics(app, 'spawnpoint_api_');
   // Every answer says its request id (to quote when reporting a fault); calls to nodes carry it (nodes.ts).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -164,7 +165,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mover,
   );
   power.fetchAnswerMs = config.FETCH_ANSWER_SECONDS * 1000;
-  liveGauges(metrics, { io, nodes, hub, power });
+  liveGauges(metrics.registry, { io, nodes, hub, power });
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   let proxiesConnected = () => false;
   const directory = new ServerDirectory(database.db, hub, nodes, config, () => proxiesConnected(), log);
@@ -278,7 +279,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   publicSiteRoutes(route, ctx);
   billingRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
-  metricsRoutes(route, metrics);
+  metricsRoutes(route, metrics.registry);
   await installWeb(app, config);
 
   handleBrowserSockets(io, ctx, cluster.spentTokens);
