@@ -84,6 +84,9 @@ describe('/metrics', () => {
     expect(text).toMatch(/^spawnpoint_api_http_requests_total\{method="GET",route="\/v1\/server\/:serverId",status="200"\} [1-9]/m);
     expect(text).not.toContain(id);
     expect(text).toMatch(/^spawnpoint_api_http_request_duration_seconds_count\{method="GET",route="\/v1\/server\/:serverId"\} [1-9]/m);
+    expect(text).toMatch(
+      /^spawnpoint_api_http_request_duration_seconds_bucket\{method="GET",route="\/v1\/server\/:serverId",le="\+Inf"\} [1-9]/m,
+    );
     expect(text).toMatch(/^spawnpoint_servers\{state="offline"\} [1-9]/m);
     expect(text).toMatch(/^spawnpoint_servers\{state="online"\} 0$/m);
     expect(text).toMatch(/^spawnpoint_node_up\{node="test-node"\} 1$/m);

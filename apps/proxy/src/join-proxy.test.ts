@@ -4,7 +4,7 @@ import type { ProxyRoute, ProxyWakeResult } from '@spawnpoint/contracts';
 import minecraftData from 'minecraft-data';
 import mc from 'minecraft-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { proxyMessages, startJoinProxy, type JoinProxy, type JoinProxyOptions } from './join-proxy.ts';
+import { proxyMessages, ReadBuffer, startJoinProxy, type JoinProxy, type JoinProxyOptions } from './join-proxy.ts';
 import { handshakeBytes } from './test-bytes.ts';
 import { readPacket, readVarInt, writeVarInt } from './protocol.ts';
 import { RouteTable } from './route-table.ts';
@@ -370,5 +370,31 @@ describe('the join proxy', () => {
     // Within a second at most 3 (6 if the dials straddle a second) stay open; the rest are closed unanswered.
     await expect.poll(() => dials.filter((d) => d.socket.destroyed || d.socket.readableEnded).length).toBeGreaterThanOrEqual(14);
     for (const d of dials) d.socket.destroy();
+  });
+});
+
+describe("a forwarded connection's read buffer", () => {
+  it('grows while reads fill it, up to 256 KiB, keeps one buffer meanwhile, and shrinks back after a run of small reads', () => {
+    const buffer = new ReadBuffer();
+    const first = buffer.next();
+    expect(first.length).toBe(16 * 1024);
+    buffer.filled(100);
+    expect(buffer.next()).toBe(first);
+    const sizes: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const current = buffer.next();
+      buffer.filled(current.length);
+      sizes.push(buffer.next().length);
+    }
+    expect(sizes).toEqual([32, 64, 128, 256, 256, 256].map((k) => k * 1024));
+    const grown = buffer.next();
+    for (let i = 0; i < ReadBuffer.smallReadsToShrink - 1; i++) buffer.filled(1_000);
+    expect(buffer.next()).toBe(grown);
+    // One large read in between starts the count again.
+    buffer.filled(200 * 1024);
+    for (let i = 0; i < ReadBuffer.smallReadsToShrink - 1; i++) buffer.filled(1_000);
+    expect(buffer.next()).toBe(grown);
+    buffer.filled(1_000);
+    expect(buffer.next().length).toBe(16 * 1024);
   });
 });

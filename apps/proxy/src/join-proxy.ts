@@ -387,6 +387,7 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
     });
     // Both sides close together (a client that leaves while the game port is dialled ends that too).
     const closeBoth = () => {
+      clearTimeout(connectTimer);
       client.destroy();
       backend.destroy();
     };
@@ -430,25 +431,38 @@ const NOTHING = Buffer.alloc(0);
 /**
  * The buffer one forwarded connection reads its game's bytes into: 16 KiB at first (a player's ordinary
  * stream is far below that per read), doubled each time a read fills it, up to 256 KiB (a burst such as the
- * chunks sent on joining). Pages of it that no read reached are never touched, so they take no memory.
+ * chunks sent on joining), and back to 16 KiB after a run of small reads, so a thousand players who joined
+ * hold 16 MB between them, not the 256 MB of their joining bursts. Pages of it that no read reached are
+ * never touched, so they take no memory.
  */
 export class ReadBuffer {
   static readonly first = 16 * 1024;
   static readonly most = 256 * 1024;
+  /** Reads in a row that used at most a quarter of a grown buffer, after which it shrinks. */
+  static readonly smallReadsToShrink = 32;
   private buffer = Buffer.allocUnsafe(ReadBuffer.first);
-  private grow = false;
+  private size = ReadBuffer.first;
+  private smallReads = 0;
 
   /** The buffer for the next read (Node asks once at connect and after every read). */
   next(): Buffer {
-    if (this.grow) {
-      this.grow = false;
-      this.buffer = Buffer.allocUnsafe(this.buffer.length * 2);
-    }
+    // A new buffer only when the size changes; the old one may still be held by a write to the player
+    // (reading waits for that write, and the garbage collector frees the old buffer after it).
+    if (this.buffer.length !== this.size) this.buffer = Buffer.allocUnsafe(this.size);
     return this.buffer;
   }
 
   filled(bytes: number): void {
-    if (bytes >= this.buffer.length && this.buffer.length < ReadBuffer.most) this.grow = true;
+    const length = this.buffer.length;
+    if (bytes >= length) {
+      this.smallReads = 0;
+      if (length < ReadBuffer.most) this.size = length * 2;
+    } else if (length === ReadBuffer.first || bytes > length / 4) {
+      this.smallReads = 0;
+    } else if (++this.smallReads >= ReadBuffer.smallReadsToShrink) {
+      this.smallReads = 0;
+      this.size = ReadBuffer.first;
+    }
   }
 }
 

@@ -61,7 +61,12 @@ class RequestLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    this.finished?.(request, reply);
+    // Called from the answer's `finish` event, outside Fastify's hooks: nothing in it may throw there.
+    try {
+      this.finished?.(request, reply);
+    } catch (err) {
+      reply.log.error({ err }, 'could not count the request in the metrics');
+    }
     if (!error && reply.statusCode < 400 && !this.everyRequest) return;
     const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');

@@ -86,7 +86,7 @@ class TalliedCounter extends Counter<CounterLabel> {
   override async get(): ReturnType<Counter<CounterLabel>['get']> {
     const values: Values<Counter<CounterLabel>> = [];
     for (const { method, route, byStatus } of this.tally.all())
-      for (const [status, value] of byStatus) values.push({ labels: { method, route, status }, value });
+      for (const [status, value] of byStatus) values.push({ labels: { method, route, status: String(status) }, value });
     return { ...(await super.get()), values };
   }
 }
@@ -133,7 +133,11 @@ class TalliedHistogram extends Histogram<HistogramLabel> {
 export interface HttpMetrics {
   /** The app's registry: the process's default figures and the HTTP traffic; each app adds its gauges. */
   registry: Registry;
-  /** Counts one finished request (the request-log controller calls it, so no hook runs per request). */
+  /**
+   * Counts one finished request: give it to `requestLogController`, so no hook runs per request. Fastify
+   * tells the controller of every finished request, failed ones too, as long as the app has a logger (the
+   * API's and the agent's always do, `silent` included).
+   */
   record(request: FastifyRequest, reply: FastifyReply): void;
 }
 
