@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../../../test-support/free-port.ts';
 import { until } from '../../../../test-support/until.ts';
+import { mailsTo } from './mails.ts';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 const postgres = process.env.TEST_DATABASE === 'postgres' ? process.env.DATABASE_URL : undefined;
@@ -112,13 +113,12 @@ export async function prepareApiProcess(
     cookie: () => cookie,
     /** The token of a link (`verify_token`, `invite_token`) in the newest mail to an address that has one. */
     async mailedToken(emailAddress: string, name: 'verify_token' | 'invite_token'): Promise<string> {
+      // Only whole mails: the mailer writes `.eml.part` and renames it, so a half-written one is never read.
       const mail = await until(
-        async () => {
-          const files = (await readdir(path.join(dataDir, 'mail')).catch(() => [])).sort();
-          const texts = await Promise.all(files.map((f) => readFile(path.join(dataDir, 'mail', f), 'utf8')));
-          const decoded = texts.map((t) => t.replace(/=\r?\n/g, '').replace(/=3D/g, '='));
-          return decoded.filter((t) => t.includes(emailAddress) && t.includes(`${name}=`)).at(-1) ?? '';
-        },
+        () =>
+          mailsTo(dataDir, emailAddress)
+            .filter((text) => text.includes(`${name}=`))
+            .at(-1) ?? '',
         (text) => text !== '',
       );
       return new RegExp(`${name}=([A-Za-z0-9_-]+)`).exec(mail)?.[1] ?? '';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,25 +95,7 @@ export function uniqueIp(): string {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
 
-/** Reads the `.eml` files the embedded mailer wrote for an address, newest last. */
-export function mailsTo(dataDir: string, address: string): string[] {
-  const dir = path.join(dataDir, 'mail');
-  let files: string[] = [];
-  try {
-    files = readdirSync(dir)
-      .filter((file) => file.endsWith('.eml'))
-      .sort();
-  } catch {
-    return [];
-  }
-  return files
-    .map((file) => decodeQuotedPrintable(readFileSync(path.join(dir, file), 'utf8')))
-    .filter((text) => text.includes(`To: ${address}`));
-}
-
-export function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
+export { decodeQuotedPrintable, mailsTo } from './mails.ts';
 
 export function linkIn(mail: string, pattern: RegExp): string {
   const match = mail.match(pattern);
