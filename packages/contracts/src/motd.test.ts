@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakePng } from '../../../test-support/png.ts';
-import { motdComponent, parseMotd, publicMotd, serverIconProblem, toSectionCodes, toTypedCodes, type MotdSpan } from './motd.ts';
+import { publicMotd } from './motd.ts';
+import { motdComponent, parseMotd, serverIconProblem, toSectionCodes, toTypedCodes, type MotdSpan } from './motd-text.ts';
 
 const plain: Omit<MotdSpan, 'text'> = {
   colour: null,

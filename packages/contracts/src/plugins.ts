@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { CONTROLS } from './schedules.ts';
+import { parseKitLine, UPLOADED_PLUGIN_NAME } from './plugin-text.ts';
 
 /** The record of a server's plugins, inside its folder: read and checked by the agent before every start. */
 export const PLUGINS_FOLDER = 'plugins';
@@ -217,25 +218,6 @@ export function defaultPluginSettings(plugin: BuiltinPlugin): Record<string, unk
   return Object.fromEntries(plugin.settings.map((f) => [f.key, f.default]));
 }
 
-/** A kit line: `name: item count, item count`. Items are checked against the game's list when it starts. */
-export interface KitDefinition {
-  name: string;
-  items: { item: string; count: number }[];
-}
-export function parseKitLine(line: string): KitDefinition | string {
-  const match = /^\s*([a-z0-9_-]{1,32})\s*:\s*(.+)$/i.exec(line);
-  if (!match) return `"${line}" is not "name: item count, item count".`;
-  const items: KitDefinition['items'] = [];
-  for (const part of match[2]!.split(',')) {
-    const item = /^\s*(?:minecraft:)?([a-z0-9_]{1,64})(?:\s+(\d{1,3}))?\s*$/i.exec(part);
-    if (!item) return `"${part.trim()}" in kit ${match[1]} is not "item count" (for example "bread 8").`;
-    const count = item[2] === undefined ? 1 : Number(item[2]);
-    if (count < 1 || count > 64) return `${item[1]} in kit ${match[1]}: a count is 1 to 64.`;
-    items.push({ item: item[1]!.toLowerCase(), count });
-  }
-  return { name: match[1]!.toLowerCase(), items };
-}
-
 /** Extra checks a plugin's settings need beyond their fields' (kit lines must parse). */
 export function pluginSettingsProblem(id: string, settings: Record<string, unknown>): { key: string; message: string } | null {
   if (id === 'kits') {
@@ -294,9 +276,9 @@ export const pluginJarQuery = z.object({
 /** A file of the owner's own in `plugins/`: a plain name, never a path. */
 export const uploadedPluginName = z
   .string()
-  .min(4)
-  .max(64)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\.js$/, 'A plugin file is a .js file with letters, digits, dots, dashes or underscores in its name.');
+  .min(UPLOADED_PLUGIN_NAME.min)
+  .max(UPLOADED_PLUGIN_NAME.max)
+  .regex(UPLOADED_PLUGIN_NAME.pattern, UPLOADED_PLUGIN_NAME.message);
 
 export const installedPlugin = z.object({
   /** The catalogue id of a first-party plugin, or the file name of an uploaded one. */

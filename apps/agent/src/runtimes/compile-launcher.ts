@@ -11,11 +11,12 @@ import { build } from 'esbuild';
  */
 const source = path.join(import.meta.dirname, 'flying-squid-launcher.ts');
 const target = path.join(import.meta.dirname, '..', '..', 'dist', 'flying-squid-launcher.mjs');
-// Our own contracts package is TypeScript: bundled in, and with it zod (the settings' schema). Loading zod
-// from node_modules as the ~50 modules of its package took ≈ 40 ms of every start (bench/game.ts); as part
-// of one minified file it costs a few. The game's own packages stay outside and resolve from the node's
-// node_modules at run time: flying-squid is loaded by require, and a second copy of a package it shares
-// objects with (vec3, prismarine-*) would break its `instanceof` checks.
+// Our own contracts package is TypeScript: bundled in, with zod's small build (`zod/mini`, the settings'
+// schema). The launcher imports only contracts modules without zod (motd-text, plugin-text, players…):
+// with the contracts' schemas the file was ≈ 636 KB and loading it ≈ 20 ms of every start and wake
+// (compile-launcher.test.ts keeps it small). The game's own packages stay outside and resolve from the
+// node's node_modules at run time: flying-squid is loaded by require, and a second copy of a package it
+// shares objects with (vec3, prismarine-*) would break its `instanceof` checks.
 const GAME_PACKAGES = ['flying-squid', 'minecraft-protocol', 'minecraft-data', 'vec3', 'prismarine-*'];
 const contracts = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'contracts', 'src', 'index.ts');
 
