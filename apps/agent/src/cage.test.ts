@@ -115,6 +115,7 @@ describe('the cage', () => {
     const hostTmpMarker = `/tmp/spawnpoint-cage-escape-${process.pid}`;
     const plugin = `
 import fs from 'node:fs';
+import v8 from 'node:v8';
 const read = (p) => { try { return 'READ ' + fs.readFileSync(p, 'utf8').slice(0, 300); } catch (e) { return 'refused ' + e.code; } };
 const write = (p) => { try { fs.writeFileSync(p, 'escaped'); return 'WROTE'; } catch (e) { return 'refused ' + e.code; } };
 const pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n));
@@ -136,6 +137,9 @@ const report = {
   writeLauncher: write(${JSON.stringify(launcher)}),
   writeTmp: write(${JSON.stringify(hostTmpMarker)}),
   writeOwn: write('own-file.txt'),
+  writeOwnLimit: write('/sys/fs/cgroup/memory/memory.limit_in_bytes'),
+  joinOtherGroup: write('/sys/fs/cgroup/memory/cgroup.procs'),
+  heapLimitMb: v8.getHeapStatistics().heap_size_limit / 1048576,
 };
 console.log('ESCAPE ' + JSON.stringify(report));
 `;
@@ -169,7 +173,7 @@ console.log('ESCAPE ' + JSON.stringify(report));
     expect(report.writeOwn).toBe('WROTE');
     expect(report.writeTmp).toBe('WROTE');
     expect(existsSync(hostTmpMarker)).toBe(false);
-    for (const key of ['writeDataDir', 'writeSibling', 'writeRoot', 'writeUsr', 'writeLauncher'])
+    for (const key of ['writeDataDir', 'writeSibling', 'writeRoot', 'writeUsr', 'writeLauncher', 'writeOwnLimit', 'joinOtherGroup'])
       expect(report[key], key).toMatch(/^refused (ENOENT|EROFS|EACCES)$/);
     expect(existsSync(path.join(t.dataDir, 'escaped'))).toBe(false);
     expect(existsSync(path.join(folder('victim'), 'escaped'))).toBe(false);
@@ -189,6 +193,10 @@ console.log('ESCAPE ' + JSON.stringify(report));
       String(512 * 1024 * 1024),
     );
     expect(readFileSync(path.join(cgroupDir('pids', 'attacker'), 'pids.max'), 'utf8').trim()).toBe(String(GAME_PIDS_MAX));
+    // Node sized the game's heap from that limit (the cage shows it its own group, read-only), not from the
+    // node's memory: no V8 flag needed, which would cost every start Node's built-in code cache.
+    expect(report.heapLimitMb).toBeGreaterThan(512 * 0.3);
+    expect(report.heapLimitMb).toBeLessThan(512 * 0.9);
     expect(readFileSync(path.join(cgroupDir('pids', 'attacker'), 'cgroup.procs'), 'utf8')).toContain(String(gamePid('attacker')));
 
     // And the game is a game: players join it on its port, and its console takes commands.

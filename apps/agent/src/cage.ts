@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { detectCgroups, limitsOf, oomKills, removeGroup, type Cgroups } from './cgroups.ts';
 import { adoptDetached, launchDetached, type EndInspector, type GroupRecord, type LaunchWrapper } from './detached-process.ts';
 import { LaunchRefused } from './runtimes/game-settings.ts';
-import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
+import { withHeapFlag, type LaunchPlan, type RuntimeProcess } from './runtimes/types.ts';
 
 const run = promisify(execFile);
 
@@ -239,7 +239,7 @@ function uncaged(refusal: string | null, warning: string | null, summary: string
     summary,
     async launch(plan, server) {
       if (refusal) throw new LaunchRefused(refusal);
-      return launchDetached(plan, server.runDir);
+      return launchDetached({ ...plan, args: withHeapFlag(plan) }, server.runDir);
     },
     adopt: (runDir) => adoptDetached(runDir),
   };
@@ -296,9 +296,17 @@ function cagedWith(parts: CageParts): GameCage {
         await writeFile(group, `root:x:0:\nminecraft:x:${user.gid}:\n`);
         identity.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
       }
+      // The group before the command line: the cage shows its memory limit to the game (below).
+      const cgroup = cgroups ? await cgroups.create(server.serverId, limitsOf(server.memoryMb)) : null;
       const env = { HOME: CAGE_SERVER_DIR, ...plan.env };
       const setenv = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['--setenv', k, v]));
-      const mounts = [...system, ...identity, ...readOnly, '--bind', server.dir, CAGE_SERVER_DIR];
+      // The game's own memory group, read-only where its cgroup namespace makes libuv look for it (the
+      // group is the namespace's root): Node then sizes its heap from the plan's memory without a V8 flag.
+      // Its own limits and usage, nothing of other groups, and no file of it can be written.
+      const ownGroup = cgroup
+        ? ['--ro-bind', cgroup.usage.memoryDir, cgroup.usage.version === 1 ? '/sys/fs/cgroup/memory' : '/sys/fs/cgroup']
+        : [];
+      const mounts = [...system, ...identity, ...readOnly, ...ownGroup, '--bind', server.dir, CAGE_SERVER_DIR];
       const args = [
         '--unshare-pid',
         '--unshare-ipc',
@@ -326,6 +334,7 @@ function cagedWith(parts: CageParts): GameCage {
         ...system,
         ...identity,
         ...readOnly,
+        ...ownGroup,
         '--bind',
         server.dir,
         CAGE_SERVER_DIR,
@@ -351,19 +360,18 @@ function cagedWith(parts: CageParts): GameCage {
             ]
           : []),
         plan.command,
-        ...plan.args,
+        ...(cgroup ? plan.args : withHeapFlag(plan)),
       ];
       let wrapper: LaunchWrapper = { command: bwrap, args, infoFd: true };
-      if (cgroups) {
-        const group = await cgroups.create(server.serverId, limitsOf(server.memoryMb));
+      if (cgroup) {
         // The shell joins the group and then becomes bwrap, so the cage and everything in it are
         // limited from their first instruction (no fork can start outside the group).
         const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
         wrapper = {
           command: '/bin/sh',
-          args: ['-c', join, 'spawnpoint-cage', String(group.procsFiles.length), ...group.procsFiles, bwrap, ...args],
+          args: ['-c', join, 'spawnpoint-cage', String(cgroup.procsFiles.length), ...cgroup.procsFiles, bwrap, ...args],
           infoFd: true,
-          group: { dirs: group.dirs, oomFile: group.oomFile, oomBaseline: await oomKills(group.oomFile), usage: group.usage },
+          group: { dirs: cgroup.dirs, oomFile: cgroup.oomFile, oomBaseline: await oomKills(cgroup.oomFile), usage: cgroup.usage },
         };
       }
       return launchDetached(plan, server.runDir, wrapper, inspect);

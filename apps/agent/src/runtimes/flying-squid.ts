@@ -45,8 +45,9 @@ export const flyingSquidRuntime: Runtime = {
     const launcher = await compiledLauncher();
     return {
       command: process.execPath,
-      // The heap stays below the memory limit of the cage's cgroup, which also holds Node's own memory.
-      args: [`--max-old-space-size=${heapMb(spec.memoryMb)}`, launcher],
+      args: [launcher],
+      // The heap stays below the memory limit, which also holds Node's own memory (see nodeHeapMb).
+      nodeHeapMb: heapMb(spec.memoryMb),
       cwd: dir,
       env: { PATH: '/usr/local/bin:/usr/bin:/bin', FORCE_COLOR: '1', SPAWNPOINT_SETTINGS: settingsJson },
       // The compiled launcher and the packages it imports (flying-squid and its dependencies).
