@@ -1,6 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
+import { mailsTo } from '../apps/api/src/test/mails.ts';
 
 export const PASSWORD = 'a long enough password';
 
@@ -9,30 +8,16 @@ export function uniqueEmail(prefix = 'e2e'): string {
   return `${prefix}-${Date.now().toString(36)}-${++counter}@example.com`;
 }
 
-function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
 /** Waits for the embedded mailer's `.eml` file to an address and returns the first link matching `pattern`. */
 export async function linkFromMail(address: string, pattern: RegExp, subject: string): Promise<string> {
-  const dir = path.join(process.env.E2E_DATA_DIR as string, 'mail');
   let link: string | undefined;
   await expect
     .poll(() => {
-      let files: string[] = [];
-      try {
-        files = readdirSync(dir)
-          .filter((file) => file.endsWith('.eml'))
-          .sort();
-      } catch {
-        return undefined;
-      }
-      for (const file of files.reverse()) {
-        const text = decodeQuotedPrintable(readFileSync(path.join(dir, file), 'utf8'));
-        if (text.includes(`To: ${address}`) && text.includes(`Subject: ${subject}`)) {
-          link = text.match(pattern)?.[0];
-          if (link) return link;
-        }
+      // Newest first: the latest mail of that subject wins.
+      for (const text of mailsTo(process.env.E2E_DATA_DIR as string, address).reverse()) {
+        if (!text.includes(`Subject: ${subject}`)) continue;
+        link = text.match(pattern)?.[0];
+        if (link) return link;
       }
       return undefined;
     })
