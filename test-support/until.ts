@@ -13,6 +13,7 @@ export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boo
   const check = async () => {
     try {
       last = await read();
+      lastError = undefined;
       return ok(last) ? { value: last } : false;
     } catch (err) {
       // vi.waitUntil would stop at the first throw, and the message below would call it a timeout.

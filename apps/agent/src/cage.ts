@@ -8,14 +8,17 @@
  * the plan's limits (cgroups.ts) before it starts. See docs/security.md, "The cage".
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { lstat, readdir, readlink, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { detectCgroups, limitsOf, oomKills, removeGroup, type Cgroups } from './cgroups.ts';
 import { adoptDetached, launchDetached, type EndInspector, type GroupRecord, type LaunchWrapper } from './detached-process.ts';
 import { LaunchRefused } from './runtimes/game-settings.ts';
-import { withHeapFlag, type LaunchPlan, type RuntimeProcess } from './runtimes/types.ts';
+import { nodeSizesHeapFromGroup, withHeapFlag, type LaunchPlan, type RuntimeProcess } from './runtimes/types.ts';
 
+/** Whether this kernel has cgroup namespaces (`--unshare-cgroup-try` makes one only then). */
+const CGROUP_NAMESPACES = existsSync('/proc/self/ns/cgroup');
 const run = promisify(execFile);
 
 /** Where the server folder is inside the cage. */
@@ -303,7 +306,11 @@ function cagedWith(parts: CageParts): GameCage {
       // The game's own memory group, read-only where its cgroup namespace makes libuv look for it (the
       // group is the namespace's root): Node then sizes its heap from the plan's memory without a V8 flag.
       // Its own limits and usage, nothing of other groups, and no file of it can be written.
-      const ownGroup = cgroup
+      // Only in a cgroup namespace is the group the root libuv reads (a kernel without them shows the
+      // host's path), only Node reads it, and only some plans are sized well that way: else the flag.
+      const heapFromGroup =
+        cgroup !== null && CGROUP_NAMESPACES && plan.nodeHeapMb !== undefined && nodeSizesHeapFromGroup(server.memoryMb);
+      const ownGroup = heapFromGroup
         ? ['--ro-bind', cgroup.usage.memoryDir, cgroup.usage.version === 1 ? '/sys/fs/cgroup/memory' : '/sys/fs/cgroup']
         : [];
       const mounts = [...system, ...identity, ...readOnly, ...ownGroup, '--bind', server.dir, CAGE_SERVER_DIR];
@@ -360,7 +367,7 @@ function cagedWith(parts: CageParts): GameCage {
             ]
           : []),
         plan.command,
-        ...(cgroup ? plan.args : withHeapFlag(plan)),
+        ...(heapFromGroup ? plan.args : withHeapFlag(plan)),
       ];
       let wrapper: LaunchWrapper = { command: bwrap, args, infoFd: true };
       if (cgroup) {
@@ -374,7 +381,13 @@ function cagedWith(parts: CageParts): GameCage {
           group: { dirs: cgroup.dirs, oomFile: cgroup.oomFile, oomBaseline: await oomKills(cgroup.oomFile), usage: cgroup.usage },
         };
       }
-      return launchDetached(plan, server.runDir, wrapper, inspect);
+      try {
+        return await launchDetached(plan, server.runDir, wrapper, inspect);
+      } catch (err) {
+        // Nothing runs in it: the group goes with the failed launch.
+        if (cgroup) await removeGroup(cgroup.dirs).catch(() => undefined);
+        throw err;
+      }
     },
   };
 }

@@ -1,6 +1,6 @@
-// zod's small build: the built-in runtime's launcher reads these lists at every start (the full build
-// took ≈ 20 ms of each start to load).
+// zod's small build: the built-in runtime's launcher reads these lists at every start.
 import * as z from 'zod/mini';
+import './runtimes/zod-messages.ts';
 
 /**
  * The game's own player lists, in the formats Java servers read and write (`ops.json`, `whitelist.json`,

@@ -1,7 +1,7 @@
 import { FAVICON_MAX_CHARS, FAVICON_PATTERN, UPLOADED_PLUGIN_NAME } from '@spawnpoint/contracts';
-// zod's small build: the launcher parses these settings at every start, and the full one (with the
-// contracts' schemas) took ≈ 20 ms of each to load (bench/game.ts). The rules are the contracts' own.
+// zod's small build (zod-messages.ts); the rules are the contracts' own.
 import * as z from 'zod/mini';
+import './zod-messages.ts';
 
 const whole = (min: number, max?: number) => z.int().check(z.minimum(min), ...(max === undefined ? [] : [z.maximum(max)]));
 

@@ -25,6 +25,15 @@ export interface LaunchPlan {
   nodeHeapMb?: number;
 }
 
+/**
+ * Plans whose memory Node sizes well by itself from the group: V8 takes half of it as heap, but never less
+ * than 256 MB nor more than ≈ 2 GB, so smaller plans would hit the group's limit first and larger ones
+ * would lose most of their memory. Those keep the flag (75 % as heap) and its cost at start.
+ */
+export function nodeSizesHeapFromGroup(memoryMb: number): boolean {
+  return memoryMb >= 512 && memoryMb <= 2048;
+}
+
 /** The plan's command line where Node cannot size its heap from a memory group. */
 export function withHeapFlag(plan: LaunchPlan): string[] {
   return plan.nodeHeapMb === undefined ? plan.args : [`--max-old-space-size=${plan.nodeHeapMb}`, ...plan.args];
