@@ -303,11 +303,9 @@ function cagedWith(parts: CageParts): GameCage {
       const cgroup = cgroups ? await cgroups.create(server.serverId, limitsOf(server.memoryMb)) : null;
       const env = { HOME: CAGE_SERVER_DIR, ...plan.env };
       const setenv = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['--setenv', k, v]));
-      // The game's own memory group, read-only where its cgroup namespace makes libuv look for it (the
-      // group is the namespace's root): Node then sizes its heap from the plan's memory without a V8 flag.
-      // Its own limits and usage, nothing of other groups, and no file of it can be written.
-      // Only in a cgroup namespace is the group the root libuv reads (a kernel without them shows the
-      // host's path), only Node reads it, and only some plans are sized well that way: else the flag.
+      // A Node game on a plan Node sizes well (nodeSizesHeapFromGroup) sees its own memory group, read-only,
+      // where libuv looks in a cgroup namespace (whose root the group is), and sizes its heap from it without
+      // a V8 flag. Its own limits and usage only; nothing of it can be written. Otherwise: the flag.
       const heapFromGroup =
         cgroup !== null && CGROUP_NAMESPACES && plan.nodeHeapMb !== undefined && nodeSizesHeapFromGroup(server.memoryMb);
       const ownGroup = heapFromGroup

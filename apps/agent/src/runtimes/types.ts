@@ -17,10 +17,10 @@ export interface LaunchPlan {
    */
   readOnly: string[];
   /**
-   * A Node.js program's heap in MB. In the cage with a memory group, Node reads the group's limit (the
-   * cage shows the group read-only) and sizes its heap from it, so no flag is passed: any V8 flag that is
-   * not the default makes Node refuse its built-in code cache, ≈ 20–40 ms of every start. Elsewhere it
-   * is passed as `--max-old-space-size` before `args`.
+   * A Node.js program's heap in MB. In the cage with a memory group, on plans `nodeSizesHeapFromGroup`
+   * accepts, Node reads the group's limit (the cage shows the group read-only) and sizes its heap itself,
+   * so no flag is passed: a V8 flag that is not the default makes Node refuse its built-in code cache,
+   * ≈ 20–40 ms of every start. Elsewhere it is passed as `--max-old-space-size` before `args`.
    */
   nodeHeapMb?: number;
 }
