@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
 import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { liveGauges, metricsRoutes } from './metrics.ts';
@@ -126,7 +125,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     ? await redisCluster(config.REDIS_URL, config.REDIS_PREFIX, log, config.GAME_PLANE_LEASE_SECONDS * 1000)
     : singleProcess();
   const gamePlane = cluster.gamePlane;
-  await app.register(fastifyCookie);
   await app.register(fastifyRateLimit, {
     global: false,
     ...(cluster.limitStore ? { store: cluster.limitStore } : {}),

@@ -1,3 +1,4 @@
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE, SESSION_COOKIE_SECURE } from '@spawnpoint/contracts';
 import type { Config } from './config.ts';
@@ -59,23 +60,60 @@ export function sessionCookieName(config: Config): string {
   return config.production ? SESSION_COOKIE_SECURE : SESSION_COOKIE;
 }
 
+/**
+ * The session cookie is the only cookie the API reads or sets, so it is parsed here, when a route needs the
+ * session, and written as a Set-Cookie header: a cookie plugin would parse every request's header and add
+ * a hook on each side of every answer, the polled endpoint's included.
+ */
 export function setSessionCookie(ctx: AppContext, reply: FastifyReply, token: string): void {
-  reply.setCookie(sessionCookieName(ctx.config), token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.config.production,
-    path: '/',
-    maxAge: ctx.config.SESSION_TTL_DAYS * 86_400,
-  });
+  reply.header(
+    'set-cookie',
+    stringifySetCookie({
+      name: sessionCookieName(ctx.config),
+      value: token,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: ctx.config.production,
+      path: '/',
+      maxAge: ctx.config.SESSION_TTL_DAYS * 86_400,
+    }),
+  );
 }
 
 export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
-  reply.clearCookie(sessionCookieName(ctx.config), { path: '/', secure: ctx.config.production, httpOnly: true, sameSite: 'lax' });
+  reply.header(
+    'set-cookie',
+    stringifySetCookie({
+      name: sessionCookieName(ctx.config),
+      value: '',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: ctx.config.production,
+      path: '/',
+      expires: new Date(0),
+      maxAge: 0,
+    }),
+  );
+}
+
+/** The session token the request's Cookie header carries, if any. */
+export function sessionTokenOf(ctx: AppContext, request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header ? parseCookie(header)[sessionCookieName(ctx.config)] : undefined;
 }
 
 export async function optionalSession(ctx: AppContext, request: FastifyRequest): Promise<SessionInfo | null> {
-  const token = request.cookies[sessionCookieName(ctx.config)];
-  return ctx.sessions.resolve(token);
+  return ctx.sessions.resolve(sessionTokenOf(ctx, request));
+}
+
+/**
+ * The caller's session when memory alone says it is valid and its account not locked (a polled endpoint's
+ * usual case, answered without a promise); undefined when the database must be asked or the answer is an
+ * error, which `requireSession` then gives.
+ */
+export function cachedSession(ctx: AppContext, request: FastifyRequest): SessionInfo | undefined {
+  const session = ctx.sessions.fromCache(sessionTokenOf(ctx, request));
+  return session && !session.user.lockedAt ? session : undefined;
 }
 
 /** NOT_AUTHENTICATED without a valid session; ACCOUNT_LOCKED on every call of a locked account. */

@@ -54,15 +54,30 @@ export class SessionStore {
     return token;
   }
 
+  /**
+   * The session for a token as far as memory knows it, without a promise (the polled endpoints' path):
+   * null when there is no token or its session is known to have expired, undefined when only the database
+   * can say.
+   */
+  fromCache(token: string | undefined): SessionInfo | null | undefined {
+    if (!token || token.length > 256) return null;
+    return this.cachedByHash(sha256(token));
+  }
+
+  private cachedByHash(hash: string): SessionInfo | null | undefined {
+    const hit = this.cache.get(hash);
+    if (!hit) return undefined;
+    const now = Date.now();
+    if (now - hit.cachedAt >= CACHE_TTL_MS) return undefined;
+    return hit.info.expiresAt.getTime() <= now ? null : hit.info;
+  }
+
   async resolve(token: string | undefined): Promise<SessionInfo | null> {
     if (!token || token.length > 256) return null;
     const hash = sha256(token);
-    const hit = this.cache.get(hash);
+    const cached = this.cachedByHash(hash);
+    if (cached !== undefined) return cached;
     const now = Date.now();
-    if (hit && now - hit.cachedAt < CACHE_TTL_MS) {
-      if (hit.info.expiresAt.getTime() <= now) return null;
-      return hit.info;
-    }
     const rows = await this.db
       .select({ session: sessions, user: users })
       .from(sessions)

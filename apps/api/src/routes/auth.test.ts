@@ -48,6 +48,9 @@ describe('register', () => {
     expect(setCookie).toMatch(/sp_session=[A-Za-z0-9_-]{43};/);
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(setCookie).toMatch(/Path=\/;/);
+    expect(setCookie).toMatch(/Max-Age=2592000;/);
+    expect(setCookie).not.toMatch(/Secure/);
     await t.drain();
     const mails = mailsTo(t.dataDir, email);
     expect(mails).toHaveLength(1);
@@ -205,7 +208,10 @@ describe('login and logout', () => {
     const { cookie } = await register();
     const res = await post('/v1/auth/logout', {}, { cookie });
     expect(res.json()).toEqual({ status: 'SUCCESS', result: null });
-    expect(String(res.headers['set-cookie'])).toMatch(/sp_session=;/);
+    // Gone from the browser too: empty, expired, with the attributes it was set with.
+    expect(String(res.headers['set-cookie'])).toBe(
+      'sp_session=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax',
+    );
     const me = await get('/v1/user/me', cookie);
     expect(me.statusCode).toBe(401);
     expect(me.json()).toEqual({ status: 'NOT_AUTHENTICATED', message: 'You need to sign in to continue.' });

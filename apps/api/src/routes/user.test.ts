@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { feedback } from '../db/schema.ts';
+import { feedback, users } from '../db/schema.ts';
 import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -47,6 +47,45 @@ describe('signed-in endpoints', () => {
     const res = await get('/v1/user/me', { cookie });
     expect(res.json().result).toMatchObject({ userId, emailVerified: false });
     expect(res.json().result.chatWidgetToken).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('the polled list, answered from memory', () => {
+  async function signUp() {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/register',
+      payload: { emailAddress: uniqueEmail(), password: 'long enough password' },
+      remoteAddress: uniqueIp(),
+    });
+    return { cookie: cookieFrom(res.headers['set-cookie']), userId: res.json().result.userId as string };
+  }
+
+  it('finds the session among other cookies, and stops at once when the account is locked', async () => {
+    const user = await signUp();
+    const withOthers = { cookie: `theme=dark; ${user.cookie}; consent=%E0%A4%A` };
+    // The second answer comes from the session and list caches the first one filled.
+    for (let i = 0; i < 2; i++) expect((await get('/v1/user/servers', withOthers)).json()).toEqual({ status: 'SUCCESS', result: [] });
+    await t.ctx.database.db.update(users).set({ lockedAt: new Date() }).where(eq(users.id, user.userId));
+    t.ctx.sessions.forgetUser(user.userId);
+    // Twice: the second finds the locked account in memory.
+    for (let i = 0; i < 2; i++) {
+      const res = await get('/v1/user/servers', withOthers);
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ status: 'ACCOUNT_LOCKED', message: 'Your account is locked. Please contact support.' });
+    }
+  });
+
+  it('refuses a signed-out session on the next poll', async () => {
+    const user = await signUp();
+    expect((await get('/v1/user/servers', { cookie: user.cookie })).statusCode).toBe(200);
+    const out = await t.app.inject({ method: 'POST', url: '/v1/auth/logout', headers: { cookie: user.cookie }, payload: {} });
+    expect(out.statusCode).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const res = await get('/v1/user/servers', { cookie: user.cookie });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().status).toBe('NOT_AUTHENTICATED');
+    }
   });
 });
 

@@ -3,14 +3,21 @@ import { issueSocketToken } from '../auth/socket-tokens.ts';
 import type { AppContext } from '../context.ts';
 import type { Route } from '../http/route.ts';
 import { presentUser } from './present.ts';
+import type { UserLists } from '../servers/directory.ts';
 
 export function userRoutes(route: Route, ctx: AppContext): void {
-  route(endpoints.me, async ({ session }) => presentUser(session.user, ctx.config.appSecret));
+  route(endpoints.me, ({ session }) => presentUser(session.user, ctx.config.appSecret));
 
-  route(endpoints.userServers, async ({ session }) => {
-    const { directory } = ctx.game;
-    const [owned, memberOf] = await Promise.all([directory.listForUser(session.user.id), directory.membershipsOf(session.user.id)]);
-    return [...owned.map((row) => directory.summary(row)), ...memberOf.map(({ row, role }) => directory.summary(row, role))];
+  // Made once, not per request: under tsx every named closure made in a handler also costs a defineProperty.
+  const { directory } = ctx.game;
+  const summaries = ({ owned, memberOf }: UserLists) => [
+    ...owned.map((row) => directory.summary(row)),
+    ...memberOf.map(({ row, role }) => directory.summary(row, role)),
+  ];
+  route(endpoints.userServers, ({ session }) => {
+    // Polled by every signed-in tab: answered without a promise when the lists are in memory.
+    const lists = directory.listsOf(session.user.id);
+    return lists instanceof Promise ? lists.then(summaries) : summaries(lists);
   });
 
   route(endpoints.websocketToken, async ({ session }) => ({ token: issueSocketToken(ctx.config.appSecret, session.sessionId) }));

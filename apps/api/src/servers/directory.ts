@@ -34,6 +34,12 @@ const stateOrder: Record<string, number> = { online: 0, starting: 1 };
 // Folder reads of MOTDs and icons at once (many servers may stop together, or a node reports all at connect).
 const APPEARANCE_READS_AT_ONCE = 4;
 
+/** The servers a user owns, and those they are a member of with their role. */
+export interface UserLists {
+  owned: ServerRow[];
+  memberOf: { row: ServerRow; role: ServerRole }[];
+}
+
 /** A server's MOTD (as saved, `§` codes; '' for none) and icon (a PNG data URL) as last read from its folder. */
 export interface KeptAppearance {
   motd: string;
@@ -183,6 +189,19 @@ export class ServerDirectory {
     const rows = await this.db.select().from(servers).where(eq(servers.ownerId, userId)).orderBy(servers.createdAt);
     this.byOwner.set(userId, { rows, at: Date.now() });
     return rows;
+  }
+
+  /**
+   * Both of a user's lists: from memory without a promise when both are cached (the polled endpoint's usual
+   * case), otherwise once the database answered.
+   */
+  listsOf(userId: string): UserLists | Promise<UserLists> {
+    const owned = this.byOwner.get(userId);
+    const memberOf = this.byMember.get(userId);
+    const now = Date.now();
+    if (owned && memberOf && now - owned.at < CACHE_TTL_MS && now - memberOf.at < CACHE_TTL_MS)
+      return { owned: owned.rows, memberOf: memberOf.rows };
+    return Promise.all([this.listForUser(userId), this.membershipsOf(userId)]).then(([owned, memberOf]) => ({ owned, memberOf }));
   }
 
   /** Servers the user is a member of (not owner), with their role; cached like the owner's list. */
