@@ -83,8 +83,16 @@ async function bareStart(port: number): Promise<number> {
 
 /** The owner's browser socket: the dashboard learns a server's state from it, so the bench does too. */
 const socket = io(BASE, { transports: ['websocket'], extraHeaders: { cookie: stack.cookie() } });
-await new Promise<void>((resolve) => {
-  socket.once('auth:success', () => resolve());
+// A socket that never signs in fails the bench (within 20 s, with what it last heard) rather than hanging it.
+await new Promise<void>((resolve, reject) => {
+  let last = 'nothing';
+  const timer = setTimeout(() => reject(new Error(`the owner's socket did not sign in within 20 s (last: ${last})`)), 20_000);
+  socket.once('auth:success', () => {
+    clearTimeout(timer);
+    resolve();
+  });
+  socket.on('connect_error', (err: Error) => (last = `connect_error ${err.message}`));
+  socket.on('auth:error', (error: unknown) => (last = `auth:error ${JSON.stringify(error)}`));
   // Socket tokens are single use: a fresh one on every (re)connect, as the web app does.
   socket.on('connect', () => {
     void call('GET', '/v1/user/websocket').then((answer) => socket.emit('auth', { token: answer.result.token as string }));
@@ -92,9 +100,14 @@ await new Promise<void>((resolve) => {
 });
 /** Resolves when the owner's socket says the server is in `state` (listening before the action that leads there). */
 const stateOnSocket = (id: string, state: string) =>
-  new Promise<void>((resolve) => {
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.off('server:state', seen);
+      reject(new Error(`${id} was not ${state} on the owner's socket within 60 s`));
+    }, 60_000);
     const seen = (event: { serverId: string; state: string }) => {
       if (event.serverId !== id || event.state !== state) return;
+      clearTimeout(timer);
       socket.off('server:state', seen);
       resolve();
     };

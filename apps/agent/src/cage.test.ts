@@ -119,6 +119,10 @@ import v8 from 'node:v8';
 const read = (p) => { try { return 'READ ' + fs.readFileSync(p, 'utf8').slice(0, 300); } catch (e) { return 'refused ' + e.code; } };
 const write = (p) => { try { fs.writeFileSync(p, 'escaped'); return 'WROTE'; } catch (e) { return 'refused ' + e.code; } };
 const pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n));
+// Its memory group as the cage shows it: cgroup v1's memory folder, or v2's one folder.
+const v1 = fs.existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes');
+const limitFile = v1 ? '/sys/fs/cgroup/memory/memory.limit_in_bytes' : '/sys/fs/cgroup/memory.max';
+const procsFile = v1 ? '/sys/fs/cgroup/memory/cgroup.procs' : '/sys/fs/cgroup/cgroup.procs';
 const report = {
   uid: process.getuid(),
   sibling: read(${JSON.stringify(path.join(folder('victim'), 'secret.txt'))}),
@@ -137,8 +141,9 @@ const report = {
   writeLauncher: write(${JSON.stringify(launcher)}),
   writeTmp: write(${JSON.stringify(hostTmpMarker)}),
   writeOwn: write('own-file.txt'),
-  writeOwnLimit: write('/sys/fs/cgroup/memory/memory.limit_in_bytes'),
-  joinOtherGroup: write('/sys/fs/cgroup/memory/cgroup.procs'),
+  ownLimit: read(limitFile),
+  writeOwnLimit: write(limitFile),
+  joinOtherGroup: write(procsFile),
   heapLimitMb: v8.getHeapStatistics().heap_size_limit / 1048576,
 };
 console.log('ESCAPE ' + JSON.stringify(report));
@@ -173,8 +178,12 @@ console.log('ESCAPE ' + JSON.stringify(report));
     expect(report.writeOwn).toBe('WROTE');
     expect(report.writeTmp).toBe('WROTE');
     expect(existsSync(hostTmpMarker)).toBe(false);
-    for (const key of ['writeDataDir', 'writeSibling', 'writeRoot', 'writeUsr', 'writeLauncher', 'writeOwnLimit', 'joinOtherGroup'])
+    for (const key of ['writeDataDir', 'writeSibling', 'writeRoot', 'writeUsr', 'writeLauncher'])
       expect(report[key], key).toMatch(/^refused (ENOENT|EROFS|EACCES)$/);
+    // Its own group's files are there to read (v1 or v2 alike: the probe is not refused for want of a path),
+    // and neither its limit nor the group's membership can be written.
+    expect(report.ownLimit).toMatch(new RegExp(`^READ ${512 * 1024 * 1024}\\s*$`));
+    for (const key of ['writeOwnLimit', 'joinOtherGroup']) expect(report[key], key).toMatch(/^refused (EROFS|EACCES|EPERM)$/);
     expect(existsSync(path.join(t.dataDir, 'escaped'))).toBe(false);
     expect(existsSync(path.join(folder('victim'), 'escaped'))).toBe(false);
     expect(existsSync(path.join(t.dataDir, 'servers', 'escaped'))).toBe(false);
