@@ -183,6 +183,20 @@ describe('backups under failure', () => {
     expect((await backUp(cookie, id)).backups).toHaveLength(1);
   });
 
+  it("keeps a complete backup that a failure is reported for afterwards (a node's report can cross its hello)", async () => {
+    const { cookie, id } = await ownerWithServer();
+    const [made] = (await backUp(cookie, id)).backups;
+    if (!made) throw new Error('no backup listed');
+    // As the settling after a node's hello reported it when the completion committed between its read and
+    // its report (seen on PostgreSQL): the complete backup was deleted.
+    t.ctx.game.hub.backup('test-node', { serverId: id, backupId: made.backupId, phase: 'failed', bytes: 0, totalBytes: 0, error: 'late' });
+    // The next backup is listed beside it, whole.
+    const after = await backUp(cookie, id);
+    expect(after.backups.map((b) => b.backupId)).toEqual(expect.arrayContaining([made.backupId]));
+    expect(after.backups).toHaveLength(2);
+    expect(after.backups.find((b) => b.backupId === made.backupId)?.sha256).toBe(made.sha256);
+  });
+
   it('restores while holding the power line: a start sent at the same time waits, and the restored files are there', async () => {
     const { cookie, id } = await ownerWithServer();
     const write = (content: string) => send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/note.txt', content });

@@ -68,6 +68,13 @@ export class BackupJobs {
     }
     for (const [backupId, serverId] of unheard) {
       if (still.get(serverId) === backupId || this.recording.has(backupId)) continue;
+      // Its end may have been recorded since the rows above were read: the node sends how a backup ended
+      // just before its hello, and on PostgreSQL that completion can commit between the read and here. Only a
+      // backup still pending failed unheard (the delete waits for a completion being written, then finds the
+      // row complete), so a complete backup is never reported failed nor removed.
+      await this.db.delete(backups).where(and(eq(backups.id, backupId), eq(backups.status, 'pending')));
+      const [now] = await this.db.select({ status: backups.status }).from(backups).where(eq(backups.id, backupId)).limit(1);
+      if (now?.status === 'complete') continue;
       this.hub.backup(nodeId, {
         serverId,
         backupId,
@@ -179,9 +186,10 @@ export class BackupJobs {
     const recorded =
       event.phase === 'complete'
         ? this.completeAndRotate(event)
-        : this.db
+        : // A failure removes the pending row only: a late or repeated failure report never takes a complete backup.
+          this.db
             .delete(backups)
-            .where(row)
+            .where(and(row, eq(backups.status, 'pending')))
             .then(() => undefined);
     // The job ends once the list says how it ended: a page that sees `running` false must find the backup
     // listed (or gone), never "not running" with the backup still pending.
