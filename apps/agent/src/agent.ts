@@ -7,6 +7,7 @@ import {
   agentEndpoints,
   agentServerSpec,
   downloadSigner,
+  type AgentBackupEvent,
   type AgentServerSpec,
   findSoftware,
   type AgentToApiEvents,
@@ -53,6 +54,8 @@ export interface Agent {
 const CONSOLE_FLUSH_MS = 16;
 // A batch not acknowledged by then is sent again (the socket dropped in between).
 const CONSOLE_ACK_TIMEOUT_MS = 10_000;
+// How a backup ended, not acknowledged by then, is sent again (the API is slow, or the socket dropped).
+const BACKUP_ACK_TIMEOUT_MS = 30_000;
 // How soon a node refused by an API process that does not hold the game plane tries the next address.
 const API_RETRY_MS = 1_000;
 
@@ -95,7 +98,14 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
         gameUser: config.GAME_USER,
       });
   const servers = new Map<string, ManagedServer>();
+  /** Backups being made, by server, listed in every hello — and ended ones until the API has recorded how. */
   const runningBackups = new Map<string, string>();
+  /**
+   * How backups ended that the API has not said it recorded, by backup: sent again after every reconnect
+   * (after the hello, which still lists them as being made, so the API never settles one as failed unheard)
+   * and when an acknowledgement does not come. A report sent just as the API died is not lost that way.
+   */
+  const unrecordedEnds = new Map<string, AgentBackupEvent>();
   const socket: Socket<ApiToAgentEvents, AgentToApiEvents> = io(`${config.API_URL[0]}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
@@ -163,6 +173,17 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   }
 
   const statuses = () => [...servers.values()].map((s) => ({ serverId: s.spec.serverId, state: s.state as ServerState }));
+  const sendEnd = (event: AgentBackupEvent) => {
+    if (!socket.connected) return; // sent once connected again
+    // With a timeout, Socket.IO calls back with an error first (the event's own acknowledgement is optional,
+    // progress is sent without one, so its type does not say so).
+    socket.timeout(BACKUP_ACK_TIMEOUT_MS).emit('agent:backup', event, (...answer: unknown[]) => {
+      if (unrecordedEnds.get(event.backupId) !== event) return;
+      if (answer[0]) return sendEnd(event);
+      unrecordedEnds.delete(event.backupId);
+      if (runningBackups.get(event.serverId) === event.backupId) runningBackups.delete(event.serverId);
+    });
+  };
   socket.on('connect', () => {
     socket.emit('agent:hello', {
       protocol: AGENT_PROTOCOL_VERSION,
@@ -174,6 +195,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       // Its own disk is no place to move servers through; a shared bucket is.
       storage: config.S3_URL ? storageName(config.S3_URL) : null,
     });
+    for (const event of unrecordedEnds.values()) sendEnd(event);
   });
 
   // Every request is counted as it finishes (the request-log controller tells the metrics).
@@ -224,12 +246,15 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   fileRoutes(http, {
     servers,
     storage,
-    // How a backup ended is never dropped: emitted while the API is away, it is sent on reconnect
-    // (Socket.IO buffers it). Progress is only worth sending live.
+    // How a backup ended is kept until the API has recorded it (`unrecordedEnds`). Progress is only worth
+    // sending live.
     emitBackup: (event) => {
       if (event.phase === 'running') {
         if (socket.connected) socket.volatile.emit('agent:backup', event);
-      } else socket.emit('agent:backup', event);
+        return;
+      }
+      unrecordedEnds.set(event.backupId, event);
+      sendEnd(event);
     },
     runningBackups,
     signer: downloadSigner(config.AGENT_TOKEN),

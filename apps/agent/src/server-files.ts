@@ -16,7 +16,7 @@ export interface FileDeps {
   servers: Map<string, ManagedServer>;
   storage: BackupStorage;
   emitBackup: (event: AgentBackupEvent) => void;
-  /** Backups being made now, by server (listed in the agent's hello). */
+  /** Backups being made, by server (listed in the agent's hello); agent.ts takes one off once the API recorded its end. */
   runningBackups: Map<string, string>;
   /** Checks the signed download links the API hands to browsers (key derived from the node token). */
   signer: DownloadSigner;
@@ -194,10 +194,8 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     if (await deps.storage.exists(key)) throw new SandboxError('INVALID_STATE', 'This backup already exists.');
     // Answer at once; progress and the result arrive as agent:backup events.
     deps.runningBackups.set(serverId, backupId);
-    void runBackup(managed, sandbox, deps.storage, key, (event) => {
-      if (event.phase !== 'running') deps.runningBackups.delete(serverId);
-      deps.emitBackup({ serverId, backupId, ...event });
-    });
+    // Listed as being made until the API has recorded how it ended (emitBackup takes it off then).
+    void runBackup(managed, sandbox, deps.storage, key, (event) => deps.emitBackup({ serverId, backupId, ...event }));
     return null;
   });
 

@@ -45,7 +45,8 @@ export interface NodeEvents {
   inGame(nodeId: string, serverId: string, count: number): void;
   /** The node (re)connected and reported what it runs; servers it does not list are offline. */
   hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[]): void;
-  backup(nodeId: string, event: AgentBackupEvent): void;
+  /** `recorded` is called once how a backup ended is recorded (the node forgets it then). */
+  backup(nodeId: string, event: AgentBackupEvent, recorded?: () => void): void;
   gone(nodeId: string): void;
 }
 
@@ -181,9 +182,10 @@ export class NodeRegistry {
         events.stats(nodeId, serverId, stats);
         if (inGame !== undefined) events.inGame(nodeId, serverId, inGame);
       });
-      socket.on('agent:backup', (payload) => {
+      // How a backup ended is acknowledged once it is recorded: until then the node keeps it and sends it again.
+      socket.on('agent:backup', (payload, ack?: unknown) => {
         const event = agentBackupEvent.safeParse(payload);
-        if (event.success) events.backup(nodeId, event.data);
+        if (event.success) events.backup(nodeId, event.data, typeof ack === 'function' ? () => void ack() : undefined);
       });
       socket.on('disconnect', () => {
         if (entry.socket !== socket) return;

@@ -427,7 +427,7 @@ export class ServerHub implements NodeEvents {
   /** Set by the app: what else happens when a node says hello, or reports backup progress. */
   /** A node (re)connected: its id and the servers it says are running (not offline), whatever we know of them. */
   onHello: ((nodeId: string, running: string[]) => void) | null = null;
-  onBackup: ((event: AgentBackupEvent) => void) | null = null;
+  onBackup: ((event: AgentBackupEvent, recorded?: () => void) => void) | null = null;
   /** The backups a node says it is making (after a reconnect or a restart of the agent). */
   onBackupJobs: ((nodeId: string, running: { serverId: string; backupId: string }[]) => void) | null = null;
 
@@ -465,10 +465,11 @@ export class ServerHub implements NodeEvents {
     return [...this.placements.values()].filter((p) => p.nodeId === nodeId).map((p) => p.serverId);
   }
 
-  backup(nodeId: string, event: AgentBackupEvent): void {
-    if (!this.onNode(nodeId, event.serverId)) return;
+  backup(nodeId: string, event: AgentBackupEvent, recorded?: () => void): void {
+    // Not a server of that node: nothing to record, and nothing for the node to send again.
+    if (!this.onNode(nodeId, event.serverId)) return recorded?.();
     const placement = this.placements.get(event.serverId) as ServerPlacement;
-    this.onBackup?.(event);
+    this.onBackup?.(event, recorded);
     const percent = backupPercent(event);
     this.io.to([...this.audience(placement), consoleRoom(event.serverId)]).emit('server:backup', {
       serverId: event.serverId,

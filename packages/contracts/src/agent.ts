@@ -95,7 +95,11 @@ export interface AgentToApiEvents {
   'agent:state': (payload: z.infer<typeof agentStateEvent>) => void;
   'agent:console': (payload: z.infer<typeof agentConsoleEvent>, ack: () => void) => void;
   'agent:stats': (payload: z.infer<typeof agentStatsEvent>) => void;
-  'agent:backup': (payload: AgentBackupEvent) => void;
+  /**
+   * A backup's progress (volatile, never acknowledged) and how it ended: that is acknowledged once the API has
+   * recorded it, and the node keeps it, and the backup in its hello's list, until then.
+   */
+  'agent:backup': (payload: AgentBackupEvent, ack?: () => void) => void;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { FREE_BACKUP_LIMIT } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backups } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer as newOwnerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
@@ -195,6 +196,30 @@ describe('backups under failure', () => {
     expect(after.backups.map((b) => b.backupId)).toEqual(expect.arrayContaining([made.backupId]));
     expect(after.backups).toHaveLength(2);
     expect(after.backups.find((b) => b.backupId === made.backupId)?.sha256).toBe(made.sha256);
+  });
+
+  it('acknowledges how a backup ended only once it is recorded, so the node keeps it until then', async () => {
+    const { cookie, id } = await ownerWithServer();
+    // A backup the node was making while another API process ran (its row is pending): its end comes now.
+    const backupId = `late${Date.now().toString(36)}`;
+    await t.ctx.database.db.insert(backups).values({ id: backupId, serverId: id, status: 'pending' });
+    const listedAtAck = await new Promise<Listing>((resolve) =>
+      t.ctx.game.hub.backup(
+        'test-node',
+        { serverId: id, backupId, phase: 'complete', bytes: 10, totalBytes: 10, size: 10, sha256: 'a'.repeat(64) },
+        () => void list(cookie, id).then(resolve),
+      ),
+    );
+    expect(listedAtAck.backups.map((b) => b.backupId)).toEqual([backupId]);
+    // Sent again (the acknowledgement was lost): recorded once, acknowledged again.
+    await new Promise<void>((resolve) =>
+      t.ctx.game.hub.backup(
+        'test-node',
+        { serverId: id, backupId, phase: 'complete', bytes: 10, totalBytes: 10, size: 10, sha256: 'a'.repeat(64) },
+        resolve,
+      ),
+    );
+    expect((await list(cookie, id)).backups).toHaveLength(1);
   });
 
   it('restores while holding the power line: a start sent at the same time waits, and the restored files are there', async () => {

@@ -35,7 +35,7 @@ export class BackupJobs {
     private log: FastifyBaseLogger,
     private background: (task: () => Promise<unknown>) => void,
   ) {
-    hub.onBackup = (event) => this.event(event);
+    hub.onBackup = (event, saved) => this.event(event, saved);
     // A node that (re)connects lists the backups it is making. Pending rows are settled only then, never
     // at this process's start: the API may have been killed while its node went on with a backup, whose
     // end the node sends when it is back (and a row deleted at start would lose it).
@@ -176,7 +176,7 @@ export class BackupJobs {
     });
   }
 
-  private event(event: AgentBackupEvent): void {
+  private event(event: AgentBackupEvent, onSaved?: () => void): void {
     if (event.phase === 'running') {
       this.percents.set(event.backupId, backupPercent(event));
       return;
@@ -208,6 +208,8 @@ export class BackupJobs {
         const ok = event.phase === 'complete' && saved;
         this.ended.get(event.backupId)?.({ ok, error: ok ? undefined : (event.error ?? 'The backup could not be recorded.') });
         this.ended.delete(event.backupId);
+        // The node forgets how it ended only once that is saved; otherwise it sends it again.
+        if (saved) onSaved?.();
       });
   }
 
