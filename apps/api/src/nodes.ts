@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { finished, Readable, Transform } from 'node:stream';
 import {
   AGENT_NAMESPACE,
+  AGENT_PROTOCOL_VERSION,
   GAME_PLANE_REFUSAL,
   agentConsoleEvent,
   agentHello,
@@ -159,7 +160,16 @@ export class NodeRegistry {
       // Events name servers; the state layer drops any server that is not on this node.
       socket.on('agent:hello', (payload) => {
         const hello = agentHello.safeParse(payload);
-        if (!hello.success) return;
+        if (!hello.success) {
+          const spoken = typeof payload === 'object' && payload !== null && 'protocol' in payload ? payload.protocol : undefined;
+          this.log.error(
+            { nodeId, protocol: spoken, expected: AGENT_PROTOCOL_VERSION },
+            spoken === AGENT_PROTOCOL_VERSION
+              ? 'an agent hello that does not fit the protocol: ignored'
+              : 'an agent of another protocol version: upgrade the API and its agents together; its servers are not taken',
+          );
+          return;
+        }
         entry.javaMajors = hello.data.javaMajors;
         entry.storage = hello.data.storage;
         this.share?.(this.liveOf(nodeId));

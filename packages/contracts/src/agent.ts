@@ -3,11 +3,12 @@ import { serverState } from './api.ts';
 import { serverStats, softwareIds } from './servers.ts';
 
 /**
- * The agent protocol, version 1. The API calls the agent's HTTP API (bearer node token) for actions;
- * the agent keeps one Socket.IO connection to the API's `/agent` namespace for events. Neither side
- * assumes a shared filesystem or process.
+ * The agent protocol. The API calls the agent's HTTP API (bearer node token) for actions; the agent keeps
+ * one Socket.IO connection to the API's `/agent` namespace for events. Neither side assumes a shared
+ * filesystem or process. Version 2: how a backup ended is acknowledged once recorded (an agent of version 2
+ * would send it again forever to an API of version 1), so an API and its agents are upgraded together.
  */
-export const AGENT_PROTOCOL_VERSION = 1;
+export const AGENT_PROTOCOL_VERSION = 2;
 export const AGENT_NAMESPACE = '/agent';
 /**
  * Encoded bytes of one `agent:console` batch (JSON as sent: an escape character costs 6 bytes, a CJK

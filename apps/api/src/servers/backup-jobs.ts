@@ -203,7 +203,9 @@ export class BackupJobs {
       )
       .then((saved) => {
         this.recording.delete(event.backupId);
-        if (this.jobs.get(event.serverId) === event.backupId) this.jobs.delete(event.serverId);
+        // An end that could not be saved keeps the job (the node sends it again): no other backup of the
+        // server starts meanwhile, whose place in the node's list could get this one settled as failed.
+        if (saved && this.jobs.get(event.serverId) === event.backupId) this.jobs.delete(event.serverId);
         this.percents.delete(event.backupId);
         const ok = event.phase === 'complete' && saved;
         this.ended.get(event.backupId)?.({ ok, error: ok ? undefined : (event.error ?? 'The backup could not be recorded.') });
@@ -220,10 +222,16 @@ export class BackupJobs {
   private async completeAndRotate(event: AgentBackupEvent): Promise<void> {
     const rotated = await this.db.transaction(async (tx) => {
       await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, event.serverId)).for('update');
-      await tx
+      const marked = await tx
         .update(backups)
         .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })
-        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)));
+        .where(and(eq(backups.id, event.backupId), eq(backups.serverId, event.serverId)))
+        .returning({ id: backups.id });
+      // No row (deleted meanwhile): nothing to list and nothing to rotate for it.
+      if (!marked.length) {
+        this.log.warn({ serverId: event.serverId, backupId: event.backupId }, 'a backup completed whose row is gone: not listed');
+        return [];
+      }
       const complete = await tx
         .select()
         .from(backups)
