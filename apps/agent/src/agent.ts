@@ -1,10 +1,11 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   dialInTurn,
   AGENT_NAMESPACE,
   AGENT_PROTOCOL_VERSION,
   agentEndpoints,
+  agentBackupEvent,
   agentServerSpec,
   downloadSigner,
   type AgentBackupEvent,
@@ -106,6 +107,26 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
    * and when an acknowledgement does not come. A report sent just as the API died is not lost that way.
    */
   const unrecordedEnds = new Map<string, AgentBackupEvent>();
+  // Kept on disk too (the agent's own run folder, out of every game's reach), so an agent restarted before
+  // the API acknowledged an end still has it, and still lists its backup in the hello.
+  const endsFile = path.join(config.runDir, 'backup-ends.json');
+  let endsWritten: Promise<void> = Promise.resolve();
+  const keepEnds = () => {
+    const text = JSON.stringify([...unrecordedEnds.values()]);
+    endsWritten = endsWritten
+      .then(async () => {
+        await mkdir(config.runDir, { recursive: true });
+        await writeFile(`${endsFile}.tmp`, text);
+        await rename(`${endsFile}.tmp`, endsFile);
+      })
+      .catch((err: unknown) => http.log.error({ err }, 'could not keep the unacknowledged backup ends on disk'));
+    return endsWritten;
+  };
+  const keptEnds = z.array(agentBackupEvent).safeParse(await readFile(endsFile, 'utf8').then(JSON.parse, () => []));
+  for (const event of keptEnds.success ? keptEnds.data : []) {
+    unrecordedEnds.set(event.backupId, event);
+    runningBackups.set(event.serverId, event.backupId);
+  }
   const socket: Socket<ApiToAgentEvents, AgentToApiEvents> = io(`${config.API_URL[0]}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
@@ -182,6 +203,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       if (answer[0]) return sendEnd(event);
       unrecordedEnds.delete(event.backupId);
       if (runningBackups.get(event.serverId) === event.backupId) runningBackups.delete(event.serverId);
+      void keepEnds();
     });
   };
   socket.on('connect', () => {
@@ -254,7 +276,8 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
         return;
       }
       unrecordedEnds.set(event.backupId, event);
-      sendEnd(event);
+      // On disk before it is sent: an acknowledgement never comes before the end is kept.
+      void keepEnds().then(() => sendEnd(event));
     },
     runningBackups,
     signer: downloadSigner(config.AGENT_TOKEN),

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, closeSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -220,6 +220,39 @@ describe('backups under failure', () => {
       ),
     );
     expect((await list(cookie, id)).backups).toHaveLength(1);
+  });
+
+  it('keeps how a backup ended through an agent restart, until the API has recorded it', async () => {
+    const { cookie, id, store } = await ownerWithServer();
+    // The API does not hear the backup's end (as if it died just then), and the agent restarts before it does.
+    const onBackup = t.ctx.game.hub.onBackup;
+    let missed = false;
+    t.ctx.game.hub.onBackup = (event, saved) => {
+      if (!missed && event.phase !== 'running') return void (missed = true);
+      onBackup?.(event, saved);
+    };
+    try {
+      expect((await send('POST', `/v1/server/${id}/backups`, cookie, {})).json().status).toBe('SUCCESS');
+      await until(
+        async () => missed,
+        (m) => m,
+      );
+    } finally {
+      t.ctx.game.hub.onBackup = onBackup;
+    }
+    await agent.crash();
+    agent.start(base);
+    await nodeConnected();
+    // The new agent still lists the backup in its hello, then sends how it ended: listed, whole.
+    const listed = await idle(cookie, id);
+    expect(listed.pending).toBeNull();
+    expect(listed.backups).toHaveLength(1);
+    const [backup] = listed.backups;
+    expect(
+      createHash('sha256')
+        .update(readFileSync(path.join(store, `${backup?.backupId}.tar.gz`)))
+        .digest('hex'),
+    ).toBe(backup?.sha256);
   });
 
   it('restores while holding the power line: a start sent at the same time waits, and the restored files are there', async () => {
