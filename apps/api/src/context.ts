@@ -66,34 +66,24 @@ export function sessionCookieName(config: Config): string {
  * a hook on each side of every answer, the polled endpoint's included.
  */
 export function setSessionCookie(ctx: AppContext, reply: FastifyReply, token: string): void {
-  reply.header(
-    'set-cookie',
-    stringifySetCookie({
-      name: sessionCookieName(ctx.config),
-      value: token,
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: ctx.config.production,
-      path: '/',
-      maxAge: ctx.config.SESSION_TTL_DAYS * 86_400,
-    }),
-  );
+  reply.header('set-cookie', sessionCookie(ctx, token, { maxAge: ctx.config.SESSION_TTL_DAYS * 86_400 }));
 }
 
+/** Empties and expires the session cookie, with the attributes it was set with. */
 export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
-  reply.header(
-    'set-cookie',
-    stringifySetCookie({
-      name: sessionCookieName(ctx.config),
-      value: '',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: ctx.config.production,
-      path: '/',
-      expires: new Date(0),
-      maxAge: 0,
-    }),
-  );
+  reply.header('set-cookie', sessionCookie(ctx, '', { maxAge: 0, expires: new Date(0) }));
+}
+
+function sessionCookie(ctx: AppContext, value: string, lifetime: { maxAge: number; expires?: Date }): string {
+  return stringifySetCookie({
+    name: sessionCookieName(ctx.config),
+    value,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.production,
+    path: '/',
+    ...lifetime,
+  });
 }
 
 /** The session token the request's Cookie header carries, if any. */

@@ -4,7 +4,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
 import { MemorySpentTokenIds } from './auth/socket-tokens.ts';
-import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from './test/build-test-app.ts';
+import { buildTestApp, cookieFrom, signedUp, uniqueEmail, uniqueIp } from './test/build-test-app.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let base: string;
@@ -21,13 +21,7 @@ afterAll(async () => {
 });
 
 async function signUp() {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/v1/auth/register',
-    payload: { emailAddress: uniqueEmail(), password: 'long enough password' },
-    remoteAddress: uniqueIp(),
-  });
-  return cookieFrom(res.headers['set-cookie']);
+  return (await signedUp(t)).cookie;
 }
 
 async function socketToken(cookie: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedback, users } from '../db/schema.ts';
-import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
+import { buildTestApp, signedUp, uniqueIp } from '../test/build-test-app.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let cookie: string;
@@ -9,14 +9,7 @@ let userId: string;
 
 beforeAll(async () => {
   t = await buildTestApp({ CURRENCY: 'EUR' });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/v1/auth/register',
-    payload: { emailAddress: uniqueEmail(), password: 'long enough password' },
-    remoteAddress: uniqueIp(),
-  });
-  cookie = cookieFrom(res.headers['set-cookie']);
-  userId = res.json().result.userId;
+  ({ cookie, userId } = await signedUp(t));
 });
 afterAll(async () => {
   await t.cleanup();
@@ -51,18 +44,8 @@ describe('signed-in endpoints', () => {
 });
 
 describe('the polled list, answered from memory', () => {
-  async function signUp() {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v1/auth/register',
-      payload: { emailAddress: uniqueEmail(), password: 'long enough password' },
-      remoteAddress: uniqueIp(),
-    });
-    return { cookie: cookieFrom(res.headers['set-cookie']), userId: res.json().result.userId as string };
-  }
-
   it('finds the session among other cookies, and stops at once when the account is locked', async () => {
-    const user = await signUp();
+    const user = await signedUp(t);
     const withOthers = { cookie: `theme=dark; ${user.cookie}; consent=%E0%A4%A` };
     // The second answer comes from the session and list caches the first one filled.
     for (let i = 0; i < 2; i++) expect((await get('/v1/user/servers', withOthers)).json()).toEqual({ status: 'SUCCESS', result: [] });
@@ -77,7 +60,7 @@ describe('the polled list, answered from memory', () => {
   });
 
   it('refuses a signed-out session on the next poll', async () => {
-    const user = await signUp();
+    const user = await signedUp(t);
     expect((await get('/v1/user/servers', { cookie: user.cookie })).statusCode).toBe(200);
     const out = await t.app.inject({ method: 'POST', url: '/v1/auth/logout', headers: { cookie: user.cookie }, payload: {} });
     expect(out.statusCode).toBe(200);

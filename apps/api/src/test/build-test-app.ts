@@ -129,14 +129,21 @@ export function requester(app: App['app']) {
     });
 }
 
+/** Registers a new account through the API and answers its session cookie and id (the address not verified). */
+export async function signedUp(t: TestApp, prefix = 'player'): Promise<{ cookie: string; userId: string }> {
+  const res = await requester(t.app)('POST', '/v1/auth/register', undefined, {
+    emailAddress: uniqueEmail(prefix),
+    password: 'long enough password',
+  });
+  return { cookie: cookieFrom(res.headers['set-cookie']), userId: res.json().result.userId as string };
+}
+
 /** Registers an account with a verified address (as after the mailed link) and answers its session cookie. */
 export async function verifiedOwner(t: TestApp, prefix: string): Promise<string> {
-  const send = requester(t.app);
-  const res = await send('POST', '/v1/auth/register', undefined, { emailAddress: uniqueEmail(prefix), password: 'long enough password' });
-  const userId = res.json().result.userId as string;
+  const { cookie, userId } = await signedUp(t, prefix);
   await t.ctx.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
   t.ctx.sessions.forgetUser(userId);
-  return cookieFrom(res.headers['set-cookie']);
+  return cookie;
 }
 
 let serverCounter = 0;
