@@ -10,7 +10,10 @@ import { vi } from 'vitest';
 export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000, intervalMs = 50): Promise<T> {
   let last: T | undefined;
   let lastError: unknown = undefined;
+  // A read still unanswered when time runs out: `last` is then an older answer, and the message says so.
+  let reading = false;
   const check = async () => {
+    reading = true;
     try {
       last = await read();
       lastError = undefined;
@@ -19,6 +22,8 @@ export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boo
       // vi.waitUntil would stop at the first throw, and the message below would call it a timeout.
       lastError = err;
       return false;
+    } finally {
+      reading = false;
     }
   };
   try {
@@ -29,7 +34,8 @@ export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boo
     return box.value;
   } catch {
     const error = lastError === undefined ? '' : `; last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
-    throw new Error(`condition not met in ${timeoutMs} ms (last: ${JSON.stringify(last)}${error})`);
+    const hanging = reading ? '; the latest read was still waiting for its answer' : '';
+    throw new Error(`condition not met in ${timeoutMs} ms (last: ${JSON.stringify(last)}${error}${hanging})`);
   }
 }
 

@@ -211,6 +211,8 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     lost = true;
     leased = false;
     holding = false;
+    // Handed requests go to the holder from now on (a process that gave up drops them: see the handler).
+    void subscriber.unsubscribe(channels.asks).catch(() => undefined);
     if (snapshots) clearInterval(snapshots);
     log.fatal({ origin }, why);
     for (const listener of lostListeners) listener();
@@ -223,6 +225,11 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     try {
       // What it mirrored is replaced from the database (app.ts) before it acts on anything.
       for (const listener of heldListeners) await listener();
+      if (lost || closed) return;
+      // Holding before it listens for handed requests: Redis delivers one published just after the
+      // subscription in the same read as the subscription's reply, before this function goes on, and a
+      // process not yet holding drops it — its asker (perhaps this process) then waited 15 minutes.
+      holding = true;
       await subscriber.subscribe(channels.asks);
     } catch (err) {
       log.error({ err }, 'could not take the game plane over');
@@ -230,7 +237,6 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       return giveUp('this API process could not take the game plane over and gave it up');
     }
     if (lost || closed) return;
-    holding = true;
     log.info({ origin }, 'this API process holds the game plane now');
     // Mirrors hear every change as it happens, but pub/sub keeps nothing for a process that was away (a
     // Redis restart): the whole state goes out every SNAPSHOT_MS as well, the first a lease after taking

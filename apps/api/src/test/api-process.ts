@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -9,6 +10,13 @@ import { until } from '../../../../test-support/until.ts';
 import { mailsTo } from './mails.ts';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
+
+/** Where a process's log goes: a file of its own in API_LOG_DIR, the terminal with DEBUG_API, else nowhere. */
+function logTo(port: number): 'inherit' | 'ignore' | number {
+  const folder = process.env.API_LOG_DIR;
+  if (folder) return openSync(path.join(folder, `api-${port}-${Date.now()}.log`), 'a');
+  return process.env.DEBUG_API ? 'inherit' : 'ignore';
+}
 const postgres = process.env.TEST_DATABASE === 'postgres' ? process.env.DATABASE_URL : undefined;
 
 async function admin(sql: string): Promise<void> {
@@ -62,18 +70,22 @@ export async function prepareApiProcess(
         DATA_DIR: dataDir,
         APP_SECRET: secret,
         PUBLIC_URL: publicUrl,
-        // DEBUG_API=1 shows the processes' log while a suite runs.
-        LOG_LEVEL: process.env.DEBUG_API ? 'info' : 'silent',
+        // DEBUG_API=1 shows the processes' log while a suite runs; API_LOG_DIR=<folder> writes each process's
+        // log to a file there instead (a terminal's slower writes can hide a race a run is being repeated for).
+        LOG_LEVEL: process.env.DEBUG_API || process.env.API_LOG_DIR ? 'debug' : 'silent',
         WEB_DIST: path.join(dataDir, 'no-web-build'),
         ...env,
       };
       if (databaseUrl) childEnv.DATABASE_URL = databaseUrl;
       else delete childEnv.DATABASE_URL;
+      const log = logTo(port);
       child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
         cwd: root,
-        stdio: ['ignore', process.env.DEBUG_API ? 'inherit' : 'ignore', 'inherit'],
+        stdio: ['ignore', log, 'inherit'],
         env: childEnv,
       });
+      // The child has its own copy of the file's descriptor.
+      if (typeof log === 'number') closeSync(log);
       await until(
         () =>
           fetch(`${base}/healthz`).then(
