@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { API_NODE_FLAGS } from '../apps/api/src/node-flags.ts';
 import { supervise, type Supervised } from './supervise.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -60,8 +61,10 @@ function run(
   childEnv: NodeJS.ProcessEnv,
   stopSignal: NodeJS.Signals = 'SIGTERM',
   finalExitCodes: readonly number[] = [],
+  nodeFlags: readonly string[] = [],
 ): void {
-  const start = () => spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
+  const start = () =>
+    spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path.join(root, entry)], { cwd: root, stdio: 'inherit', env: childEnv });
   parts.push({ supervised: supervise(name, start, { finalExitCodes }), stopSignal });
 }
 
@@ -106,7 +109,7 @@ if (!env.AGENTS) {
     'SIGINT',
   );
 }
-run('api', 'apps/api/src/main.ts', env);
+run('api', 'apps/api/src/main.ts', env, 'SIGTERM', [], API_NODE_FLAGS);
 if (proxyPort !== '0')
   run(
     'proxy',
