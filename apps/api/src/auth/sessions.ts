@@ -1,6 +1,7 @@
 import type { ClusterEvent } from '@spawnpoint/contracts';
 import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../db/index.ts';
+import { SharedReads } from '../db/shared-reads.ts';
 import { sessions, users } from '../db/schema.ts';
 import { newId, randomToken, sha256 } from './tokens.ts';
 
@@ -28,6 +29,8 @@ const TOUCH_EVERY_MS = 5 * 60_000;
  */
 export class SessionStore {
   private cache = new Map<string, CacheEntry>();
+  // By token hash; a session or user forgotten while its read runs is not cached from it (forgetAll).
+  private reads = new SharedReads<string, SessionInfo | null>();
   private touched = new Map<string, number>();
   private listeners = new Set<(sessionId: string) => void>();
   /** Sessions with a live socket, counted, so the sweep also checks those. */
@@ -78,22 +81,25 @@ export class SessionStore {
     const cached = this.cachedByHash(hash);
     if (cached !== undefined) return cached;
     const now = Date.now();
-    const rows = await this.db
-      .select({ session: sessions, user: users })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .where(and(eq(sessions.tokenHash, hash), gt(sessions.expiresAt, new Date())))
-      .limit(1);
-    const row = rows[0];
-    if (!row) {
-      this.cache.delete(hash);
-      return null;
-    }
-    const info: SessionInfo = { sessionId: row.session.id, user: row.user, expiresAt: row.session.expiresAt };
-    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(hash, { info, cachedAt: now });
-    this.touch(info.sessionId);
-    return info;
+    return this.reads.read(
+      hash,
+      async () => {
+        const rows = await this.db
+          .select({ session: sessions, user: users })
+          .from(sessions)
+          .innerJoin(users, eq(users.id, sessions.userId))
+          .where(and(eq(sessions.tokenHash, hash), gt(sessions.expiresAt, new Date())))
+          .limit(1);
+        const row = rows[0];
+        return row ? { sessionId: row.session.id, user: row.user, expiresAt: row.session.expiresAt } : null;
+      },
+      (info) => {
+        if (!info) return void this.cache.delete(hash);
+        if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(hash, { info, cachedAt: now });
+        this.touch(info.sessionId);
+      },
+    );
   }
 
   /** Looks a session up by id (socket tokens carry the id, not the cookie). */
@@ -137,6 +143,7 @@ export class SessionStore {
 
   forgetUserHere(userId: string): void {
     for (const [hash, entry] of this.cache) if (entry.info.user.id === userId) this.cache.delete(hash);
+    this.reads.forgetAll();
   }
 
   watch(sessionId: string): () => void {
@@ -175,6 +182,7 @@ export class SessionStore {
 
   private forgetSession(sessionId: string): void {
     for (const [hash, entry] of this.cache) if (entry.info.sessionId === sessionId) this.cache.delete(hash);
+    this.reads.forgetAll();
     this.touched.delete(sessionId);
     for (const listener of this.listeners) listener(sessionId);
   }

@@ -20,6 +20,7 @@ import {
 import { and, eq, getTableColumns, ne, or, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import { SharedReads } from '../db/shared-reads.ts';
 import { serverMembers, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
@@ -75,6 +76,9 @@ export interface AccessChange {
 export class ServerDirectory {
   private byOwner = new Map<string, { rows: ServerRow[]; at: number }>();
   private byMember = new Map<string, { rows: { row: ServerRow; role: ServerRole }[]; at: number }>();
+  // A user's lists read once at a time; a read running when the user's lists change is not cached.
+  private ownerReads = new SharedReads<string, ServerRow[]>();
+  private memberReads = new SharedReads<string, { row: ServerRow; role: ServerRole }[]>();
   private accessListeners = new Set<(change: AccessChange) => void>();
   private listed: { rows: ListedRow[]; at: number } | null = null;
 
@@ -186,9 +190,11 @@ export class ServerDirectory {
   async listForUser(userId: string): Promise<ServerRow[]> {
     const hit = this.byOwner.get(userId);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.rows;
-    const rows = await this.db.select().from(servers).where(eq(servers.ownerId, userId)).orderBy(servers.createdAt);
-    this.byOwner.set(userId, { rows, at: Date.now() });
-    return rows;
+    return this.ownerReads.read(
+      userId,
+      () => this.db.select().from(servers).where(eq(servers.ownerId, userId)).orderBy(servers.createdAt),
+      (rows) => this.byOwner.set(userId, { rows, at: Date.now() }),
+    );
   }
 
   /**
@@ -208,14 +214,17 @@ export class ServerDirectory {
   async membershipsOf(userId: string): Promise<{ row: ServerRow; role: ServerRole }[]> {
     const hit = this.byMember.get(userId);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.rows;
-    const found = await this.db
-      .select({ row: servers, role: serverMembers.role })
-      .from(serverMembers)
-      .innerJoin(servers, eq(servers.id, serverMembers.serverId))
-      .where(eq(serverMembers.userId, userId))
-      .orderBy(servers.createdAt);
-    this.byMember.set(userId, { rows: found, at: Date.now() });
-    return found;
+    return this.memberReads.read(
+      userId,
+      () =>
+        this.db
+          .select({ row: servers, role: serverMembers.role })
+          .from(serverMembers)
+          .innerJoin(servers, eq(servers.id, serverMembers.serverId))
+          .where(eq(serverMembers.userId, userId))
+          .orderBy(servers.createdAt),
+      (rows) => this.byMember.set(userId, { rows, at: Date.now() }),
+    );
   }
 
   /** Tells the other API processes (set by the app: cluster.ts); nothing with one process. */
@@ -230,6 +239,8 @@ export class ServerDirectory {
   invalidateHere(userId: string): void {
     this.byOwner.delete(userId);
     this.byMember.delete(userId);
+    this.ownerReads.forget(userId);
+    this.memberReads.forget(userId);
     this.listed = null;
   }
 
