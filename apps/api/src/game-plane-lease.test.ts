@@ -22,10 +22,10 @@ const connections: Redis[] = [];
 let prefix = '';
 
 /** One API process's game plane: a connection of its own, as each process has. */
-function plane(): GamePlane {
+function plane(leaseMs = LEASE_MS): GamePlane {
   const commands = new Redis(process.env.TEST_REDIS_URL as string);
   connections.push(commands);
-  const made = redisGamePlane(commands, prefix, LEASE_MS, log);
+  const made = redisGamePlane(commands, prefix, leaseMs, log);
   planes.push(made);
   return made;
 }
@@ -115,19 +115,22 @@ describe('the game-plane lease', () => {
   it('answers every request handed to it while it takes over, none left waiting', async () => {
     prefix = `lease-${randomBytes(4).toString('hex')}:`;
     const [first, taker] = [plane(), plane()];
+    // Another mirror that hands requests on; with a long lease of its own it waits a minute before it would
+    // take the lease, so the taker is the one that does.
+    const asker = plane(60_000);
     taker.serve(async (call) => ({ id: call.id, statusCode: 200, headers: {}, body: '' }));
-    for (const p of [first, taker]) await p.start();
+    for (const p of [first, taker, asker]) await p.start();
     await first.close();
-    // The taker's own requests handed on without pause while the lease moves to it, its event loop busy
-    // between them (as under load, so what Redis sends it arrives together): one that reached it as it began
-    // to listen, before it called itself the holder, was dropped, and its browser waited for 15 minutes.
+    // Requests handed on without pause while the lease moves, the event loop busy between them (as under
+    // load, so what Redis sends the taker arrives together): one that reached the taker as it began to
+    // listen, before it called itself the holder, was dropped, and its browser waited for 15 minutes.
     const statuses: (number | 'unanswered')[] = [];
     const asked: Promise<void>[] = [];
     const deadline = Date.now() + 10_000;
     while (!statuses.includes(200) && Date.now() < deadline) {
       asked.push(
         Promise.race([
-          taker.forward(request('/v1/server/abc/start')).then((answer) => answer.statusCode),
+          asker.forward(request('/v1/server/abc/start')).then((answer) => answer.statusCode),
           sleep(3_000).then(() => 'unanswered' as const),
         ]).then((status) => void statuses.push(status)),
       );

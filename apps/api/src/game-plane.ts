@@ -219,6 +219,11 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
   };
 
   const becomeHolder = async () => {
+    // Closed while the lease was being taken: handed back at once, not left to run out.
+    if (closed) {
+      await release();
+      return;
+    }
     leased = true;
     lastRenewed = Date.now();
     settleAll();
@@ -232,6 +237,8 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       holding = true;
       await subscriber.subscribe(channels.asks);
     } catch (err) {
+      // Not acting on it while the lease is handed back.
+      holding = false;
       log.error({ err }, 'could not take the game plane over');
       await release();
       return giveUp('this API process could not take the game plane over and gave it up');
@@ -290,6 +297,9 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     snapshot: (make) => void (makeSnapshot = make),
     serve: (runner) => void (run = runner),
     async forward(request) {
+      // Taking the lease over and not done yet: "try again" now. An old holder still listening would take the
+      // request and drop it, and this process settles nothing it waits for once it holds the lease.
+      if (leased && !holding) return { ...switching(), id: 'none' };
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) {
         if (HOP_HEADERS.has(name) || value === undefined) continue;
@@ -350,10 +360,10 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
       if (timer) clearInterval(timer);
       if (snapshots) clearInterval(snapshots);
       settleAll();
+      holding = false;
       // Handed over at once rather than after the lease runs out.
       if (leased) await release();
       leased = false;
-      holding = false;
       await subscriber.quit().catch(() => subscriber.disconnect());
     },
   };
