@@ -16,6 +16,7 @@ import path from 'node:path';
 import { DEFAULT_SOFTWARE, findSoftware } from '@spawnpoint/contracts';
 import pg from 'pg';
 import { io } from 'socket.io-client';
+import { API_NODE_FLAGS } from '../apps/api/src/node-flags.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const NODES = 100;
@@ -79,7 +80,8 @@ const env = {
   ),
 };
 let api: ChildProcess | null = null;
-const startApi = () => (api = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts'], { cwd: root, env, stdio: 'ignore' }));
+const startApi = () =>
+  (api = spawn(process.execPath, [...API_NODE_FLAGS, '--import', 'tsx', 'apps/api/src/main.ts'], { cwd: root, env, stdio: 'ignore' }));
 
 async function call(method: string, url: string, cookie = '', body?: unknown) {
   const res = await fetch(`${base}${url}`, {

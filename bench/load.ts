@@ -19,6 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
 import { buildFakeJar } from '../apps/agent/test-support/fake-jar.ts';
+import { API_NODE_FLAGS } from '../apps/api/src/node-flags.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -61,8 +62,8 @@ const shared = {
   ]),
 };
 const children: ChildProcess[] = [];
-function start(entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+function start(entry: string, env: Record<string, string>, nodeFlags: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -71,13 +72,17 @@ function start(entry: string, env: Record<string, string>): ChildProcess {
   return child;
 }
 const apis = ports.map((port, i) =>
-  start('apps/api/src/main.ts', {
-    ...shared,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: bases[i] as string,
-    DATA_DIR: apiDirs[i] as string,
-  }),
+  start(
+    'apps/api/src/main.ts',
+    {
+      ...shared,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: bases[i] as string,
+      DATA_DIR: apiDirs[i] as string,
+    },
+    API_NODE_FLAGS,
+  ),
 );
 
 type Answer = { status: string; result?: unknown; message?: string };

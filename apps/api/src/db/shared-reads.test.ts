@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SharedReads } from './shared-reads.ts';
 
 /** A read that answers when told to, counting how often it was started. */
@@ -73,5 +73,32 @@ describe('SharedReads', () => {
     db.started[1]?.('b rows');
     await Promise.all([a, b]);
     expect(kept).toEqual([]);
+  });
+});
+
+describe('SharedReads and a read that never answers', () => {
+  it('stops sharing a read after 5 s: a caller then starts its own, whose answer is kept', async () => {
+    vi.useFakeTimers();
+    try {
+      const reads = new SharedReads<string, string>();
+      const db = controlled<string>();
+      const kept: string[] = [];
+      // Stuck on a connection that died without a word.
+      const stuck = reads.read('user-1', db.load, (v) => kept.push(v));
+      vi.advanceTimersByTime(4_000);
+      void reads.read('user-1', db.load, (v) => kept.push(v));
+      expect(db.started).toHaveLength(1);
+      vi.advanceTimersByTime(1_500);
+      const fresh = reads.read('user-1', db.load, (v) => kept.push(v));
+      expect(db.started).toHaveLength(2);
+      db.started[1]?.('rows');
+      expect(await fresh).toBe('rows');
+      // The stuck read answering late keeps nothing over the newer answer.
+      db.started[0]?.('late rows');
+      expect(await stuck).toBe('late rows');
+      expect(kept).toEqual(['rows']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -6,27 +6,34 @@
  * changed) is read afresh by the next caller, and the older read's answer is not kept: before, a read begun
  * before a change could put the old rows back into the cache for its whole lifetime.
  */
-export class SharedReads<K, V> {
-  private running = new Map<K, Promise<V>>();
+// Longer than any healthy read of one row or one user's lists; a caller after that starts a read of its own.
+const SHARE_MS = 5_000;
 
-  /** `load`'s answer, or the running read's; `keep` stores it, only if no one forgot the key meanwhile. */
+export class SharedReads<K, V> {
+  private running = new Map<K, { read: Promise<V>; at: number }>();
+
+  /**
+   * `load`'s answer, or the running read's when it began less than `SHARE_MS` ago (a read stuck on a
+   * connection that died silently must not hold up every later caller); `keep` stores it, only if no one
+   * forgot the key, nor started a newer read of it, meanwhile.
+   */
   read(key: K, load: () => Promise<V>, keep: (value: V) => void): Promise<V> {
     const running = this.running.get(key);
-    if (running) return running;
+    if (running && Date.now() - running.at < SHARE_MS) return running.read;
     const started: Promise<V> = load().then(
       (value) => {
-        if (this.running.get(key) === started) {
+        if (this.running.get(key)?.read === started) {
           this.running.delete(key);
           keep(value);
         }
         return value;
       },
       (err: unknown) => {
-        if (this.running.get(key) === started) this.running.delete(key);
+        if (this.running.get(key)?.read === started) this.running.delete(key);
         throw err;
       },
     );
-    this.running.set(key, started);
+    this.running.set(key, { read: started, at: Date.now() });
     return started;
   }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,7 +15,10 @@ const root = path.resolve(import.meta.dirname, '../../../..');
 /** Where a process's log goes: a file of its own in API_LOG_DIR, the terminal with DEBUG_API, else nowhere. */
 function logTo(port: number): 'inherit' | 'ignore' | number {
   const folder = process.env.API_LOG_DIR;
-  if (folder) return openSync(path.join(folder, `api-${port}-${Date.now()}.log`), 'a');
+  if (folder) {
+    mkdirSync(folder, { recursive: true });
+    return openSync(path.join(folder, `api-${port}-${Date.now()}.log`), 'a');
+  }
   return process.env.DEBUG_API ? 'inherit' : 'ignore';
 }
 const postgres = process.env.TEST_DATABASE === 'postgres' ? process.env.DATABASE_URL : undefined;
@@ -73,7 +76,7 @@ export async function prepareApiProcess(
         PUBLIC_URL: publicUrl,
         // DEBUG_API=1 shows the processes' log while a suite runs; API_LOG_DIR=<folder> writes each process's
         // log to a file there instead (a terminal's slower writes can hide a race a run is being repeated for).
-        LOG_LEVEL: process.env.DEBUG_API || process.env.API_LOG_DIR ? 'debug' : 'silent',
+        LOG_LEVEL: process.env.API_LOG_DIR ? 'debug' : process.env.DEBUG_API ? 'info' : 'silent',
         WEB_DIST: path.join(dataDir, 'no-web-build'),
         ...env,
       };
