@@ -114,9 +114,9 @@ try {
   // as often as the reverse. The figures are the median round's; every round is printed too.
   type Load = Awaited<ReturnType<typeof load>>;
   const rounds: { baseline: Load; servers: Load; ratio: number; p99Ratio: number }[] = [];
+  const measureBare = () => load('http://127.0.0.1:3901/v1/user/servers');
+  const measureApi = () => load('http://127.0.0.1:3902/v1/user/servers', { cookie });
   for (let round = 0; round < ROUNDS; round++) {
-    const measureBare = () => load('http://127.0.0.1:3901/v1/user/servers');
-    const measureApi = () => load('http://127.0.0.1:3902/v1/user/servers', { cookie });
     let baseline: Load;
     let servers: Load;
     if (round % 2 === 0) {
@@ -133,8 +133,7 @@ try {
       p99Ratio: Number((servers.p99Ms / baseline.p99Ms).toFixed(2)),
     });
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-  const middle = rounds.find((r) => r.ratio === median(rounds.map((one) => one.ratio))) as (typeof rounds)[number];
+  const middle = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)] as (typeof rounds)[number];
   const baselineCpuUs = await cpuPerRequest(bare, 'http://127.0.0.1:3901/v1/user/servers');
   const serversCpuUs = await cpuPerRequest(api, 'http://127.0.0.1:3902/v1/user/servers', { cookie });
   console.log(

@@ -1,5 +1,5 @@
 import type { ClusterEvent } from '@spawnpoint/contracts';
-import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.ts';
 import { SharedReads } from '../db/shared-reads.ts';
 import { sessions, users } from '../db/schema.ts';
@@ -83,16 +83,7 @@ export class SessionStore {
     const now = Date.now();
     return this.reads.read(
       hash,
-      async () => {
-        const rows = await this.db
-          .select({ session: sessions, user: users })
-          .from(sessions)
-          .innerJoin(users, eq(users.id, sessions.userId))
-          .where(and(eq(sessions.tokenHash, hash), gt(sessions.expiresAt, new Date())))
-          .limit(1);
-        const row = rows[0];
-        return row ? { sessionId: row.session.id, user: row.user, expiresAt: row.session.expiresAt } : null;
-      },
+      () => this.readUnexpired(eq(sessions.tokenHash, hash)),
       (info) => {
         if (!info) return void this.cache.delete(hash);
         if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
@@ -107,11 +98,16 @@ export class SessionStore {
     for (const entry of this.cache.values()) {
       if (entry.info.sessionId === sessionId && Date.now() - entry.cachedAt < CACHE_TTL_MS) return entry.info;
     }
+    return this.readUnexpired(eq(sessions.id, sessionId));
+  }
+
+  /** The one session `which` names, with its user, from the database; null when none or expired. */
+  private async readUnexpired(which: SQL): Promise<SessionInfo | null> {
     const rows = await this.db
       .select({ session: sessions, user: users })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
-      .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, new Date())))
+      .where(and(which, gt(sessions.expiresAt, new Date())))
       .limit(1);
     const row = rows[0];
     return row ? { sessionId: row.session.id, user: row.user, expiresAt: row.session.expiresAt } : null;
