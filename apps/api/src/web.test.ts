@@ -99,6 +99,25 @@ describe('web app serving', () => {
     expect(api.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
   });
 
+  it('gives pages the document headers and API answers no-store', async () => {
+    const everyAnswer = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' };
+    const documentOnly = { 'referrer-policy': 'strict-origin-when-cross-origin', 'cross-origin-opener-policy': 'same-origin' };
+    for (const url of ['/pricing', '/servers', '/v1/docs']) {
+      const page = await get(url);
+      expect(page.headers, url).toMatchObject({ ...everyAnswer, ...documentOnly });
+      expect(page.headers['cache-control'], url).not.toBe('no-store');
+    }
+    const api = await get('/v1/localization');
+    expect(api.headers).toMatchObject({ ...everyAnswer, 'cache-control': 'no-store' });
+    expect(api.headers).not.toHaveProperty('referrer-policy');
+    expect(api.headers).not.toHaveProperty('cross-origin-opener-policy');
+    const failed = await get('/v1/user/me');
+    expect(failed.statusCode).toBe(401);
+    expect(failed.headers).toMatchObject({ ...everyAnswer, 'cache-control': 'no-store' });
+    // An answer that says how it may be cached keeps that.
+    expect((await get('/assets/app-abc123.js')).headers['cache-control']).toContain('immutable');
+  });
+
   it('serves built assets with long-lived caching', async () => {
     const res = await get('/assets/app-abc123.js');
     expect(res.statusCode).toBe(200);

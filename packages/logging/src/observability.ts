@@ -47,14 +47,18 @@ interface Series {
  * hash their labels on every call, which cost the polled endpoint more than the rest of its bookkeeping.
  */
 class HttpTally {
-  private readonly series = new Map<string, Series>();
+  // By route pattern, then method: both strings are the same objects on every request (Fastify's route
+  // table, Node's method names), so the lookups reuse their cached hashes; one key joined per request cost a
+  // new string and its hash every time.
+  private readonly series = new Map<string, Map<string, Series>>();
 
   record(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route}`;
-    let one = this.series.get(key);
+    let methods = this.series.get(route);
+    if (!methods) this.series.set(route, (methods = new Map()));
+    let one = methods.get(method);
     if (!one) {
       one = { method, route, byStatus: new Map(), buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
-      this.series.set(key, one);
+      methods.set(method, one);
     }
     one.byStatus.set(status, (one.byStatus.get(status) ?? 0) + 1);
     let bucket = 0;
@@ -64,8 +68,8 @@ class HttpTally {
     one.count++;
   }
 
-  all(): IterableIterator<Series> {
-    return this.series.values();
+  *all(): Generator<Series> {
+    for (const methods of this.series.values()) yield* methods.values();
   }
 }
 

@@ -58,16 +58,12 @@ export class SessionStore {
   }
 
   /**
-   * The session for a token as far as memory knows it, without a promise (the polled endpoints' path):
-   * null when there is no token or its session is known to have expired, undefined when only the database
-   * can say.
+   * The session for a token's hash (`tokenHash`, the cache's key) as far as memory knows it, without a
+   * promise (the polled endpoints' path): null when there is no token or its session is known to have
+   * expired, undefined when only the database can say.
    */
-  fromCache(token: string | undefined): SessionInfo | null | undefined {
-    if (!token || token.length > 256) return null;
-    return this.cachedByHash(sha256(token));
-  }
-
-  private cachedByHash(hash: string): SessionInfo | null | undefined {
+  fromCache(hash: string | null): SessionInfo | null | undefined {
+    if (!hash) return null;
     const hit = this.cache.get(hash);
     if (!hit) return undefined;
     const now = Date.now();
@@ -75,10 +71,10 @@ export class SessionStore {
     return hit.info.expiresAt.getTime() <= now ? null : hit.info;
   }
 
-  async resolve(token: string | undefined): Promise<SessionInfo | null> {
-    if (!token || token.length > 256) return null;
-    const hash = sha256(token);
-    const cached = this.cachedByHash(hash);
+  /** The session for a token's hash (`tokenHash`), from memory or the database; null for none. */
+  async resolve(hash: string | null): Promise<SessionInfo | null> {
+    if (!hash) return null;
+    const cached = this.fromCache(hash);
     if (cached !== undefined) return cached;
     const now = Date.now();
     return this.reads.read(

@@ -126,7 +126,9 @@ describe('headers', () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/localization', remoteAddress: uniqueIp() });
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    // Accounts, sessions and secrets travel in API answers: no cache keeps them.
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 });
 

@@ -3,21 +3,33 @@ import type { FastifyInstance } from 'fastify';
 import { CATALOGUE_ICON_ORIGINS } from '@spawnpoint/contracts';
 import type { Config } from '../config.ts';
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+/** Allows nothing: API answers, and pages without scripts or styles (the API's own docs page). */
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
-/** Headers on every answer. HTML pages get their own policy from `pageCsp`. */
+/**
+ * Headers on every answer. HTML pages set their own policy (`pageCsp`) and get the two headers that act
+ * only in a document (the referrer policy, the opener policy). Every other answer gets a policy that
+ * allows nothing, and API answers (`/v1/`) `Cache-Control: no-store` unless they say otherwise: they carry
+ * accounts, sessions and secrets, which no browser or shared cache should keep on disk.
+ */
 export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
   const always: Record<string, string> = {
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'strict-origin-when-cross-origin',
     'x-frame-options': 'DENY',
-    'cross-origin-opener-policy': 'same-origin',
     ...(config.production ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' } : {}),
   };
+  const page: Record<string, string> = {
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cross-origin-opener-policy': 'same-origin',
+  };
   // A plain (not async) hook with the headers built once: it runs on every answer.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(always);
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
+    if (reply.hasHeader('content-security-policy')) reply.headers(page);
+    else {
+      reply.header('content-security-policy', API_CSP);
+      if (request.url.startsWith('/v1/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    }
     done(null, payload);
   });
 }
