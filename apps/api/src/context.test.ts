@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, signedUp, type TestApp } from './test/build-test-app.ts';
+import { buildTestApp, signedUp } from './test/build-test-app.ts';
 
-let t: TestApp;
+let t: Awaited<ReturnType<typeof buildTestApp>>;
 let port: number;
 // One connection for every request below, as a reverse proxy keeps one to the API for many browsers.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

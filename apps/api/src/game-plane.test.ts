@@ -94,6 +94,12 @@ describe('the game plane across two API processes', () => {
     const serverId = created.result.serverId as string;
     const port = created.result.port as number;
     const watching = await consoleOn(b, serverId);
+    // A request B hands to A comes back with A's headers: still an API answer's, not a page's.
+    const handed = await fetch(`${b.base}/v1/server/${serverId}`, { headers: { cookie: owner } });
+    expect(handed.status).toBe(200);
+    expect(handed.headers.get('cache-control')).toBe('no-store');
+    expect(handed.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(handed.headers.get('referrer-policy')).toBeNull();
     expect((await b.call('POST', `/v1/server/${serverId}/start`, {}, owner)).status).toBe('SUCCESS');
     // B's polled list follows the state A holds; B's socket got the changes.
     await until(

@@ -114,7 +114,7 @@ describe('web app serving', () => {
     const failed = await get('/v1/user/me');
     expect(failed.statusCode).toBe(401);
     expect(failed.headers).toMatchObject({ ...everyAnswer, 'cache-control': 'no-store' });
-    // An answer that says how it may be cached keeps that.
+    // A built asset keeps its own caching (API answers that set theirs: files.test.ts, downloads).
     expect((await get('/assets/app-abc123.js')).headers['cache-control']).toContain('immutable');
   });
 

@@ -3,14 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import { CATALOGUE_ICON_ORIGINS } from '@spawnpoint/contracts';
 import type { Config } from '../config.ts';
 
-/** Allows nothing: API answers, and pages without scripts or styles (the API's own docs page). */
-export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+/** Allows nothing: API answers, and any answer without a policy of its own (the API's docs page has no script or style). */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
- * Headers on every answer. HTML pages set their own policy (`pageCsp`) and get the two headers that act
- * only in a document (the referrer policy, the opener policy). Every other answer gets a policy that
- * allows nothing, and API answers (`/v1/`) `Cache-Control: no-store` unless they say otherwise: they carry
- * accounts, sessions and secrets, which no browser or shared cache should keep on disk.
+ * Headers on every answer. HTML pages get the two headers that act only in a document (the referrer
+ * policy, the opener policy) and set their own Content-Security-Policy (`pageCsp`); an answer without one
+ * gets a policy that allows nothing. API answers (`/v1/`, not HTML) say `Cache-Control: no-store` unless
+ * they say otherwise: they carry accounts, sessions and secrets, which no browser or shared cache should keep.
+ * Pages are told by their content type, not by their policy: a request handed to another API process comes
+ * back with that process's headers, its policy included (route.ts, `answerHanded`).
  */
 export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
   const always: Record<string, string> = {
@@ -25,11 +27,11 @@ export function installSecurityHeaders(app: FastifyInstance, config: Config): vo
   // A plain (not async) hook with the headers built once: it runs on every answer.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(always);
-    if (reply.hasHeader('content-security-policy')) reply.headers(page);
-    else {
-      reply.header('content-security-policy', API_CSP);
-      if (request.url.startsWith('/v1/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    }
+    const type = reply.getHeader('content-type');
+    const html = typeof type === 'string' && type.startsWith('text/html');
+    if (html) reply.headers(page);
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
+    if (!html && request.url.startsWith('/v1/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 }

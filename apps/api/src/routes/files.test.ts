@@ -42,6 +42,8 @@ async function download(url: string, cookie: string) {
   const answer = await send('GET', url, cookie);
   expect(answer.statusCode, answer.body).toBe(302);
   expect(answer.headers['cache-control']).toBe('no-store');
+  // The signed link must not leave as a referrer; the API's usual referrer policy does not replace this one.
+  expect(answer.headers['referrer-policy']).toBe('no-referrer');
   const link = String(answer.headers.location);
   expect(link.startsWith(`${agent.nodeConfig.url}/v1/downloads/`)).toBe(true);
   const response = await fetch(link, { redirect: 'error' });
