@@ -42,7 +42,7 @@ async function download(url: string, cookie: string) {
   const answer = await send('GET', url, cookie);
   expect(answer.statusCode, answer.body).toBe(302);
   expect(answer.headers['cache-control']).toBe('no-store');
-  // The signed link must not leave as a referrer; the API's usual referrer policy does not replace this one.
+  // The redirect says no-referrer, and the API's general referrer policy does not replace it.
   expect(answer.headers['referrer-policy']).toBe('no-referrer');
   const link = String(answer.headers.location);
   expect(link.startsWith(`${agent.nodeConfig.url}/v1/downloads/`)).toBe(true);
