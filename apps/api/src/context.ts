@@ -101,7 +101,7 @@ type Connection = FastifyRequest['socket'] & { [cookieSeen]?: CookieSeen };
  * very same header (a tab's poll every 5 s on its keep-alive connection) skips parsing it and the
  * `sha256` — about a twentieth of the polled endpoint's CPU. Only an identical header reuses the hash, so a
  * connection that carries several people's requests (a reverse proxy's) gets each one's own session. The
- * header lives as long as the connection, like the request that brought it.
+ * header is kept until the connection sends another or closes.
  */
 export function sessionHashOf(ctx: AppContext, request: FastifyRequest): string | null {
   const header = request.headers.cookie;
