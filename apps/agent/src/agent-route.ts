@@ -34,7 +34,7 @@ export type AgentRoute = <E extends AgentEndpoint>(endpoint: E, handler: (call: 
  * What every answer to a browser carries (a signed download, or its refusal): never cached or sniffed,
  * never framed or run as a page, the link (which carries its signature) never sent on as a referrer.
  */
-const BROWSER_HEADERS = {
+export const BROWSER_HEADERS = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

@@ -29,7 +29,7 @@ import { warmUpPing } from './stats-sampler.ts';
 import { flyingSquidRuntime } from './runtimes/flying-squid.ts';
 import { javaJarRuntime } from './runtimes/java-jar.ts';
 import type { Runtime } from './runtimes/types.ts';
-import { agentRouter } from './agent-route.ts';
+import { agentRouter, BROWSER_HEADERS } from './agent-route.ts';
 import { serverRoutes } from './server-routes.ts';
 import { ConsoleOutbox } from './console-outbox.ts';
 import { playerRoutes } from './player-routes.ts';
@@ -228,6 +228,14 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     // The API's request id, so one id ties its log lines of a call to this node's.
     genReqId: requestIdOf,
     bodyLimit: 64 * 1024,
+    // A path the router cannot read (broken %-escapes) or with a part longer than any id: a browser may send
+    // one to the download port, so it is answered in the envelope with the browser headers, not with
+    // Fastify's own body echoing the path.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      reply.headers(BROWSER_HEADERS);
+      if (error.code === 'FST_ERR_BAD_URL') void fail(reply, 400, 'INVALID_INPUT', 'The address is not valid.');
+      else void fail(reply, 404, 'NOT_FOUND', 'Not found.');
+    },
   });
   nodeGauges(metrics.registry, servers, () => socket.connected);
   // Said at every start, loudly when the node cannot cage its games.

@@ -257,6 +257,22 @@ describe('signed download links', () => {
     expect(tar.includes(data.subarray(0, 1000))).toBe(true);
   });
 
+  it('answers a download address the router cannot read in the envelope, with browser headers and without echoing it', async () => {
+    for (const [url, status, code] of [
+      ['/v1/servers/%E0%A4%A/download?path=%2Fa', 400, 'INVALID_INPUT'],
+      [`/v1/servers/${'a'.repeat(300)}/download`, 404, 'NOT_FOUND'],
+    ] as const) {
+      const res = await fetch(`${base}${url}`);
+      expect(res.status, url).toBe(status);
+      const text = await res.text();
+      expect(JSON.parse(text).status, url).toBe(code);
+      expect(text, url).not.toContain('/v1/servers/');
+      expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
+      expect(res.headers.get('content-security-policy'), url).toContain('sandbox');
+      expect(res.headers.get('cache-control'), url).toBe('no-store');
+    }
+  });
+
   it('refuses a link reused after expiry, for another path, another server or another purpose, and a tampered one', async () => {
     await install('dl2');
     await install('dl3');

@@ -4,15 +4,16 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { liveGauges, metricsRoutes } from './metrics.ts';
 import { redisCluster, singleProcess } from './cluster.ts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { errorStatus } from '@spawnpoint/contracts';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type Database } from './db/index.ts';
-import { installCsrfCheck } from './http/csrf.ts';
-import { ApiError, installErrorHandling } from './http/errors.ts';
+import { csrfCheck } from './http/csrf.ts';
+import { ApiError, failureBody, installErrorHandling } from './http/errors.ts';
 import { createAddressBudget, createLimiter } from './http/rate-limits.ts';
-import { installSecurityHeaders } from './http/security-headers.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { fileMailer, smtpMailer, type Mailer } from './mail/mailer.ts';
 import { handlePublicListSockets } from './public-list-sockets.ts';
 import { createRealtime, handleBrowserSockets, type Realtime } from './realtime.ts';
@@ -96,6 +97,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Every route's traffic is counted as each request finishes (the request-log controller tells the metrics;
   // metrics.ts adds the live gauges).
   const metrics = httpMetrics('spawnpoint_api_');
+  const headers = securityHeaders(config);
   const app = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
     logController: requestLogController(config.LOG_LEVEL, metrics.record),
@@ -103,11 +105,36 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A path the router cannot read (broken %-escapes) or with a part longer than any id: answered in the
+    // envelope with every answer's headers, not Fastify's own body echoing the path (http.test.ts).
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      headers(request, reply);
+      const code = error.code === 'FST_ERR_BAD_URL' ? 'INVALID_INPUT' : 'NOT_FOUND';
+      void reply
+        .code(errorStatus(code))
+        .send(failureBody(code, undefined, code === 'INVALID_INPUT' ? 'The address is not valid.' : undefined));
+    },
   });
   const log = app.log;
-  // Every answer says its request id (to quote when reporting a fault); calls to nodes carry it (nodes.ts).
+  const allowedOrigins = [new URL(config.publicUrl).origin];
+  const crossSite = csrfCheck(allowedOrigins);
+  const addressBudget = createAddressBudget(config.RATE_LIMIT_FACTOR);
+  // Requests another process handed to this one (game-plane.ts) were counted there.
+  const handedHere = new Set<string>();
+  // What every request goes through, in one hook: each hook costs every request its own run, and the polled
+  // endpoint (`/v1/user/servers`, every 5 s from every signed-in tab) is mostly hooks and headers. Every answer
+  // says its request id (to quote when reporting a fault; calls to nodes carry it, nodes.ts) and carries the
+  // security headers (security-headers.ts), refusals included; then cross-site writes (csrf.ts) and the
+  // per-address budget of API requests are checked.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    headers(request, reply);
+    const refused = crossSite(request);
+    if (refused) return done(refused);
+    const handed = request.headers[HANDED_HEADER];
+    if (typeof handed === 'string' && handedHere.has(handed)) return done();
+    if (request.url.startsWith('/v1/') && !addressBudget.allow(request.ip)) return done(new ApiError('RATE_LIMIT'));
     done();
   });
   const routes: { method: string; url: string }[] = [];
@@ -129,10 +156,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     global: false,
     ...(cluster.limitStore ? { store: cluster.limitStore } : {}),
   });
-
-  const allowedOrigins = [new URL(config.publicUrl).origin];
-  installCsrfCheck(app, allowedOrigins);
-  installSecurityHeaders(app, config);
 
   const io = createRealtime(app.server, allowedOrigins);
   cluster.attach(io);
@@ -243,17 +266,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     gamePlane,
   };
 
-  const addressBudget = createAddressBudget(config.RATE_LIMIT_FACTOR);
   app.addHook('onClose', (_app, done) => {
     addressBudget.close();
-    done();
-  });
-  // Requests another process handed to this one (game-plane.ts) were counted there.
-  const handedHere = new Set<string>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    const handed = request.headers[HANDED_HEADER];
-    if (typeof handed === 'string' && handedHere.has(handed)) return done();
-    if (request.url.startsWith('/v1/') && !addressBudget.allow(request.ip)) return done(new ApiError('RATE_LIMIT'));
     done();
   });
 

@@ -1,5 +1,6 @@
 import { endpointList, endpoints, errorCatalogue, type Endpoint } from '@spawnpoint/contracts';
 import type { Route } from './http/route.ts';
+import { pageHeaders } from './http/security-headers.ts';
 import { z } from 'zod';
 
 type JsonSchema = Record<string, unknown>;
@@ -110,5 +111,8 @@ ${rows}
 export function openApiRoutes(route: Route, publicUrl: string): void {
   let document: JsonSchema | null = null;
   route(endpoints.openApi, async ({ reply }) => reply.send((document ??= openApiDocument(publicUrl))));
-  route(endpoints.docs, async ({ reply }) => reply.type('text/html; charset=utf-8').send(docsPage()));
+  // A page, under /v1/ like the rest of the API: a page's headers, and revalidated like the site's pages.
+  route(endpoints.docs, async ({ reply }) =>
+    pageHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(docsPage()),
+  );
 }

@@ -6,7 +6,7 @@ import { ENVIRONMENT_META, integrationHosts, isSupportPath, matchRoute } from '@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 import { failureBody } from './http/errors.ts';
-import { pageCsp } from './http/security-headers.ts';
+import { pageCsp, pageHeaders } from './http/security-headers.ts';
 
 const SPA_FALLBACK = '__spa-fallback.html';
 
@@ -106,7 +106,7 @@ interface Page {
 
 /** Sends a page compressed the best way the browser accepts. */
 function sendPage(request: FastifyRequest, reply: FastifyReply, page: Page) {
-  reply.header('content-security-policy', page.csp).header('vary', 'accept-encoding').type('text/html; charset=utf-8');
+  pageHeaders(reply, page.csp).header('vary', 'accept-encoding').type('text/html; charset=utf-8');
   const accepted = String(request.headers['accept-encoding'] ?? '');
   if (request.method === 'HEAD') return reply.send(page.html);
   if (/\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(page.br);

@@ -130,6 +130,21 @@ describe('headers', () => {
     // Accounts, sessions and secrets travel in API answers: no cache keeps them.
     expect(res.headers['cache-control']).toBe('no-store');
   });
+
+  it('answers a path the router cannot read in the envelope, with the same headers and without echoing it', async () => {
+    const broken = await t.app.inject({ method: 'GET', url: '/v1/servers/%E0%A4%A/files', remoteAddress: uniqueIp() });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toEqual({ status: 'INVALID_INPUT', message: 'The address is not valid.' });
+    const long = await t.app.inject({ method: 'GET', url: `/v1/servers/${'a'.repeat(300)}/files`, remoteAddress: uniqueIp() });
+    expect(long.statusCode).toBe(404);
+    expect(long.json().status).toBe('NOT_FOUND');
+    for (const res of [broken, long]) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+  });
 });
 
 describe('the per-address API budget', () => {

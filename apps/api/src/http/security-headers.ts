@@ -1,39 +1,49 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOGUE_ICON_ORIGINS } from '@spawnpoint/contracts';
 import type { Config } from '../config.ts';
 
 /** Allows nothing: API answers, and any answer without a policy of its own (the API's docs page has no script or style). */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
+/** The two headers that act only in a document: pages add them (`pageHeaders`). */
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
 /**
- * Headers on every answer. HTML pages get the two headers that act only in a document (the referrer
- * policy, the opener policy) and set their own Content-Security-Policy (`pageCsp`); an answer without one
- * gets a policy that allows nothing. API answers (`/v1/`, not HTML) say `Cache-Control: no-store` unless
- * they say otherwise: they carry accounts, sessions and secrets, which no browser or shared cache should keep.
- * Pages are told by their content type, not by their policy: a request handed to another API process comes
- * back with that process's headers, its policy included (route.ts, `answerHanded`).
+ * Every answer's headers, set when its request arrives (by the app's one onRequest hook, app.ts); whatever
+ * answers may replace them. Every answer gets nosniff, DENY for frames, HSTS in production and a
+ * Content-Security-Policy that allows nothing, which pages replace with their own (`pageCsp`). API answers
+ * (`/v1/`) also say `Cache-Control: no-store`: they carry accounts, sessions and secrets, which no browser or
+ * shared cache should keep; an answer that says otherwise sets its own (the API's docs page, downloads).
+ *
+ * Set up front, not in an onSend hook that looks at the finished answer: every request then runs one hook
+ * fewer, and the polled endpoint (`/v1/user/servers` every 5 s from every signed-in tab) is all hooks and
+ * headers. A request another API process answers (route.ts, `answerHanded`) gets that process's headers,
+ * which were set the same way.
  */
-export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
+export function securityHeaders(config: Config): (request: FastifyRequest, reply: FastifyReply) => void {
   const always: Record<string, string> = {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     ...(config.production ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' } : {}),
+    'content-security-policy': API_CSP,
   };
-  const page: Record<string, string> = {
-    'referrer-policy': 'strict-origin-when-cross-origin',
-    'cross-origin-opener-policy': 'same-origin',
+  const api: Record<string, string> = { ...always, 'cache-control': 'no-store' };
+  return (request, reply) => {
+    reply.headers(request.url.startsWith('/v1/') ? api : always);
   };
-  // A plain (not async) hook with the headers built once: it runs on every answer.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.headers(always);
-    const type = reply.getHeader('content-type');
-    const html = typeof type === 'string' && type.startsWith('text/html');
-    if (html) reply.headers(page);
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
-    if (!html && request.url.startsWith('/v1/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    done(null, payload);
-  });
+}
+
+/**
+ * A page's own headers: the two that act only in a document, and its policy (`pageCsp`) where it has one;
+ * a page without one (the API's docs page: no script, no style) keeps the policy that allows nothing.
+ */
+export function pageHeaders(reply: FastifyReply, csp?: string): FastifyReply {
+  reply.headers(PAGE_HEADERS);
+  return csp === undefined ? reply : reply.header('content-security-policy', csp);
 }
 
 /**
