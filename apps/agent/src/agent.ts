@@ -231,10 +231,14 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     // A path the router cannot read (broken %-escapes) or with a part longer than any id: a browser may send
     // one to the download port, so it is answered in the envelope with the browser headers, not with
     // Fastify's own body echoing the path.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
+    frameworkErrors: (error, request, reply: FastifyReply) => {
       reply.headers(BROWSER_HEADERS);
       if (error.code === 'FST_ERR_BAD_URL') void fail(reply, 400, 'INVALID_INPUT', 'The address is not valid.');
-      else void fail(reply, 404, 'NOT_FOUND', 'Not found.');
+      else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') void fail(reply, 404, 'NOT_FOUND', 'Not found.');
+      else {
+        request.log.error({ err: error }, 'request errored before routing');
+        void fail(reply, 500, 'INTERNAL_ERROR', 'The node could not do that.');
+      }
     },
   });
   nodeGauges(metrics.registry, servers, () => socket.connected);

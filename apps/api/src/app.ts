@@ -107,10 +107,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // A path the router cannot read (broken %-escapes) or with a part longer than any id: answered in the
     // envelope with every answer's headers, not Fastify's own body echoing the path (http.test.ts).
+    // Fastify writes no request line for these (they never reach a route): one is written here.
     frameworkErrors: (error, request, reply: FastifyReply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       headers(request, reply);
-      const code = error.code === 'FST_ERR_BAD_URL' ? 'INVALID_INPUT' : 'NOT_FOUND';
+      const code =
+        error.code === 'FST_ERR_BAD_URL' ? 'INVALID_INPUT' : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'NOT_FOUND' : 'INTERNAL_ERROR';
+      if (code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request errored before routing');
+      else request.log.info({ code: error.code, method: request.method }, 'request refused before routing');
       void reply
         .code(errorStatus(code))
         .send(failureBody(code, undefined, code === 'INVALID_INPUT' ? 'The address is not valid.' : undefined));
