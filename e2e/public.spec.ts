@@ -87,6 +87,23 @@ test('the landing and pricing pages load only the small site script, which still
   expect(((await (await page.request.get('/v1/user/me')).json()) as { status: string }).status).toBe('NOT_AUTHENTICATED');
 });
 
+test('the API docs page fits a phone, is styled, and breaks no rule of its policy', async ({ page }) => {
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') refused.push(message.text());
+  });
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.goto('/v1/docs');
+  await expect(page.getByRole('heading', { level: 1, name: 'Spawnpoint API' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: '/v1/user/servers', exact: true })).toBeVisible();
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  // Its style sheet applied (the browser's default is a serif face and no rules between rows).
+  expect(await page.evaluate('getComputedStyle(document.body).fontFamily')).toContain('system-ui');
+  await page.getByRole('link', { name: '/v1/openapi.json' }).focus();
+  await expect(page.getByRole('link', { name: '/v1/openapi.json' })).toBeFocused();
+  expect(refused).toEqual([]);
+});
+
 test('the nether portal calculator converts instantly and gives a /tp command', async ({ page }) => {
   await page.goto('/tools/nether-portal-calculator');
   await page.getByLabel('x', { exact: true }).fill('-1000');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { endpointList } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, uniqueIp } from './test/build-test-app.ts';
@@ -51,5 +52,12 @@ describe('OpenAPI document', () => {
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.body).toContain('<code>/v1/server/{serverId}/backups/{backupId}/restore</code>');
     expect(res.body).not.toContain('<script');
+    // Its one style sheet is allowed by its hash, and nothing else is: no script, no other style.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(res.body)?.[1] ?? '';
+    expect(style).toContain('@media');
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(res.headers['content-security-policy']).toBe(
+      `default-src 'none'; style-src 'sha256-${hash}'; frame-ancestors 'none'; base-uri 'none'`,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { endpointList, endpoints, errorCatalogue, type Endpoint } from '@spawnpoint/contracts';
 import type { Route } from './http/route.ts';
 import { pageHeaders } from './http/security-headers.ts';
@@ -94,6 +95,19 @@ export function openApiDocument(publicUrl: string): JsonSchema {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A plain page listing the endpoints (no script, so the API's strict CSP holds). */
+/**
+ * The docs page's only style, allowed by its hash (its policy allows nothing else): the table fills the
+ * width; on a phone (360 px) a cell may break anywhere (paths, permissions, a setting named in a summary),
+ * so the four columns wrap instead of pushing the page sideways.
+ */
+const DOCS_STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1rem}' +
+  'table{border-collapse:collapse;width:100%}' +
+  'th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid #ddd}' +
+  'th,td:first-child{white-space:nowrap}' +
+  '@media (max-width:40rem){body{font-size:14px;padding:.5rem}th,td{padding:.3rem .25rem}td{overflow-wrap:anywhere}}';
+const DOCS_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(DOCS_STYLE).digest('base64')}'; frame-ancestors 'none'; base-uri 'none'`;
+
 function docsPage(): string {
   const rows = endpointList
     .map(
@@ -101,7 +115,7 @@ function docsPage(): string {
         `<tr><td><code>${e.method}</code></td><td><code>${escapeHtml(openApiPath(e.path))}</code></td><td>${escapeHtml(e.summary)}</td><td>${e.access}${e.permission ? ` · <code>${escapeHtml(e.permission)}</code>` : ''}</td></tr>`,
     )
     .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Spawnpoint API</title></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Spawnpoint API</title><style>${DOCS_STYLE}</style></head>
 <body><main><h1>Spawnpoint API</h1><p>The machine-readable document is <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>
 <table><thead><tr><th scope="col">Method</th><th scope="col">Path</th><th scope="col">What it does</th><th scope="col">Access</th></tr></thead><tbody>
 ${rows}
@@ -113,6 +127,6 @@ export function openApiRoutes(route: Route, publicUrl: string): void {
   route(endpoints.openApi, async ({ reply }) => reply.send((document ??= openApiDocument(publicUrl))));
   // A page, under /v1/ like the rest of the API: a page's headers, and revalidated like the site's pages.
   route(endpoints.docs, async ({ reply }) =>
-    pageHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(docsPage()),
+    pageHeaders(reply, DOCS_CSP).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(docsPage()),
   );
 }

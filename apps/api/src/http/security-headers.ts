@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOGUE_ICON_ORIGINS } from '@spawnpoint/contracts';
 import type { Config } from '../config.ts';
 
-/** Allows nothing: API answers, and any answer without a policy of its own (the API's docs page has no script or style). */
+/** Allows nothing: API answers, and any answer without a policy of its own. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The two headers that act only in a document: pages add them (`pageHeaders`). */
@@ -36,8 +36,8 @@ export function securityHeaders(config: Config): (request: FastifyRequest, reply
 }
 
 /**
- * A page's own headers: the two that act only in a document, and its policy (`pageCsp`) where it has one;
- * a page without one (the API's docs page: no script, no style) keeps the policy that allows nothing.
+ * A page's own headers: the two that act only in a document, and its policy (`pageCsp` for the site's
+ * pages) where it has one; a page without one keeps the policy that allows nothing.
  */
 export function pageHeaders(reply: FastifyReply, csp?: string): FastifyReply {
   reply.headers(PAGE_HEADERS);
