@@ -247,17 +247,21 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   if (cage.refusal) http.log.error(cage.refusal);
   else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
   else http.log.info(cage.summary);
+  // A refusal here is what a browser that wanders onto the node's port (where download links point) meets
+  // for any other path: it carries the browser headers, like the links' own answers.
+  const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
+    fail(reply.headers(BROWSER_HEADERS), status, code, message);
   http.addHook('onRequest', async (request, reply) => {
     // A signed download link is checked by its own route (signature, expiry, purpose, server, path).
     if (request.routeOptions.config.signedDownload) return;
     // The scraper's own token, never the node's; no token configured, no page.
     if (request.routeOptions.config.metricsPage) {
-      if (!config.METRICS_TOKEN) return fail(reply, 404, 'NOT_FOUND', 'Not found.');
+      if (!config.METRICS_TOKEN) return refuse(reply, 404, 'NOT_FOUND', 'Not found.');
       if (!bearerIs(request.headers.authorization, config.METRICS_TOKEN))
-        return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad metrics token.');
+        return refuse(reply, 401, 'NOT_AUTHENTICATED', 'Bad metrics token.');
       return;
     }
-    if (!bearerIs(request.headers.authorization, config.AGENT_TOKEN)) return fail(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
+    if (!bearerIs(request.headers.authorization, config.AGENT_TOKEN)) return refuse(reply, 401, 'NOT_AUTHENTICATED', 'Bad node token.');
   });
   http.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
     if (error instanceof SandboxError) return sendSandboxError(reply, error);

@@ -273,6 +273,17 @@ describe('signed download links', () => {
     }
   });
 
+  it('refuses any other path without the node token with the browser headers too', async () => {
+    for (const url of ['/nothing-here', '/v1/servers/dl1/files/list?path=%2F']) {
+      const res = await fetch(`${base}${url}`);
+      expect(res.status, url).toBe(401);
+      expect(((await res.json()) as { status: string }).status, url).toBe('NOT_AUTHENTICATED');
+      expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
+      expect(res.headers.get('content-security-policy'), url).toContain('sandbox');
+      expect(res.headers.get('referrer-policy'), url).toBe('no-referrer');
+    }
+  });
+
   it('refuses a link reused after expiry, for another path, another server or another purpose, and a tampered one', async () => {
     await install('dl2');
     await install('dl3');
