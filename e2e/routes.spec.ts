@@ -36,6 +36,14 @@ test('unknown blog posts and pages show the same 404 page with their path and HT
   }
 });
 
+test('a broken address (a bad % escape) shows the same 404 page, not an error', async ({ page }) => {
+  const response = await page.goto('/blog/%E0%A4%A');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByText('404', { exact: true })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Back to the home page' })).toBeVisible();
+});
+
 test('every route of the table gives a signed-out visitor the right page or redirect', async ({ page }) => {
   for (const route of routeTable) {
     const path = concrete(route.path);

@@ -55,7 +55,7 @@ import { miscRoutes } from './routes/misc.ts';
 import { openApiRoutes } from './openapi.ts';
 import { userRoutes } from './routes/user.ts';
 import { memberRoutes } from './routes/members.ts';
-import { installWeb } from './web.ts';
+import { installWeb, type NotFoundPage } from './web.ts';
 
 /** Marks a request another API process handed to this one; its value is known only to this process. */
 const HANDED_HEADER = 'x-spawnpoint-handed';
@@ -98,6 +98,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // metrics.ts adds the live gauges).
   const metrics = httpMetrics('spawnpoint_api_');
   const headers = securityHeaders(config);
+  // The site's 404 page, once the web app is installed (below).
+  const site: { notFoundPage?: NotFoundPage } = {};
   const app = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
     logController: requestLogController(config.LOG_LEVEL, metrics.record),
@@ -111,6 +113,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     frameworkErrors: (error, request, reply: FastifyReply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       headers(request, reply);
+      // A person who typed a broken address of the site gets its 404 page, not the API's envelope.
+      const asksForPage = request.method === 'GET' || request.method === 'HEAD';
+      if (error.code === 'FST_ERR_BAD_URL' && asksForPage && site.notFoundPage && !request.url.startsWith('/v1/')) {
+        request.log.info({ code: error.code, method: request.method }, 'request refused before routing');
+        void site.notFoundPage(request, reply);
+        return;
+      }
       const code =
         error.code === 'FST_ERR_BAD_URL' ? 'INVALID_INPUT' : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'NOT_FOUND' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request errored before routing');
@@ -296,7 +305,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   billingRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
   metricsRoutes(route, metrics.registry);
-  await installWeb(app, config);
+  site.notFoundPage = await installWeb(app, config);
 
   handleBrowserSockets(io, ctx, cluster.spentTokens);
   // What another API process changed and this one keeps a copy of.

@@ -52,6 +52,21 @@ describe('web app serving', () => {
     }
   });
 
+  it('answers a broken address of the site with the 404 page, and of the API with the envelope', async () => {
+    const page = await get('/blog/%E0%A4%A');
+    expect(page.statusCode).toBe(404);
+    expect(page.body).toBe('<html>spa</html>');
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers).toMatchObject({ 'referrer-policy': 'strict-origin-when-cross-origin', 'cache-control': 'no-cache' });
+    const api = await get('/v1/user/%E0%A4%A');
+    expect(api.statusCode).toBe(400);
+    expect(api.json().status).toBe('INVALID_INPUT');
+    const post = await t.app.inject({ method: 'POST', url: '/blog/%E0%A4%A', remoteAddress: uniqueIp() });
+    expect(post.statusCode).toBe(400);
+    expect(post.json().status).toBe('INVALID_INPUT');
+  });
+
   it('answers unknown paths with HTTP 404 and the SPA page that shows the 404 screen', async () => {
     for (const url of ['/nope', '/servers/a/b/c', '/account/nothing']) {
       const res = await get(url);

@@ -17,7 +17,10 @@ const SPA_FALLBACK = '__spa-fallback.html';
  * all come from content at build (blog posts and pages) exist only as the files the build wrote: any other
  * path of theirs is unknown too.
  */
-export async function installWeb(app: FastifyInstance, config: Config): Promise<void> {
+/** Sends the site's 404 page (the app shows its 404 screen); the envelope where the app is not built. */
+export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+export async function installWeb(app: FastifyInstance, config: Config): Promise<NotFoundPage> {
   const root = config.webDist;
   const built = existsSync(path.join(root, SPA_FALLBACK));
   if (built) {
@@ -66,6 +69,11 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
     return entry;
   };
 
+  const notFoundPage: NotFoundPage = (request, reply) =>
+    built
+      ? sendPage(request, reply.status(404).header('cache-control', 'no-cache'), page(SPA_FALLBACK))
+      : reply.status(404).send(failureBody('NOT_FOUND'));
+
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const url = new URL(request.url, 'http://local');
     const pathname = decodeSafe(url.pathname);
@@ -95,6 +103,7 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
     const known = route !== null && route.prerender !== 'content';
     return sendPage(request, reply.status(known ? 200 : 404), page(SPA_FALLBACK));
   });
+  return notFoundPage;
 }
 
 interface Page {
