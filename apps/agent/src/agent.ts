@@ -222,6 +222,10 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
 
   // Every request is counted as it finishes (the request-log controller tells the metrics).
   const metrics = httpMetrics('spawnpoint_agent_');
+  // A refusal before a route's own checks is what a browser that wanders onto the node's port (where download
+  // links point) meets: it carries the browser headers, like the links' own answers.
+  const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
+    fail(reply.headers(BROWSER_HEADERS), status, code, message);
   const http = Fastify({
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: `agent ${config.AGENT_NODE_ID}` }),
     logController: requestLogController(config.LOG_LEVEL, metrics.record),
@@ -232,12 +236,11 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     // one to the download port, so it is answered in the envelope with the browser headers, not with
     // Fastify's own body echoing the path.
     frameworkErrors: (error, request, reply: FastifyReply) => {
-      reply.headers(BROWSER_HEADERS);
-      if (error.code === 'FST_ERR_BAD_URL') void fail(reply, 400, 'INVALID_INPUT', 'The address is not valid.');
-      else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') void fail(reply, 404, 'NOT_FOUND', 'Not found.');
+      if (error.code === 'FST_ERR_BAD_URL') void refuse(reply, 400, 'INVALID_INPUT', 'The address is not valid.');
+      else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') void refuse(reply, 404, 'NOT_FOUND', 'Not found.');
       else {
         request.log.error({ err: error }, 'request errored before routing');
-        void fail(reply, 500, 'INTERNAL_ERROR', 'The node could not do that.');
+        void refuse(reply, 500, 'INTERNAL_ERROR', 'The node could not do that.');
       }
     },
   });
@@ -247,10 +250,6 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   if (cage.refusal) http.log.error(cage.refusal);
   else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
   else http.log.info(cage.summary);
-  // A refusal here is what a browser that wanders onto the node's port (where download links point) meets
-  // for any other path: it carries the browser headers, like the links' own answers.
-  const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
-    fail(reply.headers(BROWSER_HEADERS), status, code, message);
   http.addHook('onRequest', async (request, reply) => {
     // A signed download link is checked by its own route (signature, expiry, purpose, server, path).
     if (request.routeOptions.config.signedDownload) return;

@@ -4,7 +4,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { liveGauges, metricsRoutes } from './metrics.ts';
 import { redisCluster, singleProcess } from './cluster.ts';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { errorStatus } from '@spawnpoint/contracts';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -98,6 +98,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // metrics.ts adds the live gauges).
   const metrics = httpMetrics('spawnpoint_api_');
   const headers = securityHeaders(config);
+  // Every answer says its request id (to quote when reporting a fault; calls to nodes carry it, nodes.ts) and
+  // carries the security headers (security-headers.ts), refusals included.
+  const everyAnswer = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    headers(request, reply);
+  };
   // The site's 404 page, once the web app is installed (below).
   const site: { notFoundPage?: NotFoundPage } = {};
   const app = Fastify({
@@ -108,22 +114,20 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // A path the router cannot read (broken %-escapes) or with a part longer than any id: answered in the
-    // envelope with every answer's headers, not Fastify's own body echoing the path (http.test.ts).
-    // Fastify writes no request line for these (they never reach a route): one is written here.
+    // envelope with every answer's headers, not Fastify's own body echoing the path (http.test.ts); a person
+    // who typed a broken address of the site gets its 404 page. Fastify writes no request line for these
+    // (they never reach a route): one is written here.
     frameworkErrors: (error, request, reply: FastifyReply) => {
-      reply.header(REQUEST_ID_HEADER, request.id);
-      headers(request, reply);
-      // A person who typed a broken address of the site gets its 404 page, not the API's envelope.
-      const asksForPage = request.method === 'GET' || request.method === 'HEAD';
-      if (error.code === 'FST_ERR_BAD_URL' && asksForPage && site.notFoundPage && !request.url.startsWith('/v1/')) {
-        request.log.info({ code: error.code, method: request.method }, 'request refused before routing');
-        void site.notFoundPage(request, reply);
-        return;
-      }
+      everyAnswer(request, reply);
       const code =
         error.code === 'FST_ERR_BAD_URL' ? 'INVALID_INPUT' : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'NOT_FOUND' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request errored before routing');
       else request.log.info({ code: error.code, method: request.method }, 'request refused before routing');
+      const asksForPage = request.method === 'GET' || request.method === 'HEAD';
+      if (code === 'INVALID_INPUT' && asksForPage && site.notFoundPage && !request.url.startsWith('/v1/')) {
+        void site.notFoundPage(request, reply);
+        return;
+      }
       void reply
         .code(errorStatus(code))
         .send(failureBody(code, undefined, code === 'INVALID_INPUT' ? 'The address is not valid.' : undefined));
@@ -136,13 +140,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Requests another process handed to this one (game-plane.ts) were counted there.
   const handedHere = new Set<string>();
   // What every request goes through, in one hook: each hook costs every request its own run, and the polled
-  // endpoint (`/v1/user/servers`, every 5 s from every signed-in tab) is mostly hooks and headers. Every answer
-  // says its request id (to quote when reporting a fault; calls to nodes carry it, nodes.ts) and carries the
-  // security headers (security-headers.ts), refusals included; then cross-site writes (csrf.ts) and the
-  // per-address budget of API requests are checked.
+  // endpoint (`/v1/user/servers`, every 5 s from every signed-in tab) is mostly hooks and headers: every
+  // answer's headers, then cross-site writes (csrf.ts) and the per-address budget of API requests.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    headers(request, reply);
+    everyAnswer(request, reply);
     const refused = crossSite(request);
     if (refused) return done(refused);
     const handed = request.headers[HANDED_HEADER];

@@ -35,13 +35,9 @@ export function securityHeaders(config: Config): (request: FastifyRequest, reply
   };
 }
 
-/**
- * A page's own headers: the two that act only in a document, and its policy (`pageCsp` for the site's
- * pages) where it has one; a page without one keeps the policy that allows nothing.
- */
-export function pageHeaders(reply: FastifyReply, csp?: string): FastifyReply {
-  reply.headers(PAGE_HEADERS);
-  return csp === undefined ? reply : reply.header('content-security-policy', csp);
+/** A page's own headers: its policy (`pageCsp` for the site's pages) and the two that act only in a document. */
+export function pageHeaders(reply: FastifyReply, csp: string): FastifyReply {
+  return reply.headers(PAGE_HEADERS).header('content-security-policy', csp);
 }
 
 /**
