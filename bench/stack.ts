@@ -65,23 +65,41 @@ export async function startStack(options: {
     cookie: () => cookie,
     /** Resident memory of the whole process tree (launcher, API, agent, game servers), in MB. */
     rssMb(): number {
-      const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='])
-        .toString()
-        .trim()
-        .split('\n')
-        .map((l) => l.trim().split(/\s+/).map(Number) as [number, number, number]);
-      const pids = new Set([child.pid as number]);
-      for (let grew = true; grew;) {
-        grew = false;
-        for (const [p, pp] of rows) {
-          if (pids.has(pp) && !pids.has(p)) {
-            pids.add(p);
-            grew = true;
-          }
-        }
-      }
-      return Math.round(rows.filter(([p]) => pids.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
+      const tree = processTree(child.pid as number);
+      return Math.round(tree.reduce((sum, p) => sum + p.rssKb, 0) / 1024);
+    },
+    /** User + system CPU seconds the API process has used so far. */
+    apiCpuSeconds(): number {
+      const api = processTree(child.pid as number).find((p) => p.args.includes('apps/api/src/main.ts'));
+      if (!api) throw new Error('no API process in the stack');
+      const fields = readFileSync(`/proc/${api.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
     },
     stop: () => child.kill('SIGTERM'),
   };
+}
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** A process and everything it started, as `ps` lists them now. */
+function processTree(root: number): { pid: number; rssKb: number; args: string }[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='])
+    .toString()
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [pid, ppid, rss, ...args] = line.trim().split(/\s+/);
+      return { pid: Number(pid), ppid: Number(ppid), rssKb: Number(rss), args: args.join(' ') };
+    });
+  const pids = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of rows) {
+      if (pids.has(row.ppid) && !pids.has(row.pid)) {
+        pids.add(row.pid);
+        grew = true;
+      }
+    }
+  }
+  return rows.filter((row) => pids.has(row.pid));
 }

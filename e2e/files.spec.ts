@@ -16,6 +16,13 @@ test('upload with progress, then edit a file and save it', async ({ page }) => {
   await page.goto(`${base}/files`);
   await expect(page.getByRole('button', { name: 'server.properties', exact: true })).toBeVisible();
 
+  // The bytes go straight to the node (a signed link), not through the API, and without the session cookie.
+  const uploads: { method: string; origin: string; path: string; cookie: string | undefined }[] = [];
+  page.on('request', async (request) => {
+    const url = new URL(request.url());
+    if (request.method() === 'OPTIONS' || !/\/files\/upload$|^\/v1\/uploads\//.test(url.pathname)) return;
+    uploads.push({ method: request.method(), origin: url.origin, path: url.pathname, cookie: (await request.allHeaders()).cookie });
+  });
   // Slow the upload down so the progress can be watched, as on a real connection.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.emulateNetworkConditions', {
@@ -35,6 +42,11 @@ test('upload with progress, then edit a file and save it', async ({ page }) => {
   await expect(page.getByText('Upload complete')).toBeVisible({ timeout: 30_000 });
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   await expect(page.getByTestId('file-row').filter({ hasText: 'big.bin' })).toContainText('4.0 MB');
+  expect(uploads).toHaveLength(2);
+  for (const sent of uploads) {
+    expect(sent).toMatchObject({ method: 'PUT', path: expect.stringMatching(/^\/v1\/uploads\/[^/]+\/file$/), cookie: undefined });
+    expect(sent.origin).not.toBe(new URL(page.url()).origin);
+  }
 
   // Permissions: a bad value is refused with a hint and the dialog stays; a good one is applied.
   await page.getByRole('button', { name: /^Permissions of big\.bin: \d{3}$/ }).click();

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route a browser reaches through a signed link: checked by its signature, not the node token. */
-    signedDownload?: boolean;
+    signedLink?: boolean;
     /** The metrics page: checked against METRICS_TOKEN, not the node token. */
     metricsPage?: boolean;
   }
@@ -43,22 +43,45 @@ export const BROWSER_HEADERS = {
 };
 
 /**
+ * What a browser needs to send a file to a signed upload link from the dashboard's page (another origin):
+ * any origin, as the link itself is the credential (no cookie is sent or read), only `PUT` of a body
+ * typed `application/octet-stream`. The preflight's answer is kept by the browser for ten minutes.
+ */
+export const UPLOAD_CORS_HEADERS = { 'access-control-allow-origin': '*' };
+const UPLOAD_PREFLIGHT_HEADERS = {
+  ...UPLOAD_CORS_HEADERS,
+  'access-control-allow-methods': 'PUT',
+  'access-control-allow-headers': 'content-type',
+  'access-control-max-age': '600',
+};
+
+/**
  * Registers the agent's routes from the agent protocol table in contracts (`agentEndpoints`): params,
  * query and a JSON body are parsed with the entry's schemas (a ZodError is answered INVALID_INPUT by
  * the agent's error handler), and the result goes out in the SUCCESS envelope. A `streamed` entry's body
  * reaches the handler as the raw stream. A `signed` entry is exempt from the node token (the agent's
- * `onRequest` hook reads `signedDownload` from the route's config) and answers with browser headers.
+ * `onRequest` hook reads `signedLink` from the route's config) and answers with browser headers; a signed
+ * upload also answers its browser's CORS preflight, and lets the page read its answer.
  */
 export function agentRouter(http: FastifyInstance): AgentRoute {
   return (endpoint, handler) => {
+    const upload = endpoint.signed === true && endpoint.method !== 'GET';
+    if (upload)
+      http.route({
+        method: 'OPTIONS',
+        url: endpoint.path,
+        config: { signedLink: true },
+        handler: async (_request, reply) => reply.headers(BROWSER_HEADERS).headers(UPLOAD_PREFLIGHT_HEADERS).status(204).send(),
+      });
     http.route({
       method: endpoint.method,
       url: endpoint.path,
-      config: { signedDownload: endpoint.signed === true, metricsPage: endpoint.metrics === true },
+      config: { signedLink: endpoint.signed === true, metricsPage: endpoint.metrics === true },
       ...(endpoint.signed
         ? {
             onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
               reply.headers(BROWSER_HEADERS);
+              if (upload) reply.headers(UPLOAD_CORS_HEADERS);
             },
           }
         : {}),

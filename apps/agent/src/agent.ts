@@ -7,7 +7,7 @@ import {
   agentEndpoints,
   agentBackupEvent,
   agentServerSpec,
-  downloadSigner,
+  linkSigner,
   type AgentBackupEvent,
   type AgentServerSpec,
   findSoftware,
@@ -251,8 +251,8 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
   else http.log.info(cage.summary);
   http.addHook('onRequest', async (request, reply) => {
-    // A signed download link is checked by its own route (signature, expiry, purpose, server, path).
-    if (request.routeOptions.config.signedDownload) return;
+    // A signed link is checked by its own route (signature, expiry, purpose, server, path).
+    if (request.routeOptions.config.signedLink) return;
     // The scraper's own token, never the node's; no token configured, no page.
     if (request.routeOptions.config.metricsPage) {
       if (!config.METRICS_TOKEN) return refuse(reply, 404, 'NOT_FOUND', 'Not found.');
@@ -294,8 +294,10 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       // On disk before it is sent: an acknowledgement never comes before the end is kept.
       void keepEnds().then(() => sendEnd(event));
     },
+    // For the activity log; while the connection is down socket.io holds it until the node is back.
+    emitUpload: (event) => socket.emit('agent:upload', event),
     runningBackups,
-    signer: downloadSigner(config.AGENT_TOKEN),
+    signer: linkSigner(config.AGENT_TOKEN),
     apiNow: () => apiClock.now(),
   });
 

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT_NAMESPACE, agentEndpoints, DOWNLOAD_LINK_SECONDS, downloadSigner, fillPath } from '@spawnpoint/contracts';
+import { AGENT_NAMESPACE, agentEndpoints, DOWNLOAD_LINK_SECONDS, linkSigner, fillPath } from '@spawnpoint/contracts';
 import { Server } from 'socket.io';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
@@ -70,7 +70,7 @@ describe("a node whose clock is off the API's", () => {
     });
     expect(installed.status).toBe(200);
     writeFileSync(path.join(dataDir, 'servers', 'clock1', 'notes.txt'), 'hello');
-    const signer = downloadSigner(token);
+    const signer = linkSigner(token);
     const link = async (expires: number) => {
       const grant = { purpose: 'file-download' as const, serverId: 'clock1', subject: '/notes.txt', name: 'notes.txt', expires };
       const signature = await signer.sign(grant);

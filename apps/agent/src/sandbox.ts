@@ -8,7 +8,7 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK
 
 export class SandboxError extends Error {
   constructor(
-    readonly code: 'INVALID_INPUT' | 'NOT_FOUND' | 'INVALID_STATE' | 'DISK_LIMIT',
+    readonly code: 'INVALID_INPUT' | 'NOT_FOUND' | 'INVALID_STATE' | 'DISK_LIMIT' | 'NO_PERMISSION',
     message: string,
   ) {
     super(message);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { agentEndpoints, DOWNLOAD_LINK_SECONDS, downloadSigner, fillPath } from '@spawnpoint/contracts';
+import { agentEndpoints, DOWNLOAD_LINK_SECONDS, linkSigner, fillPath } from '@spawnpoint/contracts';
 import { createAgent, type Agent } from './agent.ts';
 import { loadAgentConfig } from './config.ts';
 import { backupFile } from './server-files.ts';
@@ -29,7 +29,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const signer = downloadSigner(token);
+const signer = linkSigner(token);
 const inAMinute = () => Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
 
 /** A link as the API makes it (same key, derived from the node token); `sign` may differ from what is asked for. */
@@ -325,7 +325,7 @@ describe('signed download links', () => {
       ),
     ).toEqual(notValid);
     // Signed with another node's token.
-    const foreign = downloadSigner(randomBytes(24).toString('hex'));
+    const foreign = linkSigner(randomBytes(24).toString('hex'));
     const expires = inAMinute();
     const foreignSignature = await foreign.sign({ purpose: 'file-download', serverId: 'dl2', subject: '/secret.txt', name: 's', expires });
     expect(
@@ -376,5 +376,205 @@ describe('signed download links', () => {
       );
     }
     expect((await call('GET', '/v1/servers')).status).toBe(200);
+  });
+});
+
+describe('signed upload links', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A link as the API makes it; `sign` may differ from what the link says. */
+  async function uploadLink(
+    serverId: string,
+    filePath: string,
+    size: number,
+    options: {
+      overwrite?: boolean;
+      expires?: number;
+      sign?: Partial<{ serverId: string; path: string; size: number; overwrite: boolean }>;
+    } = {},
+  ) {
+    const expires = options.expires ?? inAMinute();
+    const overwrite = options.overwrite ?? true;
+    const signature = await signer.sign({
+      purpose: 'file-upload',
+      serverId: options.sign?.serverId ?? serverId,
+      path: options.sign?.path ?? filePath,
+      size: options.sign?.size ?? size,
+      overwrite: options.sign?.overwrite ?? overwrite,
+      actorId: 'user-1',
+      expires,
+    });
+    const query = { path: filePath, size, overwrite: String(overwrite), actor: 'user-1', expires, signature };
+    return `${base}${fillPath(agentEndpoints.signedFileUpload.path, { serverId }, query)}`;
+  }
+  const send = async (url: string | URL, body: Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, {
+      method: 'PUT',
+      body,
+      headers: { 'content-type': 'application/octet-stream', ...headers },
+      duplex: 'half',
+    } as RequestInit);
+    const answer = (await res.json()) as { status: string; message?: string; result?: unknown };
+    return { code: res.status, status: answer.status, message: answer.message ?? '', result: answer.result, headers: res.headers };
+  };
+
+  it('takes a file from a browser without the node token, exactly as signed, and answers its preflight', async () => {
+    const dir = await install('up1');
+    const data = randomBytes(700_000);
+    const link = await uploadLink('up1', '/world/Ñandú.bin', data.length);
+    // The dashboard's page is another origin: the browser asks first, and may then read the answer.
+    const preflight = await fetch(link, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://panel.example',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('PUT');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('content-type');
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+
+    const missingFolder = await send(link, data);
+    expect(missingFolder).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    expect((await call('POST', '/v1/servers/up1/files/mkdir', { path: '/world' })).body?.status).toBe('SUCCESS');
+    const done = await send(link, data);
+    expect(done).toMatchObject({ code: 200, status: 'SUCCESS', result: { bytes: data.length } });
+    expect(done.headers.get('access-control-allow-origin')).toBe('*');
+    expect(done.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(readFileSync(path.join(dir, 'world', 'Ñandú.bin')).equals(data)).toBe(true);
+    // An empty file is a file too.
+    expect(await send(await uploadLink('up1', '/empty.txt', 0), new Uint8Array(0))).toMatchObject({
+      status: 'SUCCESS',
+      result: { bytes: 0 },
+    });
+    expect(statSync(path.join(dir, 'empty.txt')).size).toBe(0);
+  });
+
+  it('refuses a link changed in any part, expired, or signed for a download; and bytes that are not the signed size, keeping nothing', async () => {
+    const dir = await install('up2');
+    await install('up3');
+    writeFileSync(path.join(dir, 'kept.txt'), 'as it was');
+    const data = Buffer.from('twelve bytes');
+    const link = await uploadLink('up2', '/new.txt', data.length, { overwrite: false });
+    const changed = (edit: (url: URL) => void) => {
+      const url = new URL(link);
+      edit(url);
+      return url;
+    };
+    const notValid = { code: 403, status: 'NO_PERMISSION', message: expect.stringMatching(/upload link is not valid/) };
+    expect(
+      await send(
+        changed((u) => u.searchParams.set('path', '/kept.txt')),
+        data,
+      ),
+    ).toMatchObject(notValid);
+    expect(
+      await send(
+        changed((u) => (u.pathname = u.pathname.replace('/up2/', '/up3/'))),
+        data,
+      ),
+    ).toMatchObject(notValid);
+    expect(
+      await send(
+        changed((u) => u.searchParams.set('size', '13')),
+        Buffer.from('thirteen byte'),
+      ),
+    ).toMatchObject(notValid);
+    expect(
+      await send(
+        changed((u) => u.searchParams.set('overwrite', 'true')),
+        data,
+      ),
+    ).toMatchObject(notValid);
+    expect(
+      await send(
+        changed((u) => u.searchParams.set('actor', 'someone-else')),
+        data,
+      ),
+    ).toMatchObject(notValid);
+    expect(
+      await send(
+        changed((u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600))),
+        data,
+      ),
+    ).toMatchObject(notValid);
+    // A download link's signature for the same path is not an upload's.
+    const expires = inAMinute();
+    const downloadSignature = await signer.sign({
+      purpose: 'file-download',
+      serverId: 'up2',
+      subject: '/new.txt',
+      name: 'new.txt',
+      expires,
+    });
+    const asDownload = fillPath(
+      agentEndpoints.signedFileUpload.path,
+      { serverId: 'up2' },
+      { path: '/new.txt', size: data.length, overwrite: 'false', actor: 'user-1', expires, signature: downloadSignature },
+    );
+    expect(await send(`${base}${asDownload}`, data)).toMatchObject(notValid);
+    // Signed for another path: replacing a file through it is refused.
+    expect(await send(await uploadLink('up2', '/kept.txt', 5, { sign: { path: '/new.txt' } }), Buffer.from('wrong'))).toMatchObject(
+      notValid,
+    );
+
+    // More bytes than signed, sent without a length (chunked), and fewer: refused, and no file is left.
+    const chunked = (bytes: Buffer) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+    expect(await send(link, chunked(Buffer.concat([data, Buffer.alloc(70_000)])))).toMatchObject({
+      code: 400,
+      status: 'INVALID_INPUT',
+      message: expect.stringMatching(/larger than the size/),
+    });
+    expect(await send(link, chunked(data.subarray(0, 5)))).toMatchObject({
+      code: 400,
+      status: 'INVALID_INPUT',
+      message: expect.stringMatching(/did not complete/),
+    });
+    // A declared length other than the signed size: refused before the body is read.
+    expect(await send(link, Buffer.from('short'))).toMatchObject({
+      code: 400,
+      status: 'INVALID_INPUT',
+      message: expect.stringMatching(/not the size/),
+    });
+    expect(existsSync(path.join(dir, 'new.txt'))).toBe(false);
+
+    // Not overwriting: an existing name is refused and kept as it was.
+    expect(await send(await uploadLink('up2', '/kept.txt', data.length, { overwrite: false }), data)).toMatchObject({
+      status: 'INVALID_STATE',
+    });
+    expect(readFileSync(path.join(dir, 'kept.txt'), 'utf8')).toBe('as it was');
+    // The link as made works.
+    expect(await send(link, data)).toMatchObject({ code: 200, status: 'SUCCESS' });
+    expect(readFileSync(path.join(dir, 'new.txt'), 'utf8')).toBe('twelve bytes');
+
+    // A second past its minute: expired.
+    const late = await uploadLink('up2', '/late.txt', data.length);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + (DOWNLOAD_LINK_SECONDS + 1) * 1000);
+    expect(await send(late, data)).toMatchObject({ code: 403, status: 'NO_PERMISSION', message: expect.stringMatching(/expired/) });
+    expect(existsSync(path.join(dir, 'late.txt'))).toBe(false);
+  });
+
+  it('refuses at once a file that cannot fit, before its bytes are written', async () => {
+    const dir = await install('up4', 64);
+    const size = 65 * 1024 * 1024;
+    const refused = await send(await uploadLink('up4', '/big.bin', size), Buffer.alloc(size, 7));
+    expect(refused).toMatchObject({ code: 409, status: 'DISK_LIMIT', message: expect.stringMatching(/big\.bin .* does not fit/) });
+    expect(existsSync(path.join(dir, 'big.bin'))).toBe(false);
+    // The control plane asks the same before it signs a link.
+    const fits = await call('POST', '/v1/servers/up4/files/fits', { path: '/big.bin', size });
+    expect(fits.body).toMatchObject({ status: 'DISK_LIMIT' });
+    expect((await call('POST', '/v1/servers/up4/files/fits', { path: '/small.bin', size: 1000 })).body?.status).toBe('SUCCESS');
   });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { agentEndpoints, type AgentBackupEvent, type DownloadGrant, type DownloadSigner } from '@spawnpoint/contracts';
+import { agentEndpoints, type AgentBackupEvent, type AgentUploadEvent, type LinkGrant, type LinkSigner } from '@spawnpoint/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { agentRouter } from './agent-route.ts';
 import { attachmentDisposition } from './content-disposition.ts';
@@ -16,16 +16,18 @@ export interface FileDeps {
   servers: Map<string, ManagedServer>;
   storage: BackupStorage;
   emitBackup: (event: AgentBackupEvent) => void;
+  /** A file a browser uploaded through a signed link, written in full (the API logs it as its uploader's). */
+  emitUpload: (event: AgentUploadEvent) => void;
   /** Backups being made, by server (listed in the agent's hello); agent.ts takes one off once the API recorded its end. */
   runningBackups: Map<string, string>;
   /** Checks the signed download links the API hands to browsers (key derived from the node token). */
-  signer: DownloadSigner;
+  signer: LinkSigner;
   /** The API's time as the node reckons it: link expiry is checked against it. */
   apiNow: () => number;
 }
 
 export function sendSandboxError(reply: FastifyReply, err: SandboxError) {
-  const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'INVALID_INPUT' ? 400 : 409;
+  const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'INVALID_INPUT' ? 400 : err.code === 'NO_PERMISSION' ? 403 : 409;
   return reply.status(status).send({ status: err.code, message: err.message });
 }
 
@@ -73,13 +75,29 @@ async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, 
 
 /**
  * Whether a signed link may be followed now: its signature covers exactly this purpose, server, path or
- * backup, name and expiry. A refusal is the envelope (403 NO_PERMISSION), never the file.
+ * backup, name (a download) or size and overwrite choice (an upload), and expiry. A refusal is the
+ * envelope (403 NO_PERMISSION), never the file. `now`: the API's time as the node reckons it (ApiClock),
+ * since the API set the expiry.
  */
-/** `now`: the API's time as the node reckons it (ApiClock), since the API set the expiry. */
-async function linkRefusal(signer: DownloadSigner, grant: DownloadGrant, signature: string, now: number): Promise<string | null> {
-  if (!(await signer.verify(grant, signature))) return 'This download link is not valid. Download it again from the dashboard.';
-  if (grant.expires * 1000 < now) return 'This download link has expired. Download it again from the dashboard.';
+async function linkRefusal(signer: LinkSigner, grant: LinkGrant, signature: string, now: number): Promise<string | null> {
+  const [kind, again] = grant.purpose === 'file-upload' ? ['upload', 'Upload it again'] : ['download', 'Download it again'];
+  if (!(await signer.verify(grant, signature))) return `This ${kind} link is not valid. ${again} from the dashboard.`;
+  if (grant.expires * 1000 < now) return `This ${kind} link has expired. ${again} from the dashboard.`;
   return null;
+}
+
+/**
+ * Passes exactly `size` bytes on: one more fails the write (the link was made for that size, and the
+ * disk check with it), as does a body that ends short of it. Either way the sandbox keeps nothing.
+ */
+async function* exactly(source: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of source) {
+    seen += chunk.length;
+    if (seen > size) throw new SandboxError('INVALID_INPUT', 'The file is larger than the size its upload link was made for.');
+    yield chunk;
+  }
+  if (seen < size) throw new SandboxError('INVALID_INPUT', 'The upload did not complete. Please try again.');
 }
 
 /** File, properties and backup endpoints of the agent, every path through the server's sandbox. */
@@ -108,7 +126,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
 
   // A browser following a link the API signed: checked by the link alone, then straight from the disk.
   route(agentEndpoints.signedFileDownload, async ({ reply, params: { serverId }, query }) => {
-    const grant: DownloadGrant = { purpose: 'file-download', serverId, subject: query.path, name: query.name, expires: query.expires };
+    const grant: LinkGrant = { purpose: 'file-download', serverId, subject: query.path, name: query.name, expires: query.expires };
     const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
     if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
     return sendEntry(reply, (await server({ serverId })).sandbox, query.path, query.name);
@@ -122,6 +140,39 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       return { bytes: await sandbox.writeFrom(query.path, body, { overwrite: query.overwrite === 'true' }) };
     }),
   );
+
+  // A browser sending a file straight here, through a link the API signed after checking who may (the
+  // dashboard's uploads): checked by the link alone, the body exactly the signed size, through the sandbox.
+  route(agentEndpoints.signedFileUpload, async ({ request, params: { serverId }, query }) => {
+    const overwrite = query.overwrite === 'true';
+    const grant: LinkGrant = {
+      purpose: 'file-upload',
+      serverId,
+      path: query.path,
+      size: query.size,
+      overwrite,
+      actorId: query.actor,
+      expires: query.expires,
+    };
+    // Every refusal is thrown inside: the body is then read and dropped, so the browser gets the answer.
+    return withUploadBody(request.body as Readable, async (body) => {
+      const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
+      if (refusal) throw new SandboxError('NO_PERMISSION', refusal);
+      const declared = request.headers['content-length'];
+      if (declared !== undefined && Number(declared) !== query.size)
+        throw new SandboxError('INVALID_INPUT', 'The file is not the size its upload link was made for.');
+      const { sandbox } = await server({ serverId });
+      await sandbox.checkFits(query.path, query.size);
+      const bytes = await sandbox.writeFrom(query.path, exactly(body, query.size), { overwrite });
+      deps.emitUpload({ serverId, path: query.path, bytes, actorId: query.actor });
+      return { bytes };
+    });
+  });
+
+  route(agentEndpoints.fileFits, async ({ params, body }) => {
+    await (await server(params)).sandbox.checkFits(body.path, body.size);
+    return null;
+  });
 
   route(agentEndpoints.fileMkdir, async ({ params, body: { path: target, parents } }) => {
     const { sandbox } = await server(params);
@@ -200,7 +251,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
   });
 
   route(agentEndpoints.signedBackupDownload, async ({ reply, params: { serverId, backupId }, query }) => {
-    const grant: DownloadGrant = { purpose: 'backup-download', serverId, subject: backupId, name: query.name, expires: query.expires };
+    const grant: LinkGrant = { purpose: 'backup-download', serverId, subject: backupId, name: query.name, expires: query.expires };
     const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
     if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
     const found = await deps.storage.get(backupKey(serverId, backupId));

@@ -43,7 +43,7 @@ import { fileRoutes } from './routes/files.ts';
 import { backupRoutes } from './routes/backups.ts';
 import { BackupJobs } from './servers/backup-jobs.ts';
 import { ScheduleRunner } from './servers/schedule-runner.ts';
-import { pruneActivity } from './servers/activity.ts';
+import { pruneActivity, recordActivity } from './servers/activity.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
@@ -262,6 +262,18 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     void run.finally(() => pending.delete(run));
   };
   const backupJobs = new BackupJobs(database.db, hub, nodes, log, background);
+  // An upload that went straight to the node is logged as its uploader's once the node has written it (the
+  // node does not know the browser's address, so the entry has none).
+  hub.onUpload = (event) =>
+    background(() =>
+      recordActivity(database.db, {
+        serverId: event.serverId,
+        actorId: event.actorId,
+        action: 'file.upload',
+        target: event.path,
+        ip: null,
+      }),
+    );
   const ctx: AppContext = {
     config,
     database,

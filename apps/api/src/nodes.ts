@@ -11,15 +11,17 @@ import {
   agentStateEvent,
   agentStatsEvent,
   agentBackupEvent,
+  agentUploadEvent,
   agentEndpoints,
   DOWNLOAD_LINK_SECONDS,
-  downloadSigner,
+  linkSigner,
   fillPath,
-  type DownloadSigner,
+  type LinkSigner,
   type AgentEndpoint,
   type ApiToAgentEvents,
   type CallInput,
   type AgentBackupEvent,
+  type AgentUploadEvent,
   type AgentServerSpec,
   type AgentToApiEvents,
   type PowerAction,
@@ -48,6 +50,8 @@ export interface NodeEvents {
   hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[]): void;
   /** `recorded` is called once how a backup ended is recorded (the node forgets it then). */
   backup(nodeId: string, event: AgentBackupEvent, recorded?: () => void): void;
+  /** A browser uploaded a file straight to the node through a signed link. */
+  upload(nodeId: string, event: AgentUploadEvent): void;
   gone(nodeId: string): void;
 }
 
@@ -93,7 +97,7 @@ export class AgentCutOff extends ApiError {
  */
 export class NodeRegistry {
   private nodes = new Map<string, NodeEntry>();
-  private signers = new Map<string, DownloadSigner>();
+  private signers = new Map<string, LinkSigner>();
   /** Set on a request's view (`forRequest`): sent with every call, so the agent logs it under the same id. */
   private readonly requestId: string | undefined = undefined;
 
@@ -196,6 +200,10 @@ export class NodeRegistry {
       socket.on('agent:backup', (payload, ack?: unknown) => {
         const event = agentBackupEvent.safeParse(payload);
         if (event.success) events.backup(nodeId, event.data, typeof ack === 'function' ? () => void ack() : undefined);
+      });
+      socket.on('agent:upload', (payload) => {
+        const event = agentUploadEvent.safeParse(payload);
+        if (event.success) events.upload(nodeId, event.data);
       });
       socket.on('disconnect', () => {
         if (entry.socket !== socket) return;
@@ -348,10 +356,7 @@ export class NodeRegistry {
       | { purpose: 'backup-download'; serverId: string; backupId: string; name: string },
   ): Promise<string> {
     if (grant.purpose === 'file-download') this.refuseIfAway(agentEndpoints.signedFileDownload, grant);
-    const node = this.nodes.get(nodeId);
-    if (!node || !this.present(node)) throw new ApiError('NODE_UNAVAILABLE');
-    let signer = this.signers.get(nodeId);
-    if (!signer) this.signers.set(nodeId, (signer = downloadSigner(node.config.token)));
+    const { base, signer } = this.linkBase(nodeId);
     const { purpose, serverId, name } = grant;
     const expires = Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
     const subject = grant.purpose === 'file-download' ? grant.path : grant.backupId;
@@ -360,7 +365,37 @@ export class NodeRegistry {
       grant.purpose === 'file-download'
         ? fillPath(agentEndpoints.signedFileDownload.path, { serverId }, { path: grant.path, name, expires, signature })
         : fillPath(agentEndpoints.signedBackupDownload.path, { serverId, backupId: grant.backupId }, { name, expires, signature });
-    return `${(node.config.downloadUrl ?? node.config.url).replace(/\/+$/, '')}${path}`;
+    return `${base}${path}`;
+  }
+
+  /**
+   * A short-lived link on the node that takes one file of exactly `size` bytes for `path` of one server,
+   * replacing a file there only if `overwrite`: the caller has checked who may and that it fits; the node
+   * checks the signature, expiry, purpose, server, path, size and overwrite choice, and names `actorId`
+   * when it reports the finished upload.
+   */
+  async uploadLink(
+    nodeId: string,
+    grant: { serverId: string; path: string; size: number; overwrite: boolean; actorId: string },
+  ): Promise<{ url: string; expires: number }> {
+    this.refuseIfAway(agentEndpoints.signedFileUpload, grant);
+    const { base, signer } = this.linkBase(nodeId);
+    const expires = Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
+    const signature = await signer.sign({ purpose: 'file-upload', ...grant, expires });
+    const query = { path: grant.path, size: grant.size, overwrite: String(grant.overwrite), actor: grant.actorId, expires, signature };
+    return { url: `${base}${fillPath(agentEndpoints.signedFileUpload.path, { serverId: grant.serverId }, query)}`, expires };
+  }
+
+  /**
+   * Where browsers reach a node (`downloadUrl`, else its URL) and the signer of its links. Links are made
+   * only while the node is connected, as every other call (a node that is away → NODE_UNAVAILABLE).
+   */
+  private linkBase(nodeId: string): { base: string; signer: LinkSigner } {
+    const node = this.nodes.get(nodeId);
+    if (!node || !this.present(node)) throw new ApiError('NODE_UNAVAILABLE');
+    let signer = this.signers.get(nodeId);
+    if (!signer) this.signers.set(nodeId, (signer = linkSigner(node.config.token)));
+    return { base: (node.config.downloadUrl ?? node.config.url).replace(/\/+$/, ''), signer };
   }
 
   /** Reads a body the agent is sending (a download being buffered); a connection lost midway → NODE_UNAVAILABLE. */

@@ -2,6 +2,7 @@ import {
   CONSOLE_HISTORY_LINES,
   CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
   type AgentBackupEvent,
+  type AgentUploadEvent,
   type ErrorCode,
   type LiveEvent,
   type LiveServer,
@@ -428,6 +429,8 @@ export class ServerHub implements NodeEvents {
   /** A node (re)connected: its id and the servers it says are running (not offline), whatever we know of them. */
   onHello: ((nodeId: string, running: string[]) => void) | null = null;
   onBackup: ((event: AgentBackupEvent, recorded?: () => void) => void) | null = null;
+  /** A file a browser uploaded straight to a node, for the server's activity log. */
+  onUpload: ((event: AgentUploadEvent) => void) | null = null;
   /** The backups a node says it is making (after a reconnect or a restart of the agent). */
   onBackupJobs: ((nodeId: string, running: { serverId: string; backupId: string }[]) => void) | null = null;
 
@@ -478,6 +481,11 @@ export class ServerHub implements NodeEvents {
       percent,
       ...(event.error ? { message: event.error } : {}),
     });
+  }
+
+  upload(nodeId: string, event: AgentUploadEvent): void {
+    // A node speaks only for its own servers.
+    if (this.onNode(nodeId, event.serverId)) this.onUpload?.(event);
   }
 
   /** Servers placed on a node (for re-sending their specs after the node restarts). */

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, uniqueIp } from './test/build-test-app.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-
+// A small stand-in for apps/web/build/client with the files the build writes.
+let dist: string;
 beforeAll(async () => {
-  // A small stand-in for apps/web/build/client with the files the build writes.
-  const dist = path.join(process.env.TMPDIR ?? '/tmp', `spawnpoint-web-${process.pid}-${Date.now()}`);
+  dist = path.join(process.env.TMPDIR ?? '/tmp', `spawnpoint-web-${process.pid}-${Date.now()}`);
   await mkdir(path.join(dist, 'pricing'), { recursive: true });
   await mkdir(path.join(dist, 'blog/real-post'), { recursive: true });
   await mkdir(path.join(dist, 'blog/page/2'), { recursive: true });
@@ -104,6 +104,34 @@ describe('web app serving', () => {
         await app.cleanup();
       }
     }
+  });
+
+  it('lets pages connect to where browsers reach the nodes (uploads go straight there), and nowhere else', async () => {
+    const token = 'x'.repeat(40);
+    const node = (id: string, url: string, downloadUrl?: string) => ({
+      id,
+      url,
+      token,
+      publicHost: `${id}.example`,
+      ...(downloadUrl ? { downloadUrl } : {}),
+    });
+    const AGENTS = JSON.stringify([
+      node('node-1', 'http://10.0.0.11:3101', 'https://node-1.example/'),
+      node('node-2', 'http://10.0.0.12:3101'),
+      node('node-3', 'http://10.0.0.13:3101', 'https://node-1.example'),
+    ]);
+    const app = await buildTestApp({ WEB_DIST: dist, AGENTS });
+    try {
+      const policy = String(
+        (await app.app.inject({ method: 'GET', url: '/pricing', remoteAddress: uniqueIp() })).headers['content-security-policy'],
+      );
+      expect(policy.split('; ').find((d) => d.startsWith('connect-src'))).toBe(
+        "connect-src 'self' https://node-1.example http://10.0.0.12:3101",
+      );
+    } finally {
+      await app.cleanup();
+    }
+    expect(String((await get('/pricing')).headers['content-security-policy'])).toContain("connect-src 'self';");
   });
 
   it('sends a Content-Security-Policy with HTML pages and a strict one with API answers', async () => {

@@ -55,7 +55,10 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
     config.TAG_MANAGER_ID && integrationHosts.tagManager,
     config.ADS_CLIENT && integrationHosts.ads,
   ].filter((h): h is (typeof integrationHosts)[keyof typeof integrationHosts] => Boolean(h));
-  const extra = { script: enabled.map((h) => h.script), connect: enabled.map((h) => h.connect) };
+  // The dashboard sends uploads straight to the nodes (signed links), so pages may connect to where browsers
+  // reach them, and nowhere else.
+  const nodeOrigins = new Set(config.AGENTS.map((node) => new URL(node.downloadUrl ?? node.url).origin));
+  const extra = { script: enabled.map((h) => h.script), connect: [...enabled.map((h) => h.connect), ...nodeOrigins] };
   // Pages say which environment serves them, so the app shows error details outside production (spec §2);
   // the build cannot know, as one build may run anywhere (apps/web/app/lib/environment.ts).
   const environmentTag = `<meta name="${ENVIRONMENT_META}" content="${config.NODE_ENV}">`;

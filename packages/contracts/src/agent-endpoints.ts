@@ -18,7 +18,7 @@ import {
   agentServerSpec,
 } from './agent.ts';
 import { serverState } from './api.ts';
-import { signedBackupQuery, signedFileQuery } from './download-links.ts';
+import { signedBackupQuery, signedFileQuery, signedUploadQuery } from './download-links.ts';
 import {
   archiveRequest,
   backupIdParams,
@@ -80,6 +80,7 @@ export const agentWriteQuery = z.object({
   size: z.coerce.number().int().min(0).optional(),
 });
 export const agentWriteResult = z.object({ bytes: z.number().int().min(0) });
+export const agentFitsRequest = z.object({ path: z.string().min(1).max(4096), size: z.number().int().min(0) });
 export const agentPowerRequest = z.object({ action: powerAction });
 export const agentPowerResult = z.object({ serverId: z.string(), state: serverState });
 
@@ -106,6 +107,8 @@ export const agentEndpoints = {
     streamed: true,
     result: agentWriteResult,
   },
+  // Whether a file of this size would fit at this path now (an overwrite frees the old file's size): DISK_LIMIT if not.
+  fileFits: { method: 'POST', path: '/v1/servers/:serverId/files/fits', params: server, body: agentFitsRequest, result: done },
   fileMkdir: { method: 'POST', path: '/v1/servers/:serverId/files/mkdir', params: server, body: mkdirRequest, result: mkdirResult },
   fileRename: { method: 'POST', path: '/v1/servers/:serverId/files/rename', params: server, body: renameRequest, result: done },
   fileDelete: { method: 'POST', path: '/v1/servers/:serverId/files/delete', params: server, body: deleteFilesRequest, result: done },
@@ -160,6 +163,17 @@ export const agentEndpoints = {
     query: signedBackupQuery,
     raw: true,
     signed: true,
+  },
+  // A file the browser sends straight to the node (the dashboard's uploads; the API signed the link after
+  // checking the permission and that the file fits): the body is the file, exactly the signed size.
+  signedFileUpload: {
+    method: 'PUT',
+    path: '/v1/uploads/:serverId/file',
+    params: server,
+    query: signedUploadQuery,
+    streamed: true,
+    signed: true,
+    result: agentWriteResult,
   },
   players: { method: 'GET', path: '/v1/servers/:serverId/players', params: server, result: serverPlayersResult },
   playersUpdate: {

@@ -90,6 +90,14 @@ export const agentBackupEvent = z.object({
   error: z.string().optional(),
 });
 export type AgentBackupEvent = z.infer<typeof agentBackupEvent>;
+/** A file a browser uploaded straight to the node through a signed link, written in full (for the activity log). */
+export const agentUploadEvent = z.object({
+  serverId: z.string(),
+  path: z.string().max(4096),
+  bytes: z.number().int().min(0),
+  actorId: z.string().max(64),
+});
+export type AgentUploadEvent = z.infer<typeof agentUploadEvent>;
 
 export interface AgentToApiEvents {
   'agent:hello': (payload: z.infer<typeof agentHello>) => void;
@@ -101,6 +109,7 @@ export interface AgentToApiEvents {
    * recorded it, and the node keeps it, and the backup in its hello's list, until then.
    */
   'agent:backup': (payload: AgentBackupEvent, ack?: () => void) => void;
+  'agent:upload': (payload: AgentUploadEvent) => void;
 }
 
 /**

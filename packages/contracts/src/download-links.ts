@@ -1,7 +1,8 @@
 /**
- * Signed download links (issue 18): the API decides who may download and answers a short-lived URL on
+ * Signed links (issue 18): the API decides who may download or upload and answers a short-lived URL on
  * the node; the node checks only the signature, the expiry, the purpose, the server and the path or
- * backup, then streams from its disk. Both sides use this one definition of what is signed.
+ * backup (and, for an upload, the size and whether it may replace a file), then streams from or to its
+ * disk. Both sides use this one definition of what is signed.
  *
  * The signing key is derived from the node token, `HMAC-SHA256(token, "spawnpoint download links v1")`:
  * the API and the node already share that secret (no second one to provision or rotate; a new token makes
@@ -12,7 +13,7 @@
  */
 import { z } from 'zod';
 
-/** How long a signed link works after the API made it. A download that started goes on past it. */
+/** How long a signed link works after the API made it. A transfer that started goes on past it. */
 export const DOWNLOAD_LINK_SECONDS = 60;
 
 export const downloadPurpose = z.enum(['file-download', 'backup-download']);
@@ -30,6 +31,23 @@ export interface DownloadGrant {
   expires: number;
 }
 
+/**
+ * What one upload link allows: one file of exactly `size` bytes written to one path of one server, replacing
+ * a file there only when `overwrite`, until `expires`. `actorId` is who asked for the link: the node names
+ * them when it reports the finished upload, so the server's activity log says who uploaded what.
+ */
+export interface UploadGrant {
+  purpose: 'file-upload';
+  serverId: string;
+  path: string;
+  size: number;
+  overwrite: boolean;
+  actorId: string;
+  expires: number;
+}
+
+export type LinkGrant = DownloadGrant | UploadGrant;
+
 const signature = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'This download link is not valid.');
 const expires = z.coerce
   .number()
@@ -42,6 +60,19 @@ const savedName = z.string().min(1).max(1024);
 export const signedFileQuery = z.object({ path: z.string().max(4096), name: savedName, expires, signature });
 /** The query of a signed backup link (`agentEndpoints.signedBackupDownload`). */
 export const signedBackupQuery = z.object({ name: savedName, expires, signature });
+/** The query of a signed upload link (`agentEndpoints.signedFileUpload`); the body is the file itself. */
+export const signedUploadQuery = z.object({
+  path: z.string().min(1).max(4096),
+  size: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 50),
+  overwrite: z.enum(['true', 'false']),
+  actor: z.string().min(1).max(64),
+  expires,
+  signature,
+});
 
 const encoder = new TextEncoder();
 
@@ -58,21 +89,26 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** Every field, unambiguously (JSON of an array: no separator inside a path can shift a field). */
-function message(grant: DownloadGrant): Uint8Array<ArrayBuffer> {
-  return encoder.encode(
-    JSON.stringify(['spawnpoint-download-v1', grant.purpose, grant.serverId, grant.subject, grant.name, grant.expires]),
-  );
+/**
+ * Every field, unambiguously (JSON of an array: no separator inside a path can shift a field). Each kind
+ * starts with its own tag, so no download link's signature can ever pass for an upload's or the reverse.
+ */
+function message(grant: LinkGrant): Uint8Array<ArrayBuffer> {
+  const fields =
+    grant.purpose === 'file-upload'
+      ? ['spawnpoint-upload-v1', grant.purpose, grant.serverId, grant.path, grant.size, grant.overwrite, grant.actorId, grant.expires]
+      : ['spawnpoint-download-v1', grant.purpose, grant.serverId, grant.subject, grant.name, grant.expires];
+  return encoder.encode(JSON.stringify(fields));
 }
 
-export interface DownloadSigner {
-  sign(grant: DownloadGrant): Promise<string>;
+export interface LinkSigner {
+  sign(grant: LinkGrant): Promise<string>;
   /** Whether `signature` was made for exactly this grant (compared in constant time by Web Crypto). */
-  verify(grant: DownloadGrant, signature: string): Promise<boolean>;
+  verify(grant: LinkGrant, signature: string): Promise<boolean>;
 }
 
 /** Signs and checks links with the key derived from one node's token. */
-export function downloadSigner(nodeToken: string): DownloadSigner {
+export function linkSigner(nodeToken: string): LinkSigner {
   const key = (async () => {
     const tokenKey = await crypto.subtle.importKey('raw', encoder.encode(nodeToken), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     const derived = await crypto.subtle.sign('HMAC', tokenKey, encoder.encode('spawnpoint download links v1'));

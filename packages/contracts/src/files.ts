@@ -139,6 +139,20 @@ export const uploadQuery = z.object({
   /** `false`: refused with INVALID_STATE when the name exists (the user did not choose Replace). */
   overwrite: z.enum(['true', 'false']).default('true'),
 });
+/** Asks for a link the browser sends one file to, straight to the server's node (`fileUploadLink`). */
+export const uploadLinkRequest = z.object({
+  path: z.string().min(1).max(4096),
+  /** The file's exact size: the node takes exactly this many bytes, and a file that cannot fit is refused now. */
+  size: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 50),
+  /** `false`: refused with INVALID_STATE when the name exists (the user did not choose Replace). */
+  overwrite: z.boolean().default(true),
+});
+/** `url` takes one `PUT` of the file's bytes (Content-Type application/octet-stream) until `expires` (Unix seconds). */
+export const uploadLinkResult = z.object({ url: z.string(), expires: z.number().int() });
 export const backupProgressEvent = z.object({
   serverId: z.string(),
   backupId: z.string(),

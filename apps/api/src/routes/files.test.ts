@@ -6,9 +6,17 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DOWNLOAD_LINK_SECONDS } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { backups } from '../db/schema.ts';
+import { backups, serverMembers } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
-import { buildTestApp, multipart, ownerWithServer as newOwnerWithServer, requester, uniqueIp, type Send } from '../test/build-test-app.ts';
+import {
+  buildTestApp,
+  multipart,
+  ownerWithServer as newOwnerWithServer,
+  requester,
+  signedUp,
+  uniqueIp,
+  type Send,
+} from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -507,6 +515,69 @@ describe('downloads through signed links on the node', () => {
     const missing = await send('GET', `/v1/server/${owner.id}/files/download?path=/nope.txt`, owner.cookie);
     const res = await fetch(String(missing.headers.location));
     expect([res.status, ((await res.json()) as { status: string }).status]).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
+describe('uploads straight to the node through signed links', () => {
+  const uploadLink = (id: string, cookie: string | undefined, body: unknown) =>
+    send('POST', `/v1/server/${id}/files/upload-link`, cookie, body);
+  const put = async (url: string, bytes: Buffer) => {
+    const res = await fetch(url, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    return { code: res.status, ...((await res.json()) as { status: string; message?: string }) };
+  };
+
+  it('gives the owner a link that takes the file on the node; the log names the uploader once it is written', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const me = (await send('GET', '/v1/user/me', cookie)).json().result as { userId: string; emailAddress: string };
+    const data = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    const answer = await uploadLink(id, cookie, { path: '/straight.bin', size: data.length });
+    expect(answer.json().status).toBe('SUCCESS');
+    const { url, expires } = answer.json().result as { url: string; expires: number };
+    expect(url.startsWith(`${agent.nodeConfig.url}/v1/uploads/${id}/file?`)).toBe(true);
+    expect(expires - Date.now() / 1000).toBeGreaterThan(DOWNLOAD_LINK_SECONDS - 5);
+    expect(await put(url, data)).toMatchObject({ code: 200, status: 'SUCCESS' });
+    expect((await download(`/v1/server/${id}/files/download?path=/straight.bin`, cookie)).bytes.equals(data)).toBe(true);
+    // The node reports it; the entry is the uploader's (the node does not know the browser's address).
+    const entries = await until(
+      async () =>
+        (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as {
+          action: string;
+          target: string;
+          actor: unknown;
+          ip: unknown;
+        }[],
+      (list) => list.some((e) => e.action === 'file.upload'),
+    );
+    expect(entries.find((e) => e.action === 'file.upload')).toMatchObject({
+      target: '/straight.bin',
+      actor: { userId: me.userId, emailAddress: me.emailAddress },
+      ip: null,
+    });
+    // The link is for this path and size only.
+    expect(await put(url.replace('straight.bin', 'other.bin'), data)).toMatchObject({ code: 403, status: 'NO_PERMISSION' });
+    // Not replacing: refused on the node when the name exists, the file kept.
+    const keep = (await uploadLink(id, cookie, { path: '/straight.bin', size: 3, overwrite: false })).json().result as { url: string };
+    expect(await put(keep.url, Buffer.from('new'))).toMatchObject({ code: 409, status: 'INVALID_STATE' });
+    expect((await download(`/v1/server/${id}/files/download?path=/straight.bin`, cookie)).bytes.equals(data)).toBe(true);
+  });
+
+  it('refuses a file that cannot fit before any byte is sent, bad sizes, members without files.write and strangers', async () => {
+    const owner = await ownerWithServer();
+    const { quota } = (await send('GET', `/v1/server/${owner.id}/files/usage`, owner.cookie)).json().result;
+    const tooBig = await uploadLink(owner.id, owner.cookie, { path: '/world.zip', size: quota + 1 });
+    expect([tooBig.statusCode, tooBig.json().status]).toEqual([409, 'DISK_LIMIT']);
+    expect(tooBig.json().message).toMatch(/^world\.zip \(2\.1 GB\) does not fit: this server has .* free of 2\.1 GB\./);
+    for (const size of [-1, 1.5, '12', 2 ** 51])
+      expect((await uploadLink(owner.id, owner.cookie, { path: '/a.bin', size })).json().status, String(size)).toBe('INVALID_INPUT');
+    expect((await uploadLink(owner.id, owner.cookie, { path: '/../escape.bin', size: 1 })).json().status).toBe('INVALID_INPUT');
+
+    const viewer = await signedUp(t, 'viewer');
+    await t.ctx.database.db.insert(serverMembers).values({ serverId: owner.id, userId: viewer.userId, role: 'viewer' });
+    const asViewer = await uploadLink(owner.id, viewer.cookie, { path: '/a.bin', size: 1 });
+    expect([asViewer.statusCode, asViewer.json().status]).toEqual([403, 'NO_PERMISSION']);
+    const stranger = await ownerWithServer();
+    expect((await uploadLink(owner.id, stranger.cookie, { path: '/a.bin', size: 1 })).json().status).toBe('NOT_FOUND');
+    expect((await uploadLink(owner.id, undefined, { path: '/a.bin', size: 1 })).json().status).toBe('NOT_AUTHENTICATED');
   });
 });
 

@@ -94,6 +94,14 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     { multipart: true, activity: ({ query }) => ({ action: 'file.upload', target: query.path }) },
   );
 
+  // The dashboard's uploads: the browser sends the file straight to the node, which writes exactly this
+  // size to this path through a link signed here after the permission check; a file that cannot fit is
+  // refused now, before a byte is sent. The node reports the finished upload, which is logged then.
+  here(endpoints.fileUploadLink, async ({ nodes, server, session, body: { path, size, overwrite } }) => {
+    await nodes.call(server.nodeId, agentEndpoints.fileFits, { params: { serverId: server.id }, body: { path, size } });
+    return nodes.uploadLink(server.nodeId, { serverId: server.id, path, size, overwrite, actorId: session.user.id });
+  });
+
   // The agent checks each path and answers in the same shape; these pass the request on as it came.
   // Each is logged with its paths once the node answered SUCCESS (a mkdir -p that made nothing is not).
   here(

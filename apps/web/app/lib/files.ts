@@ -45,39 +45,55 @@ export class UploadCancelled extends Error {
 }
 
 /**
- * Uploads one file with progress (XMLHttpRequest reports upload progress; fetch does not). With
- * `background` a failure is only rejected, for the caller to report (an upload of many files sums up).
- * Aborting `signal` aborts the request and rejects with UploadCancelled.
+ * Uploads one file with progress, straight to the server's node: the API checks the permission and that
+ * the file fits (a refusal comes before any byte is sent) and answers a signed link that takes exactly
+ * this file; XMLHttpRequest reports upload progress, fetch does not. With `background` a failure is only
+ * rejected, for the caller to report (an upload of many files sums up). Aborting `signal` aborts the
+ * request and rejects with UploadCancelled; the node keeps nothing of an upload that did not end.
  */
-export function uploadFile(
+export async function uploadFile(
   serverId: string,
   path: string,
   file: File,
   onProgress: (loaded: number) => void,
   options: { background?: boolean; signal?: AbortSignal; overwrite?: boolean } = {},
 ): Promise<void> {
-  // The declared size lets the server refuse at once a file that cannot fit, before it is sent.
-  const url = endpointUrl(endpoints.fileUpload, {
-    params: { serverId },
-    query: { path, size: file.size, overwrite: options.overwrite === false ? 'false' : 'true' },
-  });
-  return uploadWithProgress(url, file, onProgress, options).then(() => undefined);
+  const { signal } = options;
+  if (signal?.aborted) throw new UploadCancelled();
+  const body = { path, size: file.size, overwrite: options.overwrite !== false };
+  let url: string;
+  try {
+    ({ url } = await call(endpoints.fileUploadLink, { params: { serverId }, body }, { background: true, ...(signal ? { signal } : {}) }));
+  } catch (error) {
+    if (signal?.aborted) throw new UploadCancelled();
+    if (!options.background && error instanceof ApiFailure) handleApiError(error);
+    throw error;
+  }
+  await uploadWithProgress({ method: 'PUT', url, body: file }, file.size, onProgress, options);
 }
 
 /** Uploads an owner's plugin or mod jar with progress; the answer is the server's plugins; a refusal is only rejected. */
 export const uploadPluginJar = (serverId: string, file: File, onProgress: (loaded: number) => void) =>
   uploadWithProgress(
-    endpointUrl(endpoints.pluginJarUpload, { params: { serverId }, query: { fileName: file.name, size: file.size } }),
-    file,
+    {
+      method: 'POST',
+      url: endpointUrl(endpoints.pluginJarUpload, { params: { serverId }, query: { fileName: file.name, size: file.size } }),
+      body: file,
+    },
+    file.size,
     onProgress,
     // The page says a refusal beside the file field, not in a toast as well.
     { background: true },
   ).then((result) => serverPluginsResult.parse(result));
 
-/** A multipart upload of one file to an API address, with progress; resolves with the envelope's result. */
+/**
+ * One file sent with progress; resolves with the envelope's result. `POST` is a multipart form to an API
+ * address (with the session cookie); `PUT` is the file itself to a signed link on a node (another origin,
+ * no cookie: the link is the credential).
+ */
 function uploadWithProgress(
-  url: string,
-  file: File,
+  target: { method: 'POST' | 'PUT'; url: string; body: File },
+  size: number,
   onProgress: (loaded: number) => void,
   options: { background?: boolean; signal?: AbortSignal } = {},
 ): Promise<unknown> {
@@ -92,8 +108,13 @@ function uploadWithProgress(
     signal?.addEventListener('abort', cancel, { once: true });
     xhr.onloadend = () => signal?.removeEventListener('abort', cancel);
     xhr.onabort = () => reject(new UploadCancelled());
-    xhr.open('POST', `${settings.apiBaseUrl}${url}`);
-    xhr.withCredentials = true;
+    if (target.method === 'POST') {
+      xhr.open('POST', `${settings.apiBaseUrl}${target.url}`);
+      xhr.withCredentials = true;
+    } else {
+      xhr.open('PUT', target.url);
+      xhr.setRequestHeader('content-type', 'application/octet-stream');
+    }
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onerror = () => {
       const failure = new ApiFailure('NETWORK_ERROR', 'The upload was interrupted. Check your connection and try again.');
@@ -108,7 +129,7 @@ function uploadWithProgress(
         // handled below
       }
       if (body.status === 'SUCCESS') {
-        onProgress(file.size);
+        onProgress(size);
         resolve(body.result);
         return;
       }
@@ -120,8 +141,9 @@ function uploadWithProgress(
       report(failure);
       reject(failure);
     };
+    if (target.method === 'PUT') return xhr.send(target.body);
     const form = new FormData();
-    form.append('file', file, file.name);
+    form.append('file', target.body, target.body.name);
     xhr.send(form);
   });
 }
