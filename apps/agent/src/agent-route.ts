@@ -48,6 +48,12 @@ export const BROWSER_HEADERS = {
  * typed `application/octet-stream`. The preflight's answer is kept by the browser for ten minutes.
  */
 export const UPLOAD_CORS_HEADERS = { 'access-control-allow-origin': '*' };
+/**
+ * A browser's upload that sends nothing for this long is cut off (and the node keeps nothing of it): a link
+ * works for a minute and may be used more than once, so stalled uploads must not hold a temporary file, the
+ * quota they were charged and a connection for ever. Node's server sets no such limit itself.
+ */
+export const UPLOAD_IDLE_MS = 60_000;
 const UPLOAD_PREFLIGHT_HEADERS = {
   ...UPLOAD_CORS_HEADERS,
   'access-control-allow-methods': 'PUT',
@@ -79,9 +85,11 @@ export function agentRouter(http: FastifyInstance): AgentRoute {
       config: { signedLink: endpoint.signed === true, metricsPage: endpoint.metrics === true },
       ...(endpoint.signed
         ? {
-            onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
+            onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
               reply.headers(BROWSER_HEADERS);
-              if (upload) reply.headers(UPLOAD_CORS_HEADERS);
+              if (!upload) return;
+              reply.headers(UPLOAD_CORS_HEADERS);
+              request.raw.setTimeout(UPLOAD_IDLE_MS, () => request.raw.destroy());
             },
           }
         : {}),

@@ -9,6 +9,7 @@ import {
   agentServerSpec,
   linkSigner,
   type AgentBackupEvent,
+  type AgentUploadEvent,
   type AgentServerSpec,
   findSoftware,
   type AgentToApiEvents,
@@ -57,6 +58,8 @@ const CONSOLE_FLUSH_MS = 16;
 const CONSOLE_ACK_TIMEOUT_MS = 10_000;
 // How a backup ended, not acknowledged by then, is sent again (the API is slow, or the socket dropped).
 const BACKUP_ACK_TIMEOUT_MS = 30_000;
+// Upload reports kept for the API at most (≈ 100 bytes each); beyond it a long outage loses log entries.
+const MAX_UNRECORDED_UPLOADS = 10_000;
 // How soon a node refused by an API process that does not hold the game plane tries the next address.
 const API_RETRY_MS = 1_000;
 
@@ -206,7 +209,22 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       void keepEnds();
     });
   };
+  /**
+   * Uploads written whose report the API has not acknowledged: sent again after every reconnect and when an
+   * acknowledgement does not come, so the activity log does not miss one sent just as the connection broke.
+   * Kept in memory only (bounded): an agent restarted before the acknowledgement loses the log entry, never the file.
+   */
+  const unrecordedUploads = new Set<AgentUploadEvent>();
+  const sendUpload = (event: AgentUploadEvent) => {
+    if (!socket.connected) return; // sent once connected again
+    socket.timeout(BACKUP_ACK_TIMEOUT_MS).emit('agent:upload', event, (...answer: unknown[]) => {
+      if (!unrecordedUploads.has(event)) return;
+      if (answer[0]) return sendUpload(event);
+      unrecordedUploads.delete(event);
+    });
+  };
   socket.on('connect', () => {
+    for (const event of unrecordedUploads) sendUpload(event);
     socket.emit('agent:hello', {
       protocol: AGENT_PROTOCOL_VERSION,
       nodeId: config.AGENT_NODE_ID,
@@ -294,8 +312,12 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       // On disk before it is sent: an acknowledgement never comes before the end is kept.
       void keepEnds().then(() => sendEnd(event));
     },
-    // For the activity log; while the connection is down socket.io holds it until the node is back.
-    emitUpload: (event) => socket.emit('agent:upload', event),
+    // For the activity log, until the API has acknowledged it.
+    emitUpload: (event) => {
+      if (unrecordedUploads.size >= MAX_UNRECORDED_UPLOADS) return;
+      unrecordedUploads.add(event);
+      sendUpload(event);
+    },
     runningBackups,
     signer: linkSigner(config.AGENT_TOKEN),
     apiNow: () => apiClock.now(),

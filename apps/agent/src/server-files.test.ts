@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -566,6 +566,34 @@ describe('signed upload links', () => {
     expect(existsSync(path.join(dir, 'late.txt'))).toBe(false);
   });
 
+  it('survives a browser that goes away before the upload is read, and refuses a body that is not the file', async () => {
+    const dir = await install('up5');
+    const { port } = new URL(base);
+    const link = new URL(await uploadLink('up5', '/deep/a/b/c/gone.bin', 50 * 1024 * 1024));
+    for (let i = 0; i < 20; i++) {
+      // Headers and a few bytes, then a reset, while the node is still checking the link and opening folders.
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write(
+        `PUT ${link.pathname}${link.search} HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\nabc`,
+      );
+      socket.resetAndDestroy();
+    }
+    // Still serving, and nothing was left behind.
+    expect((await call('GET', '/v1/servers')).status).toBe(200);
+    expect(existsSync(path.join(dir, 'deep'))).toBe(false);
+
+    // A body of another type (or none) is no file: bad input, not a fault of the node.
+    const small = await uploadLink('up5', '/typed.txt', 2);
+    for (const type of ['text/plain', 'application/json']) {
+      const res = await fetch(small, { method: 'PUT', body: type === 'application/json' ? '{}' : 'hi', headers: { 'content-type': type } });
+      expect([res.status, ((await res.json()) as { status: string }).status], type).toEqual([400, 'INVALID_INPUT']);
+    }
+    const empty = await fetch(await uploadLink('up5', '/none.txt', 0), { method: 'PUT' });
+    expect([empty.status, ((await empty.json()) as { status: string }).status]).toEqual([400, 'INVALID_INPUT']);
+    expect(existsSync(path.join(dir, 'typed.txt'))).toBe(false);
+  });
+
   it('refuses at once a file that cannot fit, before its bytes are written', async () => {
     const dir = await install('up4', 64);
     const size = 65 * 1024 * 1024;
@@ -575,6 +603,13 @@ describe('signed upload links', () => {
     // The control plane asks the same before it signs a link.
     const fits = await call('POST', '/v1/servers/up4/files/fits', { path: '/big.bin', size });
     expect(fits.body).toMatchObject({ status: 'DISK_LIMIT' });
+    expect((await call('POST', '/v1/servers/up4/files/fits', { path: '/small.bin', size: 1000 })).body?.status).toBe('SUCCESS');
+    // A name in use that may not be replaced: refused before the link is made too.
+    writeFileSync(path.join(dir, 'small.bin'), 'in use');
+    expect((await call('POST', '/v1/servers/up4/files/fits', { path: '/small.bin', size: 1000, overwrite: false })).body).toMatchObject({
+      status: 'INVALID_STATE',
+      message: 'small.bin already exists.',
+    });
     expect((await call('POST', '/v1/servers/up4/files/fits', { path: '/small.bin', size: 1000 })).body?.status).toBe('SUCCESS');
   });
 });

@@ -133,7 +133,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
   });
 
   route(agentEndpoints.fileWrite, async ({ request, params, query }) =>
-    withUploadBody(request.body as Readable, async (body) => {
+    withUploadBody(request.body, async (body) => {
       const { sandbox } = await server(params);
       // What the uploader declared: refused at once when it cannot fit (still counted as written).
       if (query.size !== undefined) await sandbox.checkFits(query.path, query.size);
@@ -155,7 +155,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       expires: query.expires,
     };
     // Every refusal is thrown inside: the body is then read and dropped, so the browser gets the answer.
-    return withUploadBody(request.body as Readable, async (body) => {
+    return withUploadBody(request.body, async (body) => {
       const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
       if (refusal) throw new SandboxError('NO_PERMISSION', refusal);
       const declared = request.headers['content-length'];
@@ -170,7 +170,11 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
   });
 
   route(agentEndpoints.fileFits, async ({ params, body }) => {
-    await (await server(params)).sandbox.checkFits(body.path, body.size);
+    const { sandbox } = await server(params);
+    // A name in use that may not be replaced is refused now too, not once the bytes are on their way.
+    if (!body.overwrite && (await exists(sandbox, pathParts(body.path))))
+      throw new SandboxError('INVALID_STATE', `${pathParts(body.path).at(-1) ?? body.path} already exists.`);
+    await sandbox.checkFits(body.path, body.size);
     return null;
   });
 

@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { SandboxError } from './sandbox.ts';
 
 /** How long a refused upload's remaining body is read and discarded before the connection is cut. */
@@ -11,8 +11,15 @@ const DISCARD_MS = 30_000;
  * instead (the control plane stops sending when it sees the answer), bounded in time. A client that goes
  * away midway ends the work with INVALID_INPUT (`pipe` alone would leave it waiting forever).
  */
-export async function withUploadBody<T>(incoming: Readable, work: (body: Readable) => Promise<T>): Promise<T> {
+export async function withUploadBody<T>(incoming: unknown, work: (body: Readable) => Promise<T>): Promise<T> {
+  // Only a body typed application/octet-stream reaches here as a stream; another type was parsed (or refused)
+  // by Fastify, and there is no file in it.
+  if (!(incoming instanceof Readable))
+    throw new SandboxError('INVALID_INPUT', 'Send the file itself as the body, typed application/octet-stream.');
   const bridge = new PassThrough();
+  // The work may not be reading yet when the client goes away (it is still checking the link, opening the
+  // folder): the error waits in the bridge for the work's next read instead of being thrown as uncaught.
+  bridge.on('error', () => undefined);
   incoming.pipe(bridge);
   incoming.once('close', () => {
     if (!incoming.readableEnded) bridge.destroy(new SandboxError('INVALID_INPUT', 'The upload was cut off before it ended.'));

@@ -48,7 +48,7 @@ import { scheduleRoutes } from './routes/schedules.ts';
 import { playerRoutes } from './routes/players.ts';
 import { publicSiteRoutes } from './routes/public-site.ts';
 import { specOf } from './servers/power.ts';
-import { servers as serverTable } from './db/schema.ts';
+import { servers as serverTable, users } from './db/schema.ts';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { authRoutes } from './routes/auth.ts';
 import { miscRoutes } from './routes/misc.ts';
@@ -263,17 +263,20 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   };
   const backupJobs = new BackupJobs(database.db, hub, nodes, log, background);
   // An upload that went straight to the node is logged as its uploader's once the node has written it (the
-  // node does not know the browser's address, so the entry has none).
-  hub.onUpload = (event) =>
-    background(() =>
-      recordActivity(database.db, {
+  // node does not know the browser's address, so the entry has none), then acknowledged; a failed write to
+  // the log is not, so the node sends it again. An uploader whose account is gone since is logged as no one.
+  hub.onUpload = (event, recorded) =>
+    background(async () => {
+      const [actor] = await database.db.select({ id: users.id }).from(users).where(eq(users.id, event.actorId)).limit(1);
+      await recordActivity(database.db, {
         serverId: event.serverId,
-        actorId: event.actorId,
+        actorId: actor?.id ?? null,
         action: 'file.upload',
         target: event.path,
         ip: null,
-      }),
-    );
+      });
+      recorded();
+    });
   const ctx: AppContext = {
     config,
     database,

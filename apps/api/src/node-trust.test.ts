@@ -81,6 +81,11 @@ describe("a node and another node's servers", () => {
     b.emit('agent:state', { serverId: id, state: 'offline' });
     b.emit('agent:stats', { serverId: id, cpu: 99.9, memory: 1, disk: 1, players: { online: 7, max: 10, list: ['Ghost'] } });
     b.emit('agent:backup', { serverId: id, backupId: 'forged', phase: 'complete', bytes: 1, totalBytes: 1, size: 1, sha256: 'x' });
+    // An upload report about A's server: acknowledged (so B forgets it) and never logged.
+    const me = (await send('GET', '/v1/user/me', cookie)).json().result as { userId: string };
+    await new Promise<void>((resolve) =>
+      b.emit('agent:upload', { serverId: id, path: '/forged-by-b.jar', bytes: 1, actorId: me.userId }, () => resolve()),
+    );
     // Events of one socket are handled in order, and a console batch is acknowledged: once it is, all were.
     await new Promise<void>((resolve) => b.emit('agent:console', { serverId: id, lines: ['[Server] forged by node B'] }, () => resolve()));
 
@@ -90,6 +95,7 @@ describe("a node and another node's servers", () => {
     expect(watcher.lines.join('\n')).not.toContain('forged by node B');
     expect(t.ctx.game.hub.statsOf(id)?.cpu).not.toBe(99.9);
     expect((await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.backups).toEqual([]);
+    expect(JSON.stringify((await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries)).not.toContain('forged-by-b');
     // The game on A kept running through B's claim to run it.
     await minecraftProtocol.ping({ host: '127.0.0.1', port, closeTimeout: 2000 });
     await send('POST', `/v1/server/${id}/kill`, cookie, {});

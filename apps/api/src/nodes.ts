@@ -50,8 +50,8 @@ export interface NodeEvents {
   hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[]): void;
   /** `recorded` is called once how a backup ended is recorded (the node forgets it then). */
   backup(nodeId: string, event: AgentBackupEvent, recorded?: () => void): void;
-  /** A browser uploaded a file straight to the node through a signed link. */
-  upload(nodeId: string, event: AgentUploadEvent): void;
+  /** A browser uploaded a file straight to the node through a signed link; `recorded` once it is logged. */
+  upload(nodeId: string, event: AgentUploadEvent, recorded: () => void): void;
   gone(nodeId: string): void;
 }
 
@@ -201,9 +201,12 @@ export class NodeRegistry {
         const event = agentBackupEvent.safeParse(payload);
         if (event.success) events.backup(nodeId, event.data, typeof ack === 'function' ? () => void ack() : undefined);
       });
-      socket.on('agent:upload', (payload) => {
+      // Acknowledged once logged (a report that does not fit the protocol at once: sending it again would not help).
+      socket.on('agent:upload', (payload, ack?: unknown) => {
+        const recorded = typeof ack === 'function' ? () => void ack() : () => undefined;
         const event = agentUploadEvent.safeParse(payload);
-        if (event.success) events.upload(nodeId, event.data);
+        if (event.success) events.upload(nodeId, event.data, recorded);
+        else recorded();
       });
       socket.on('disconnect', () => {
         if (entry.socket !== socket) return;

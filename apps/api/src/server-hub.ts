@@ -429,8 +429,8 @@ export class ServerHub implements NodeEvents {
   /** A node (re)connected: its id and the servers it says are running (not offline), whatever we know of them. */
   onHello: ((nodeId: string, running: string[]) => void) | null = null;
   onBackup: ((event: AgentBackupEvent, recorded?: () => void) => void) | null = null;
-  /** A file a browser uploaded straight to a node, for the server's activity log. */
-  onUpload: ((event: AgentUploadEvent) => void) | null = null;
+  /** A file a browser uploaded straight to a node, for the server's activity log; `recorded` once logged. */
+  onUpload: ((event: AgentUploadEvent, recorded: () => void) => void) | null = null;
   /** The backups a node says it is making (after a reconnect or a restart of the agent). */
   onBackupJobs: ((nodeId: string, running: { serverId: string; backupId: string }[]) => void) | null = null;
 
@@ -483,9 +483,10 @@ export class ServerHub implements NodeEvents {
     });
   }
 
-  upload(nodeId: string, event: AgentUploadEvent): void {
-    // A node speaks only for its own servers.
-    if (this.onNode(nodeId, event.serverId)) this.onUpload?.(event);
+  upload(nodeId: string, event: AgentUploadEvent, recorded: () => void): void {
+    // A node speaks only for its own servers (another's report is dropped, and the node may forget it).
+    if (this.onNode(nodeId, event.serverId) && this.onUpload) this.onUpload(event, recorded);
+    else recorded();
   }
 
   /** Servers placed on a node (for re-sending their specs after the node restarts). */

@@ -80,7 +80,12 @@ export const agentWriteQuery = z.object({
   size: z.coerce.number().int().min(0).optional(),
 });
 export const agentWriteResult = z.object({ bytes: z.number().int().min(0) });
-export const agentFitsRequest = z.object({ path: z.string().min(1).max(4096), size: z.number().int().min(0) });
+export const agentFitsRequest = z.object({
+  path: z.string().min(1).max(4096),
+  size: z.number().int().min(0),
+  /** false: a name in use is refused (INVALID_STATE), as the write would be. */
+  overwrite: z.boolean().default(true),
+});
 export const agentPowerRequest = z.object({ action: powerAction });
 export const agentPowerResult = z.object({ serverId: z.string(), state: serverState });
 
@@ -107,7 +112,8 @@ export const agentEndpoints = {
     streamed: true,
     result: agentWriteResult,
   },
-  // Whether a file of this size would fit at this path now (an overwrite frees the old file's size): DISK_LIMIT if not.
+  // Whether a file of this size would fit at this path now (an overwrite frees the old file's size): DISK_LIMIT
+  // if not; INVALID_STATE for a name in use that may not be replaced.
   fileFits: { method: 'POST', path: '/v1/servers/:serverId/files/fits', params: server, body: agentFitsRequest, result: done },
   fileMkdir: { method: 'POST', path: '/v1/servers/:serverId/files/mkdir', params: server, body: mkdirRequest, result: mkdirResult },
   fileRename: { method: 'POST', path: '/v1/servers/:serverId/files/rename', params: server, body: renameRequest, result: done },

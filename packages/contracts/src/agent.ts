@@ -109,7 +109,8 @@ export interface AgentToApiEvents {
    * recorded it, and the node keeps it, and the backup in its hello's list, until then.
    */
   'agent:backup': (payload: AgentBackupEvent, ack?: () => void) => void;
-  'agent:upload': (payload: AgentUploadEvent) => void;
+  /** Acknowledged once the API has logged it; the node sends it again until then (while it runs). */
+  'agent:upload': (payload: AgentUploadEvent, ack?: () => void) => void;
 }
 
 /**

@@ -48,7 +48,7 @@ export interface UploadGrant {
 
 export type LinkGrant = DownloadGrant | UploadGrant;
 
-const signature = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'This download link is not valid.');
+const signature = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'This link is not valid.');
 const expires = z.coerce
   .number()
   .int()

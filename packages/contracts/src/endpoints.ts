@@ -846,7 +846,8 @@ export const endpoints = {
     path: '/v1/server/:serverId/files/upload-link',
     params: serverIdParams,
     tag: 'Files',
-    summary: "A signed 60-second link on the server's node that takes one PUT of one file of the given size (the dashboard's uploads)",
+    summary:
+      "A signed 60-second link on the server's node that takes a PUT of one file of exactly the given size (the dashboard's uploads)",
     access: 'session',
     permission: 'files.write',
     body: uploadLinkRequest,

@@ -148,10 +148,13 @@ export const uploadLinkRequest = z.object({
     .int()
     .min(0)
     .max(2 ** 50),
-  /** `false`: refused with INVALID_STATE when the name exists (the user did not choose Replace). */
+  /** `false`: refused with INVALID_STATE when the name exists (the user did not choose Replace), now and on the node. */
   overwrite: z.boolean().default(true),
 });
-/** `url` takes one `PUT` of the file's bytes (Content-Type application/octet-stream) until `expires` (Unix seconds). */
+/**
+ * `url` takes a `PUT` of the file's bytes (Content-Type application/octet-stream) until `expires` (Unix
+ * seconds); within that minute it may be used again, for the same path and size only.
+ */
 export const uploadLinkResult = z.object({ url: z.string(), expires: z.number().int() });
 export const backupProgressEvent = z.object({
   serverId: z.string(),

@@ -555,9 +555,9 @@ describe('uploads straight to the node through signed links', () => {
     });
     // The link is for this path and size only.
     expect(await put(url.replace('straight.bin', 'other.bin'), data)).toMatchObject({ code: 403, status: 'NO_PERMISSION' });
-    // Not replacing: refused on the node when the name exists, the file kept.
-    const keep = (await uploadLink(id, cookie, { path: '/straight.bin', size: 3, overwrite: false })).json().result as { url: string };
-    expect(await put(keep.url, Buffer.from('new'))).toMatchObject({ code: 409, status: 'INVALID_STATE' });
+    // Not replacing: a name in use is refused before any link is made, and the file kept.
+    const keep = await uploadLink(id, cookie, { path: '/straight.bin', size: 3, overwrite: false });
+    expect([keep.statusCode, keep.json().status, keep.json().message]).toEqual([409, 'INVALID_STATE', 'straight.bin already exists.']);
     expect((await download(`/v1/server/${id}/files/download?path=/straight.bin`, cookie)).bytes.equals(data)).toBe(true);
   });
 

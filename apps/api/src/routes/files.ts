@@ -98,7 +98,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   // size to this path through a link signed here after the permission check; a file that cannot fit is
   // refused now, before a byte is sent. The node reports the finished upload, which is logged then.
   here(endpoints.fileUploadLink, async ({ nodes, server, session, body: { path, size, overwrite } }) => {
-    await nodes.call(server.nodeId, agentEndpoints.fileFits, { params: { serverId: server.id }, body: { path, size } });
+    await nodes.call(server.nodeId, agentEndpoints.fileFits, { params: { serverId: server.id }, body: { path, size, overwrite } });
     return nodes.uploadLink(server.nodeId, { serverId: server.id, path, size, overwrite, actorId: session.user.id });
   });
 
