@@ -1,9 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { recoverInterruptedSwaps } from './backup-coordinator.ts';
+import type { ServerState } from '@spawnpoint/contracts';
+import { BackupCoordinator, recoverInterruptedSwaps } from './backup-coordinator.ts';
+import { ConsoleBuffer } from './console-buffer.ts';
+import { Sandbox, SandboxError } from './sandbox.ts';
 
 /** What an agent killed in the middle of a restore, or of fetching a folder from storage, finds at its next start. */
 let dir: string;
@@ -53,5 +57,39 @@ describe('folder swaps cut short', () => {
     folder('srv4-restore-notes', { 'a.txt': 'a' });
     expect(await recoverInterruptedSwaps(dir)).toEqual({ putBack: [], removed: [] });
     expect(await recoverInterruptedSwaps(path.join(dir, 'nowhere'))).toEqual({ putBack: [], removed: [] });
+  });
+});
+
+describe('a folder going to shared storage', () => {
+  it('ends the writes begun before and refuses new ones while it is packed, and takes them again after', async () => {
+    let state: ServerState = 'offline';
+    const server = {
+      dir: path.join(dir, 'srv5'),
+      console: new ConsoleBuffer(() => undefined),
+      state: () => state,
+      setState: (next: ServerState) => void (state = next),
+      quotaBytes: () => 1024 * 1024,
+      send: () => false,
+      closeSandbox: async () => undefined,
+    };
+    const sandbox = await Sandbox.open(server.dir, server.quotaBytes());
+    const coordinator = new BackupCoordinator(server, (message) => new SandboxError('INVALID_STATE', message));
+    // An upload that began while the server was offline, still sending when the folder goes to storage.
+    const slow = new PassThrough();
+    const uploading = sandbox.writeFrom('/world.zip', slow, { overwrite: true });
+    slow.write('the first bytes');
+    const packed = await coordinator.upload(sandbox, async () => {
+      expect(state).toBe('uploading');
+      await expect(uploading).rejects.toMatchObject({ code: 'INVALID_STATE', message: expect.stringMatching(/going to sleep/) });
+      await expect(sandbox.writeFrom('/new.txt', Readable.from(['x']), { overwrite: true })).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+      });
+      return readdirSync(server.dir);
+    });
+    // What was packed held nothing half written, and nothing was added while packing.
+    expect(packed).toEqual([]);
+    expect(state).toBe('offline');
+    expect(await sandbox.writeFrom('/new.txt', Readable.from(['x']), { overwrite: true })).toBe(1);
+    await sandbox.close();
   });
 });

@@ -80,9 +80,13 @@ export class BackupCoordinator {
     if (state !== 'offline' || this.running) throw this.refuse(`The server is ${state}; it must be stopped to go to storage.`);
     this.running = true;
     this.server.setState('uploading');
+    // Also the writes that began before (an upload through a link): a file finished during the packing
+    // would be half in the archive, or only in the node's copy that goes once the archive is recorded.
+    await sandbox.stopWrites('The server is going to sleep and its files are being stored.');
     try {
       return await send(sandbox);
     } finally {
+      sandbox.resumeWrites();
       this.running = false;
       this.server.setState('offline');
     }

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 
@@ -425,5 +425,48 @@ describe('bad input is a clear refusal, never a failure of ours', () => {
     await tree.close();
     expect(seen).toEqual(['inside']);
     outsideUntouched();
+  });
+});
+
+describe('writes stopped while the folder is packed or swapped', () => {
+  it('ends a write in progress keeping nothing, refuses new ones with the reason, and takes them again after', async () => {
+    const slow = new PassThrough();
+    const writing = sandbox.writeFrom('/world.zip', slow, { overwrite: true });
+    slow.write(Buffer.alloc(64 * 1024, 1));
+    // The first bytes are on their way into the temporary file…
+    await until(
+      () => readdirSync(root).some((n) => n.endsWith('.part')),
+      (seen) => seen,
+    );
+    const why = 'The server is going to sleep and its files are being stored.';
+    await sandbox.stopWrites(why);
+    await expect(writing).rejects.toMatchObject({ code: 'INVALID_STATE', message: why });
+    // …and none of it stays, neither the file nor its temporary copy; the quota counts nothing for it.
+    expect(readdirSync(root)).toEqual([]);
+    expect(sandbox.used).toBe(0);
+    await expect(sandbox.writeFrom('/late.txt', body('late'), { overwrite: true })).rejects.toMatchObject({
+      code: 'INVALID_STATE',
+      message: why,
+    });
+    expect(existsSync(path.join(root, 'late.txt'))).toBe(false);
+
+    sandbox.resumeWrites();
+    expect(await sandbox.writeFrom('/late.txt', body('late'), { overwrite: true })).toBe(4);
+    expect(readFileSync(path.join(root, 'late.txt'), 'utf8')).toBe('late');
+  });
+
+  it('ends the writes in progress when it is closed (its folder may be swapped away next)', async () => {
+    const slow = new PassThrough();
+    const writing = sandbox.writeFrom('/restored-over.bin', slow, { overwrite: true });
+    slow.write(Buffer.alloc(1024, 1));
+    await until(
+      () => readdirSync(root).some((n) => n.endsWith('.part')),
+      (seen) => seen,
+    );
+    await sandbox.close();
+    await expect(writing).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    expect(readdirSync(root)).toEqual([]);
+    // The suite's afterEach closes it again.
+    sandbox = await Sandbox.open(root, 10 * MB);
   });
 });

@@ -191,6 +191,10 @@ export class Sandbox {
   /** Files (inodes) an overwrite in progress counts as replaced. */
   private readonly credited = new Set<number>();
   private readonly commitLock = new Lock();
+  /** Why writes are refused now (the folder is being packed for storage, or was closed), or null. */
+  private writesStoppedBecause: string | null = null;
+  /** Writes in progress, each stopped at once when writes stop. */
+  private readonly writes = new Set<AbortController>();
 
   private constructor(
     readonly root: string,
@@ -209,8 +213,26 @@ export class Sandbox {
     return sandbox;
   }
 
+  /** Ends the writes in progress (they keep nothing): a closed sandbox's folder may be swapped away next. */
   async close(): Promise<void> {
+    await this.stopWrites('The server folder is being replaced. Please try again in a moment.');
     await this.rootHandle.close();
+  }
+
+  /**
+   * Ends every write in progress (each keeps nothing) and refuses new ones with `why` until `resumeWrites`:
+   * the folder is about to be packed for storage or swapped, and a file finished in it then would be half
+   * packed or dropped with the node's copy after its writer was told it was saved. Resolves once a write
+   * that was already putting its file in place is done.
+   */
+  async stopWrites(why: string): Promise<void> {
+    this.writesStoppedBecause = why;
+    for (const write of this.writes) write.abort(new SandboxError('INVALID_STATE', why));
+    await this.commitLock.run(async () => undefined);
+  }
+
+  resumeWrites(): void {
+    this.writesStoppedBecause = null;
   }
 
   /** Bytes in use, counting writes in progress. */
@@ -400,6 +422,22 @@ export class Sandbox {
    * the charge given back); the replaced file's size is given back once the rename happened.
    */
   async writeFrom(target: SandboxPath, source: AsyncIterable<Buffer | string>, options: { overwrite: boolean }): Promise<number> {
+    if (this.writesStoppedBecause) throw new SandboxError('INVALID_STATE', this.writesStoppedBecause);
+    const stop = new AbortController();
+    this.writes.add(stop);
+    try {
+      return await this.writeStoppable(target, source, options, stop.signal);
+    } finally {
+      this.writes.delete(stop);
+    }
+  }
+
+  private async writeStoppable(
+    target: SandboxPath,
+    source: AsyncIterable<Buffer | string>,
+    options: { overwrite: boolean },
+    stopped: AbortSignal,
+  ): Promise<number> {
     const { dir, name } = await this.openParent(target);
     // Fixed length, so a 255-byte name still has a valid temporary name; skipped by measurements.
     const temp = `.spawnpoint-${randomBytes(8).toString('hex')}.part`;
@@ -448,8 +486,10 @@ export class Sandbox {
         },
       });
       try {
-        await pipeline(source, meter, handle.createWriteStream({ autoClose: true }));
+        await pipeline(source, meter, handle.createWriteStream({ autoClose: true }), { signal: stopped });
         return await this.commitLock.run(async () => {
+          // Stopped after its last byte but before its turn: still nothing is put in place.
+          if (stopped.aborted) throw stopped.reason;
           const replaced = await lstat(fdPath(dir.fd, name)).catch(() => null);
           if (replaced && !replaced.isFile()) throw new SandboxError('INVALID_INPUT', `${name} exists and is not a regular file.`);
           if (replaced && !options.overwrite) throw new SandboxError('INVALID_STATE', `${name} already exists.`);
@@ -465,7 +505,8 @@ export class Sandbox {
         });
       } catch (err) {
         await unlink(fdPath(dir.fd, temp)).catch(() => undefined);
-        return mapError(err, name);
+        // A stopped write says why (the pipeline's own error is a bare AbortError).
+        return mapError(stopped.aborted ? stopped.reason : err, name);
       } finally {
         this.temps.delete(temp);
       }
