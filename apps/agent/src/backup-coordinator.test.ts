@@ -3,9 +3,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ServerState } from '@spawnpoint/contracts';
-import { BackupCoordinator, recoverInterruptedSwaps } from './backup-coordinator.ts';
+import { BackupCoordinator, recoverInterruptedSwaps, STORED_COPY_HOLD_MS } from './backup-coordinator.ts';
 import { ConsoleBuffer } from './console-buffer.ts';
 import { Sandbox, SandboxError } from './sandbox.ts';
 
@@ -61,7 +61,12 @@ describe('folder swaps cut short', () => {
 });
 
 describe('a folder going to shared storage', () => {
-  it('ends the writes begun before and refuses new ones while it is packed, and takes them again after', async () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('ends the writes begun before and refuses new ones while it is packed and until its copy here goes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
     let state: ServerState = 'offline';
     const server = {
       dir: path.join(dir, 'srv5'),
@@ -89,7 +94,17 @@ describe('a folder going to shared storage', () => {
     // What was packed held nothing half written, and nothing was added while packing.
     expect(packed).toEqual([]);
     expect(state).toBe('offline');
+    // Stored: the node's copy is about to go, so writes stay refused until it has (or for a while at most)…
+    await expect(sandbox.writeFrom('/new.txt', Readable.from(['x']), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    vi.advanceTimersByTime(STORED_COPY_HOLD_MS);
     expect(await sandbox.writeFrom('/new.txt', Readable.from(['x']), { overwrite: true })).toBe(1);
+    // …while a packing that failed leaves the folder where it was, open to writes at once.
+    await expect(
+      coordinator.upload(sandbox, async () => {
+        throw new Error('the bucket is unreachable');
+      }),
+    ).rejects.toThrow('unreachable');
+    expect(await sandbox.writeFrom('/after.txt', Readable.from(['y']), { overwrite: true })).toBe(1);
     await sandbox.close();
   });
 });

@@ -6,6 +6,8 @@ import { removeTree, Sandbox } from './sandbox.ts';
 
 // How long a backup waits for the game to say it saved before it goes ahead anyway.
 const SAVE_WAIT_MS = 10_000;
+/** How long a folder just stored stays closed to writes while the control plane records it and drops it here. */
+export const STORED_COPY_HOLD_MS = 60_000;
 
 /** What the coordinator needs of its server. */
 export interface BackedUpServer {
@@ -83,10 +85,16 @@ export class BackupCoordinator {
     // Also the writes that began before (an upload through a link): a file finished during the packing
     // would be half in the archive, or only in the node's copy that goes once the archive is recorded.
     await sandbox.stopWrites('The server is going to sleep and its files are being stored.');
+    let stored = false;
     try {
-      return await send(sandbox);
+      const result = await send(sandbox);
+      stored = true;
+      return result;
     } finally {
-      sandbox.resumeWrites();
+      // Stored: the node's copy goes as soon as the control plane has recorded the archive (which closes
+      // this sandbox), so writes stay stopped until then — for a while at most, should that never come.
+      if (stored) setTimeout(() => sandbox.resumeWrites(), STORED_COPY_HOLD_MS).unref();
+      else sandbox.resumeWrites();
       this.running = false;
       this.server.setState('offline');
     }
