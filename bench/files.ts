@@ -4,15 +4,17 @@
  * - upload as the dashboard makes it (the API signs a link, the file goes to the node with one PUT, curl -T)
  *   and through the API's multipart endpoint (browser → API → agent), with the CPU time the API spent on each;
  *   download as a browser does it (the API's download endpoint answers 302 to a signed link on the node,
- *   followed with curl -L), against `cat` of the same file to /dev/null; each the median of DOWNLOAD_RUNS
- *   runs, with the peak memory of the stack.
+ *   followed with curl -L), against `cat` of the same file to /dev/null and against the same curl fetching
+ *   the file from a bare sendfile(2) server (`sendfile-reference.py`: what the loopback socket itself allows,
+ *   skipped when python3 is missing); each the median of DOWNLOAD_RUNS runs, with the peak memory of the stack.
  * BENCH_MB sets the data size (default 200; the target is stated for 500).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { Sandbox } from '../apps/agent/src/sandbox.ts';
 import { openTrees, packTarGz } from '../apps/agent/src/archives.ts';
@@ -101,6 +103,8 @@ try {
   const catRuns: number[] = [];
   const downloadRuns: number[] = [];
   const linkRuns: number[] = [];
+  const sendfileRuns: number[] = [];
+  const reference = await startSendfileReference(stored, 3905);
   const rssBeforeDownloadsMb = stack.rssMb();
   let downloadPeak = rssBeforeDownloadsMb;
   const downloadSampler = setInterval(() => (downloadPeak = Math.max(downloadPeak, stack.rssMb())), 200);
@@ -114,11 +118,14 @@ try {
     // The node's part alone: a fresh link, then the bytes.
     const link = (await run('curl', ['-s', '-o', '/dev/null', '-w', '%{redirect_url}', '-b', stack.cookie(), downloadUrl])).stdout;
     linkRuns.push(await seconds(async () => void (await run('curl', ['-sf', '-o', '/dev/null', link])))());
+    if (reference) sendfileRuns.push(await seconds(async () => void (await run('curl', ['-sf', '-o', '/dev/null', reference.url])))());
   }
+  reference?.stop();
   clearInterval(downloadSampler);
   const catSeconds = median(catRuns);
   const downloadSeconds = median(downloadRuns);
   const linkSeconds = median(linkRuns);
+  const sendfileSeconds = sendfileRuns.length > 0 ? median(sendfileRuns) : null;
   console.log(
     JSON.stringify({
       bench: 'transfer',
@@ -135,6 +142,10 @@ try {
       },
       downloadRatio: +(catSeconds / downloadSeconds).toFixed(2),
       signedLinkRatio: +(catSeconds / linkSeconds).toFixed(2),
+      // The loopback's own ceiling: the same curl from a bare sendfile(2) server, and the node's link against it.
+      sendfileMBps: sendfileSeconds === null ? null : Math.round(fileMb / sendfileSeconds),
+      sendfileRatio: sendfileSeconds === null ? null : +(catSeconds / sendfileSeconds).toFixed(2),
+      signedLinkVsSendfile: sendfileSeconds === null ? null : +(sendfileSeconds / linkSeconds).toFixed(2),
       peakStackRssMb: peak,
       rssBeforeDownloadsMb,
       peakStackRssDuringDownloadsMb: downloadPeak,
@@ -144,4 +155,24 @@ try {
 } finally {
   stack.stop();
   execFileSync('rm', ['-rf', work]);
+}
+
+/** The bare sendfile(2) server of `sendfile-reference.py` serving `file`, once it listens; null without python3. */
+async function startSendfileReference(file: string, port: number): Promise<{ url: string; stop: () => void } | null> {
+  const child = spawn('python3', [path.join(import.meta.dirname, 'sendfile-reference.py'), file, String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = await new Promise<boolean>((resolve) => {
+    child.once('error', () => resolve(false));
+    child.once('exit', () => resolve(false));
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(line === 'ready'));
+  });
+  // An error anywhere in the bench ends the process: the reference goes with it.
+  process.once('exit', () => child.kill());
+  if (!ready) {
+    child.kill();
+    console.error('bench/files.ts: python3 could not start the sendfile reference; its figures are left out.');
+    return null;
+  }
+  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
 }
