@@ -71,7 +71,7 @@ export default defineConfig({
                   'apps/api/src/game-plane.test.ts',
                   'apps/api/src/cluster-harness.test.ts',
                 ]
-              : []),
+              : ['apps/api/src/db/create-pglite.test.ts']),
           ],
           environment: 'node',
           env: { TEST_DATABASE: database },

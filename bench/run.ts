@@ -2,7 +2,18 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-for (const file of ['http.ts', 'game.ts', 'cage.ts', 'files.ts', 'site.ts', 'proxy.ts', 'wake.ts', 'load.ts', 'fleet.ts']) {
+for (const file of [
+  'http.ts',
+  'game.ts',
+  'cage.ts',
+  'files.ts',
+  'first-start.ts',
+  'site.ts',
+  'proxy.ts',
+  'wake.ts',
+  'load.ts',
+  'fleet.ts',
+]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, file)], { stdio: 'inherit' });
   if (result.status !== 0) console.log(JSON.stringify({ bench: file, error: `exited with ${result.status}` }));
 }

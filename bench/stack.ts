@@ -75,7 +75,20 @@ export async function startStack(options: {
       const fields = readFileSync(`/proc/${api.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
       return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
     },
+    /** Resident memory of the API process alone, in MB. */
+    apiRssMb(): number {
+      const api = processTree(child.pid as number).find((p) => p.args.includes('apps/api/src/main.ts'));
+      if (!api) throw new Error('no API process in the stack');
+      return Math.round(api.rssKb / 1024);
+    },
     stop: () => child.kill('SIGTERM'),
+    /** Stops everything and resolves once `npm start`'s supervisor has exited (its parts with it). */
+    stopped: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 

@@ -7,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { createPgliteFolder, isMissingOrEmpty } from './create-pglite.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -88,7 +89,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     client = await PGlite.create();
   } else {
     const dir = path.join(options.dataDir, 'db');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(options.dataDir, { recursive: true });
+    // A new database is made in a process of its own, which takes initdb's memory with it (create-pglite.ts);
+    // a folder that is neither empty nor a database is left for PGlite to judge, as before.
+    if (isMissingOrEmpty(dir)) await createPgliteFolder(dir);
     client = await PGlite.create(dir);
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;

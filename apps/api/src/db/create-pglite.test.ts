@@ -1,0 +1,45 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from './index.ts';
+import { users } from './schema.ts';
+
+/**
+ * The embedded database of `npm start` (PGlite in DATA_DIR/db). PGlite suite only: PostgreSQL databases are
+ * made by their operator.
+ */
+const work = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-create-pglite-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('a new embedded database', () => {
+  it('is made in a process of its own, so the API does not keep initdb’s memory; it keeps what is written', async () => {
+    const dataDir = path.join(work, 'first');
+    // What a creation cut short by a stopped machine leaves behind: never opened, cleared on the next start.
+    mkdirSync(path.join(dataDir, 'db.creating-4242'), { recursive: true });
+    writeFileSync(path.join(dataDir, 'db.creating-4242', 'PG_VERSION'), '18\n');
+    const before = process.memoryUsage().external;
+    const database = await openDatabase({ dataDir });
+    // One PGlite instance's memory is ≈ 150–210 MB; creating in this process added initdb's as well (≈ 660 MB
+    // in all, kept until the process ends).
+    expect(process.memoryUsage().external - before).toBeLessThan(400 * 1024 * 1024);
+    expect(readdirSync(dataDir)).toEqual(['db']);
+    await database.db.insert(users).values({ id: 'first', emailAddress: 'first@example.com', passwordHash: 'x' });
+    await database.close();
+
+    const again = await openDatabase({ dataDir });
+    const found = await again.db.select({ emailAddress: users.emailAddress }).from(users).where(eq(users.id, 'first'));
+    expect(found).toEqual([{ emailAddress: 'first@example.com' }]);
+    await again.close();
+  });
+
+  it('is made in an empty folder an operator prepared', async () => {
+    const dataDir = path.join(work, 'prepared');
+    mkdirSync(path.join(dataDir, 'db'), { recursive: true });
+    const database = await openDatabase({ dataDir });
+    await database.ping();
+    await database.close();
+    expect(existsSync(path.join(dataDir, 'db', 'PG_VERSION'))).toBe(true);
+  });
+});
