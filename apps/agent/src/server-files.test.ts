@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -214,6 +214,18 @@ describe('backups', () => {
 });
 
 /** How many descriptors this process holds on anything inside `dir` (the folder's own descriptor excluded). */
+/** A GET over a new connection that the server closes after its answer: the answer's head and every byte after it. */
+async function onTheWire(url: string): Promise<{ head: string; body: Buffer }> {
+  const { hostname, port, pathname, search } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const all = Buffer.concat(chunks);
+  const end = all.indexOf('\r\n\r\n');
+  return { head: all.subarray(0, end).toString('latin1').toLowerCase(), body: all.subarray(end + 4) };
+}
+
 const openIn = (dir: string) =>
   readdirSync('/proc/self/fd').filter((fd) => {
     try {
@@ -376,6 +388,69 @@ describe('signed download links', () => {
       );
     }
     expect((await call('GET', '/v1/servers')).status).toBe(200);
+  });
+
+  it('sends each file exactly, whatever another download left in the reused buffers, and answers HEAD without the body', async () => {
+    const dir = await install('dl5', 256);
+    const MiB = 1024 * 1024;
+    // Another tenant's large file first: its bytes fill the buffers the next downloads reuse.
+    writeFileSync(path.join(dir, 'other.bin'), Buffer.alloc(12 * MiB, 0x42));
+    const other = await fetch(await fileLink('dl5', '/other.bin', 'other.bin'));
+    expect(Buffer.from(await other.arrayBuffer()).equals(Buffer.alloc(12 * MiB, 0x42))).toBe(true);
+    // Sizes that end inside a chunk, and an empty file; read off the wire to its end, so a single byte more
+    // than the file (which a browser would take for the start of the next answer) shows.
+    for (const size of [MiB + MiB / 2, 3 * MiB + 7, 0, 100]) {
+      const data = randomBytes(size);
+      writeFileSync(path.join(dir, 'mine.bin'), data);
+      const { head, body } = await onTheWire(await fileLink('dl5', '/mine.bin', 'mine.bin'));
+      expect(head).toContain(`content-length: ${size}`);
+      expect(body.length).toBe(size);
+      expect(body.equals(data)).toBe(true);
+    }
+    const head = await fetch(await fileLink('dl5', '/other.bin', 'other.bin'), { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(12 * MiB));
+    expect(head.headers.get('content-security-policy')).toContain('sandbox');
+    await until(
+      () => openIn(dir),
+      (n) => n === 0,
+      2_000,
+    );
+  });
+
+  it('cuts a download off when the file shrinks midway, never filling it with other bytes', async () => {
+    const dir = await install('dl6', 256);
+    const MiB = 1024 * 1024;
+    writeFileSync(path.join(dir, 'other.bin'), Buffer.alloc(8 * MiB, 0x42));
+    await (await fetch(await fileLink('dl6', '/other.bin', 'other.bin'))).arrayBuffer();
+    writeFileSync(path.join(dir, 'world.bin'), Buffer.alloc(64 * MiB, 0x41));
+    const response = await fetch(await fileLink('dl6', '/world.bin', 'world.bin'));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    // The game truncates the file while it is being downloaded.
+    truncateSync(path.join(dir, 'world.bin'), MiB / 2);
+    const received: Uint8Array[] = first.value ? [first.value] : [];
+    const ended = await Promise.race([
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return 'complete';
+          received.push(value);
+        }
+      })().catch(() => 'cut off'),
+      // An answer left open short of its length would keep the browser waiting until the connection times out.
+      new Promise((resolve) => setTimeout(resolve, 10_000, 'left waiting')),
+    ]);
+    // The browser sees a failed download (fewer bytes than announced), and every byte it got is the file's.
+    expect(ended).toBe('cut off');
+    const bytes = Buffer.concat(received);
+    expect(bytes.length).toBeLessThan(64 * MiB);
+    expect(bytes.every((byte) => byte === 0x41)).toBe(true);
+    await until(
+      () => openIn(dir),
+      (n) => n === 0,
+      2_000,
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import { agentEndpoints, type AgentBackupEvent, type AgentUploadEvent, type Link
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { agentRouter } from './agent-route.ts';
 import { attachmentDisposition } from './content-disposition.ts';
+import { sendFileBody } from './file-body.ts';
 import { extractArchive, extractFolderArchive, openTrees, packTarGz, sandboxSink } from './archives.ts';
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
@@ -57,9 +58,10 @@ export function backupFile(storageDir: string, serverId: string, backupId: strin
 async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, name?: string): Promise<FastifyReply> {
   const entry = await sandbox.stat(target);
   if (entry.type === 'file') {
-    const { stream, size } = await sandbox.readStream(target);
+    const { handle, size } = await sandbox.openFile(target);
     if (name !== undefined) reply.header('content-disposition', attachmentDisposition(name));
-    return reply.header('content-length', size).type('application/octet-stream').send(stream);
+    await sendFileBody(reply.header('content-length', size).type('application/octet-stream'), handle, size);
+    return reply;
   }
   if (entry.type !== 'directory') throw new SandboxError('INVALID_INPUT', 'Only files and folders can be downloaded.');
   // Opened before answering: a folder that is gone or swapped for a link is a clear refusal, not a broken stream.
@@ -258,13 +260,19 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const grant: LinkGrant = { purpose: 'backup-download', serverId, subject: backupId, name: query.name, expires: query.expires };
     const refusal = await linkRefusal(deps.signer, grant, query.signature, deps.apiNow());
     if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
-    const found = await deps.storage.get(backupKey(serverId, backupId));
-    if (!found) throw new SandboxError('NOT_FOUND', 'This backup does not exist.');
-    return reply
-      .header('content-length', found.size)
-      .header('content-disposition', attachmentDisposition(query.name))
-      .type('application/gzip')
-      .send(found.stream);
+    const key = backupKey(serverId, backupId);
+    const missing = () => new SandboxError('NOT_FOUND', 'This backup does not exist.');
+    reply.header('content-disposition', attachmentDisposition(query.name)).type('application/gzip');
+    // On the node's disk the file is sent straight from its descriptor; from a bucket, as the bucket streams it.
+    if (deps.storage.openFile) {
+      const opened = await deps.storage.openFile(key);
+      if (!opened) throw missing();
+      await sendFileBody(reply.header('content-length', opened.size), opened.handle, opened.size);
+      return reply;
+    }
+    const found = await deps.storage.get(key);
+    if (!found) throw missing();
+    return reply.header('content-length', found.size).send(found.stream);
   });
 
   route(agentEndpoints.backupDelete, async ({ params: { serverId, backupId } }) => {

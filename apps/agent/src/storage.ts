@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -33,6 +33,8 @@ export interface BackupStorage {
   /** Stores `source` under `key`; the key exists only once the whole stream is stored. */
   put(key: string, source: Readable): Promise<void>;
   get(key: string): Promise<{ stream: Readable; size: number } | null>;
+  /** The stored file itself, opened for reading (the caller closes it), where the storage is the node's disk. */
+  openFile?(key: string): Promise<{ handle: FileHandle; size: number } | null>;
   exists(key: string): Promise<boolean>;
   remove(key: string): Promise<void>;
   removePrefix(prefix: string): Promise<void>;
@@ -58,6 +60,10 @@ export function localStorage(dir: string): BackupStorage {
     async get(key) {
       const st = await stat(file(key)).catch(() => null);
       return st ? { stream: createReadStream(file(key)), size: st.size } : null;
+    },
+    async openFile(key) {
+      const handle = await open(file(key), 'r').catch(() => null);
+      return handle ? { handle, size: (await handle.stat()).size } : null;
     },
     exists: async (key) => existsSync(file(key)),
     remove: (key) => rm(file(key), { force: true }),
