@@ -199,6 +199,12 @@ describe('backups', () => {
         .update(Buffer.from(await download.arrayBuffer()))
         .digest('hex'),
     ).toBe(createHash('sha256').update(readFileSync(file)).digest('hex'));
+
+    // A link to a backup that is gone is refused in the envelope, not offered as a file to save.
+    const gone = await fetch(await backupLink('bk1', 'no-such-backup', 'bk1-gone.tar.gz'));
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-disposition')).toBeNull();
+    expect(((await gone.json()) as { status: string }).status).toBe('NOT_FOUND');
   });
 
   it('a backup cut off by a crash leaves nothing behind after the agent restarts', async () => {
@@ -213,7 +219,6 @@ describe('backups', () => {
   });
 });
 
-/** How many descriptors this process holds on anything inside `dir` (the folder's own descriptor excluded). */
 /** A GET over a new connection that the server closes after its answer: the answer's head and every byte after it. */
 async function onTheWire(url: string): Promise<{ head: string; body: Buffer }> {
   const { hostname, port, pathname, search } = new URL(url);
@@ -226,6 +231,7 @@ async function onTheWire(url: string): Promise<{ head: string; body: Buffer }> {
   return { head: all.subarray(0, end).toString('latin1').toLowerCase(), body: all.subarray(end + 4) };
 }
 
+/** How many descriptors this process holds on anything inside `dir` (the folder's own descriptor excluded). */
 const openIn = (dir: string) =>
   readdirSync('/proc/self/fd').filter((fd) => {
     try {
@@ -423,7 +429,10 @@ describe('signed download links', () => {
     const MiB = 1024 * 1024;
     writeFileSync(path.join(dir, 'other.bin'), Buffer.alloc(8 * MiB, 0x42));
     await (await fetch(await fileLink('dl6', '/other.bin', 'other.bin'))).arrayBuffer();
-    writeFileSync(path.join(dir, 'world.bin'), Buffer.alloc(64 * MiB, 0x41));
+    // Every 4-byte word says where it is, so a byte from anywhere else (a reused buffer's) shows.
+    const world = Buffer.alloc(64 * MiB);
+    for (let offset = 0; offset < world.length; offset += 4) world.writeUInt32LE(offset, offset);
+    writeFileSync(path.join(dir, 'world.bin'), world);
     const response = await fetch(await fileLink('dl6', '/world.bin', 'world.bin'));
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
@@ -445,7 +454,7 @@ describe('signed download links', () => {
     expect(ended).toBe('cut off');
     const bytes = Buffer.concat(received);
     expect(bytes.length).toBeLessThan(64 * MiB);
-    expect(bytes.every((byte) => byte === 0x41)).toBe(true);
+    expect(bytes.equals(world.subarray(0, bytes.length))).toBe(true);
     await until(
       () => openIn(dir),
       (n) => n === 0,

@@ -51,9 +51,9 @@ export function backupFile(storageDir: string, serverId: string, backupId: strin
 }
 
 /**
- * A file as it is (a plain read stream of the descriptor the sandbox opened, nothing in between), or a
- * folder as a tar.gz made on the fly. A reader that goes away closes everything at once: Fastify destroys
- * a file's stream when the connection closes, and the packing of a folder ends with its output.
+ * A file as it is (sent from the descriptor the sandbox opened by sendFileBody, nothing in between), or a
+ * folder as a tar.gz made on the fly. A reader that goes away closes everything at once: sendFileBody stops
+ * reading and closes the file, and the packing of a folder ends with its output.
  */
 async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, name?: string): Promise<FastifyReply> {
   const entry = await sandbox.stat(target);
@@ -262,17 +262,19 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     if (refusal) return reply.status(403).send({ status: 'NO_PERMISSION', message: refusal });
     const key = backupKey(serverId, backupId);
     const missing = () => new SandboxError('NOT_FOUND', 'This backup does not exist.');
-    reply.header('content-disposition', attachmentDisposition(query.name)).type('application/gzip');
+    // Named only once it is found: a refusal is the envelope, never saved as the backup's file.
+    const named = (size: number) =>
+      reply.header('content-length', size).header('content-disposition', attachmentDisposition(query.name)).type('application/gzip');
     // On the node's disk the file is sent straight from its descriptor; from a bucket, as the bucket streams it.
     if (deps.storage.openFile) {
       const opened = await deps.storage.openFile(key);
       if (!opened) throw missing();
-      await sendFileBody(reply.header('content-length', opened.size), opened.handle, opened.size);
+      await sendFileBody(named(opened.size), opened.handle, opened.size);
       return reply;
     }
     const found = await deps.storage.get(key);
     if (!found) throw missing();
-    return reply.header('content-length', found.size).send(found.stream);
+    return named(found.size).send(found.stream);
   });
 
   route(agentEndpoints.backupDelete, async ({ params: { serverId, backupId } }) => {

@@ -63,7 +63,13 @@ export function localStorage(dir: string): BackupStorage {
     },
     async openFile(key) {
       const handle = await open(file(key), 'r').catch(() => null);
-      return handle ? { handle, size: (await handle.stat()).size } : null;
+      if (!handle) return null;
+      try {
+        return { handle, size: (await handle.stat()).size };
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
     },
     exists: async (key) => existsSync(file(key)),
     remove: (key) => rm(file(key), { force: true }),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -16,9 +16,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('a new embedded database', () => {
   it('is made in a process of its own, so the API does not keep initdb’s memory; it keeps what is written', async () => {
     const dataDir = path.join(work, 'first');
-    // What a creation cut short by a stopped machine leaves behind: never opened, cleared on the next start.
-    mkdirSync(path.join(dataDir, 'db.creating-4242'), { recursive: true });
-    writeFileSync(path.join(dataDir, 'db.creating-4242', 'PG_VERSION'), '18\n');
+    // What a creation cut short by a stopped machine leaves behind (its process, past any pid, is gone):
+    // never opened, cleared on the next start.
+    const leftover = path.join(dataDir, `db.creating-${2 ** 22 + 1}`);
+    mkdirSync(leftover, { recursive: true });
+    writeFileSync(path.join(leftover, 'PG_VERSION'), '18\n');
     const before = process.memoryUsage().external;
     const database = await openDatabase({ dataDir });
     // One PGlite instance's memory is ≈ 150–210 MB; creating in this process added initdb's as well (≈ 660 MB
@@ -34,12 +36,31 @@ describe('a new embedded database', () => {
     await again.close();
   });
 
-  it('is made in an empty folder an operator prepared', async () => {
+  it('is made in an empty folder an operator prepared, or one a link points to, which stay where they are', async () => {
     const dataDir = path.join(work, 'prepared');
     mkdirSync(path.join(dataDir, 'db'), { recursive: true });
     const database = await openDatabase({ dataDir });
     await database.ping();
     await database.close();
     expect(existsSync(path.join(dataDir, 'db', 'PG_VERSION'))).toBe(true);
+
+    const linked = path.join(work, 'linked');
+    mkdirSync(path.join(work, 'elsewhere'));
+    mkdirSync(linked);
+    symlinkSync(path.join(work, 'elsewhere'), path.join(linked, 'db'));
+    const onLink = await openDatabase({ dataDir: linked });
+    await onLink.ping();
+    await onLink.close();
+    expect(lstatSync(path.join(linked, 'db')).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(work, 'elsewhere', 'PG_VERSION'))).toBe(true);
+  });
+
+  it('is not made while another live process is making it, and says so', async () => {
+    const dataDir = path.join(work, 'busy');
+    // Process 1 always runs.
+    mkdirSync(path.join(dataDir, 'db.creating-1'), { recursive: true });
+    await expect(openDatabase({ dataDir })).rejects.toThrow('Another process (1) is creating the embedded database');
+    expect(existsSync(path.join(dataDir, 'db.creating-1'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'db'))).toBe(false);
   });
 });

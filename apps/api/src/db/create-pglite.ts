@@ -8,10 +8,11 @@
  *
  * The folder is made under a temporary name beside its place and renamed into it once complete, so a
  * creation cut short (the machine stopped, the process killed) never leaves a half-made database where the
- * API would open it: the next start makes it again.
+ * API would open it: the next start makes it again. Only where nothing is yet (the default `DATA_DIR/db`
+ * of a first start); see `nothingAt`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,21 +25,38 @@ const TEMP_PREFIX = '.creating-';
 /** Whether `dir` holds a database PGlite can open (its version file is the last thing made). */
 const holdsDatabase = (dir: string) => existsSync(path.join(dir, 'PG_VERSION'));
 
+/** Whether process `pid` runs (a creation it began may still be going on). */
+function runs(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Makes the database folder `dir` (which must be missing or empty) in a child process. Leftovers of an
- * earlier creation that was cut short are removed first.
+ * Makes the database folder `dir`, which must not exist, in a child process. Leftovers of an earlier
+ * creation that was cut short (its process gone) are removed first; one still under way is not touched,
+ * and this start is refused (two API processes on one embedded database would damage it anyway).
  */
 export async function createPgliteFolder(dir: string): Promise<void> {
   const parent = path.dirname(dir);
-  const base = path.basename(dir);
-  for (const entry of readdirSync(parent))
-    if (entry.startsWith(`${base}${TEMP_PREFIX}`)) rmSync(path.join(parent, entry), { recursive: true, force: true });
-  const temp = path.join(parent, `${base}${TEMP_PREFIX}${process.pid}`);
+  const prefix = `${path.basename(dir)}${TEMP_PREFIX}`;
+  for (const entry of readdirSync(parent)) {
+    if (!entry.startsWith(prefix)) continue;
+    const pid = Number(entry.slice(prefix.length));
+    if (Number.isInteger(pid) && pid !== process.pid && runs(pid))
+      throw new Error(`Another process (${pid}) is creating the embedded database in ${dir}; only one API process may use it.`);
+    rmSync(path.join(parent, entry), { recursive: true, force: true });
+  }
+  const temp = path.join(parent, `${prefix}${process.pid}`);
   try {
     // tsx is how every part of the service runs (npm start, the systemd unit); resolved here so the
     // child finds it whatever its working folder.
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     await run(process.execPath, ['--import', tsx, fileURLToPath(import.meta.url), temp], { timeout: 120_000 });
+    renameSync(temp, dir);
   } catch (err) {
     rmSync(temp, { recursive: true, force: true });
     const stderr = (err as { stderr?: unknown }).stderr;
@@ -46,8 +64,6 @@ export async function createPgliteFolder(dir: string): Promise<void> {
       `The embedded database could not be created in ${dir}: ${typeof stderr === 'string' && stderr.trim() ? stderr.trim() : String(err)}`,
     );
   }
-  if (existsSync(dir)) rmdirSync(dir);
-  renameSync(temp, dir);
 }
 
 /** The child's part: initdb into the folder, then close so every file is written. */
@@ -57,10 +73,12 @@ async function createHere(dir: string): Promise<void> {
   if (!holdsDatabase(dir)) throw new Error('initdb finished without a PG_VERSION file.');
 }
 
-/** Whether `dir` is missing or an empty folder: the only places a new database is made. */
-export function isMissingOrEmpty(dir: string): boolean {
-  return !existsSync(dir) || readdirSync(dir).length === 0;
-}
+/**
+ * Whether nothing is at `dir`: then a new database is made by createPgliteFolder. A folder (or a link to
+ * one, or a mount point) an operator prepared is left to PGlite in the API's own process, as it keeps its
+ * place, owner and mode that way; that first start keeps initdb's memory until the next one.
+ */
+export const nothingAt = (dir: string) => lstatSync(dir, { throwIfNoEntry: false }) === undefined;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2];

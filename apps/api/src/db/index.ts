@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -7,7 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { createPgliteFolder, isMissingOrEmpty } from './create-pglite.ts';
+import { createPgliteFolder, nothingAt } from './create-pglite.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -90,10 +90,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   } else {
     const dir = path.join(options.dataDir, 'db');
     mkdirSync(options.dataDir, { recursive: true });
-    // A new database is made in a process of its own, which takes initdb's memory with it (create-pglite.ts);
-    // a folder that is neither empty nor a database is left for PGlite to judge, as before.
-    if (isMissingOrEmpty(dir)) await createPgliteFolder(dir);
-    client = await PGlite.create(dir);
+    // A new database is made in a process of its own, which takes initdb's memory with it (create-pglite.ts).
+    if (nothingAt(dir)) await createPgliteFolder(dir);
+    else mkdirSync(dir, { recursive: true });
+    // PGlite's file system does not follow a link: a `db` an operator pointed elsewhere is opened where it is.
+    client = await PGlite.create(realpathSync(dir));
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client), { migrationsFolder });
