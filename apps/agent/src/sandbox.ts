@@ -486,7 +486,9 @@ export class Sandbox {
         },
       });
       try {
-        await pipeline(source, meter, handle.createWriteStream({ autoClose: true }), { signal: stopped });
+        // 1 MiB of room, not 16 KiB: while one write is on the disk, what arrives meanwhile gathers and goes
+        // in one writev, instead of one write per 64 KiB network read (uploads ≈ 1.9 × faster, docs/performance.md).
+        await pipeline(source, meter, handle.createWriteStream({ autoClose: true, highWaterMark: 1024 * 1024 }), { signal: stopped });
         return await this.commitLock.run(async () => {
           // Stopped after its last byte but before its turn: still nothing is put in place.
           if (stopped.aborted) throw stopped.reason;
