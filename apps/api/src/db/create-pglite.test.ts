@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './index.ts';
 import { users } from './schema.ts';
@@ -27,6 +27,10 @@ describe('a new embedded database', () => {
     // in all, kept until the process ends).
     expect(process.memoryUsage().external - before).toBeLessThan(400 * 1024 * 1024);
     expect(readdirSync(dataDir)).toEqual(['db']);
+    // The embedded database's buffers are sized for it (the API process holds them).
+    const shown = (await database.db.execute(sql`show shared_buffers`)) as unknown as { rows: { shared_buffers: string }[] };
+    const [setting] = shown.rows;
+    expect(setting?.shared_buffers).toBe('32MB');
     await database.db.insert(users).values({ id: 'first', emailAddress: 'first@example.com', passwordHash: 'x' });
     await database.close();
 

@@ -94,7 +94,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     if (nothingAt(dir)) await createPgliteFolder(dir);
     else mkdirSync(dir, { recursive: true });
     // PGlite's file system does not follow a link: a `db` an operator pointed elsewhere is opened where it is.
-    client = await PGlite.create(realpathSync(dir));
+    // 32 MB of shared buffers instead of PostgreSQL's 128: PGlite's memory is the API's, and its pages are
+    // touched at start (≈ 110 MB less resident, 465 → 355 MB); the embedded database is small, and a page
+    // not in the buffers comes from the file cache below them.
+    client = await PGlite.create(realpathSync(dir), { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client), { migrationsFolder });
