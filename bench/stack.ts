@@ -59,6 +59,12 @@ export async function startStack(options: {
     .join('\n');
   await call('POST', '/v1/auth/verify', { token: /verify_token=([A-Za-z0-9_-]+)/.exec(mail)?.[1] });
 
+  function apiProcess() {
+    const api = processTree(child.pid as number).find((p) => p.args.includes('apps/api/src/main.ts'));
+    if (!api) throw new Error('no API process in the stack');
+    return api;
+  }
+
   return {
     base,
     call,
@@ -70,16 +76,13 @@ export async function startStack(options: {
     },
     /** User + system CPU seconds the API process has used so far. */
     apiCpuSeconds(): number {
-      const api = processTree(child.pid as number).find((p) => p.args.includes('apps/api/src/main.ts'));
-      if (!api) throw new Error('no API process in the stack');
+      const api = apiProcess();
       const fields = readFileSync(`/proc/${api.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
       return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
     },
     /** Resident memory of the API process alone, in MB. */
     apiRssMb(): number {
-      const api = processTree(child.pid as number).find((p) => p.args.includes('apps/api/src/main.ts'));
-      if (!api) throw new Error('no API process in the stack');
-      return Math.round(api.rssKb / 1024);
+      return Math.round(apiProcess().rssKb / 1024);
     },
     stop: () => child.kill('SIGTERM'),
     /** Stops everything and resolves once `npm start`'s supervisor has exited (its parts with it). */

@@ -18,6 +18,10 @@ export const DOWNLOAD_STALL_MS = 60_000;
 
 const pool: Buffer[] = [];
 let extraInFlight = 0;
+/** A buffer no write holds any more, kept for the next read while the pool has room. */
+const giveBack = (buffer: Buffer) => {
+  if (pool.length < POOL_MAX) pool.push(buffer);
+};
 
 /** What is read: a FileHandle (tests count the reads through a wrapper). */
 export interface ReadableFile {
@@ -80,11 +84,11 @@ export async function sendFileBody(reply: FastifyReply, file: ReadableFile, size
       const buffer = pool.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
       const { bytesRead } = await file.read(buffer, 0, Math.min(CHUNK, size - position), position);
       if (bytesRead === 0) {
-        pool.push(buffer);
+        giveBack(buffer);
         throw new Error('The file became shorter while it was being sent.');
       }
       if (closed) {
-        pool.push(buffer);
+        giveBack(buffer);
         break;
       }
       position += bytesRead;
@@ -100,7 +104,7 @@ export async function sendFileBody(reply: FastifyReply, file: ReadableFile, size
           extras--;
           extraInFlight--;
         }
-        if (pool.length < POOL_MAX) pool.push(buffer);
+        giveBack(buffer);
         stall.refresh();
         wakeUp();
       });
