@@ -31,12 +31,13 @@ describe('supervise', () => {
     const marker = path.join(dir, 'started-once');
     const running = path.join(dir, 'running');
     // The first run crashes (exit 1); the second stays up, saying so with a file, until it is signalled.
+    // Its handler is in place before the file says it runs: a SIGTERM sent at once must find it.
     const script = `
       const fs = require('node:fs');
       const [marker, running] = process.argv.slice(1);
       if (!fs.existsSync(marker)) { fs.writeFileSync(marker, ''); process.exit(1); }
-      fs.writeFileSync(running, String(process.pid));
       process.on('SIGTERM', () => { fs.rmSync(running); process.exit(0); });
+      fs.writeFileSync(running, String(process.pid));
       setInterval(() => {}, 1000);
     `;
     const lines: string[] = [];
