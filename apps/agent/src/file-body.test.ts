@@ -65,7 +65,7 @@ beforeAll(async () => {
       await gate;
       const { file, seen: counts } = await counted();
       try {
-        await sendFileBody(reply.header('content-length', SIZE), file, SIZE, STALL_MS);
+        await sendFileBody(reply, { handle: file, size: SIZE, modifiedMs: 0 }, STALL_MS);
       } finally {
         Object.assign(entry, counts);
         finish();

@@ -1,5 +1,6 @@
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import parseRange from 'range-parser';
 
 /** Bytes read and written at a time. */
 const CHUNK = 1024 * 1024;
@@ -29,9 +30,45 @@ export interface ReadableFile {
   close(): Promise<void>;
 }
 
+/** A file opened to be sent: what reads it, and its size and change time as they were when it was opened. */
+export interface OpenedFile {
+  handle: ReadableFile;
+  size: number;
+  modifiedMs: number;
+}
+
 /**
- * Sends an open file as the whole answer (status 200, the reply's headers, then exactly `size` bytes) and
- * closes it. Downloads of large files and backups go this way instead of `reply.send(readStream)`: a read
+ * The file's version as a strong entity tag: its size and change time (to the microsecond). A browser that
+ * resumes a download sends it back in If-Range, and gets the rest only while both are unchanged.
+ */
+export const fileTag = (size: number, modifiedMs: number) => `"${size.toString(36)}-${Math.round(modifiedMs * 1000).toString(36)}"`;
+
+/** What a request asks of a file: all of it, one range of it (`end` exclusive), or a range it does not have. */
+export type RequestedPart = { status: 200 } | { status: 206; start: number; end: number } | { status: 416 };
+
+/**
+ * Reads Range and If-Range (RFC 9110 §14) the way browsers resume downloads: one range of bytes is sent as a
+ * 206; several ranges, another unit, a header that does not parse, or an If-Range that is not this version's
+ * tag (a date, a weak tag, an older version) get the whole file — always a correct answer. A range that starts
+ * past the end gets 416.
+ */
+export function requestedPart(headers: IncomingHttpHeaders, size: number, tag: string): RequestedPart {
+  const range = headers.range;
+  if (range === undefined) return { status: 200 };
+  const ifRange = headers['if-range'];
+  if (ifRange !== undefined && ifRange !== tag) return { status: 200 };
+  // Overlapping or adjacent ranges are merged first, so `bytes=0-9,10-19` is one range.
+  const parsed = parseRange(size, range, { combine: true });
+  if (parsed === -1) return { status: 416 };
+  const only = parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1 ? parsed[0] : undefined;
+  return only ? { status: 206, start: only.start, end: only.end + 1 } : { status: 200 };
+}
+
+/**
+ * Sends an open file as the answer and closes it: the reply's headers plus the file's length, its tag and
+ * `Accept-Ranges`, then exactly those bytes — the whole file (200), or the one range asked for (206, so a
+ * browser can resume a download cut off midway: RFC 9110 §14, see `requestedPart`). A range past the end
+ * is refused in the envelope (416) without the reply's file name, so no browser saves it as the file. Downloads of large files and backups go this way instead of `reply.send(readStream)`: a read
  * stream piped into the answer reads its next chunk only once the last one has drained, and each 1 MiB
  * chunk is new memory the kernel must fault in. Here reading overlaps sending (up to three chunks in
  * flight) and a chunk's buffer is reused once the socket has taken its bytes: about 1.5–1.9 × the read
@@ -44,7 +81,24 @@ export interface ReadableFile {
  * destroyed and the browser reports a failed download. A browser that went away (before or during the
  * sending), or that stops reading for DOWNLOAD_STALL_MS, ends the reading at once and the file is closed.
  */
-export async function sendFileBody(reply: FastifyReply, file: ReadableFile, size: number, stallMs = DOWNLOAD_STALL_MS): Promise<void> {
+export async function sendFileBody(reply: FastifyReply, opened: OpenedFile, stallMs = DOWNLOAD_STALL_MS): Promise<void> {
+  const { handle: file, size } = opened;
+  const tag = fileTag(size, opened.modifiedMs);
+  const part = requestedPart(reply.request.headers, size, tag);
+  reply.header('accept-ranges', 'bytes').header('etag', tag);
+  if (part.status === 416) {
+    await file.close();
+    reply.removeHeader('content-disposition');
+    reply.removeHeader('content-length');
+    return void (await reply
+      .status(416)
+      .header('content-range', `bytes */${size}`)
+      .type('application/json; charset=utf-8')
+      .send({ status: 'INVALID_INPUT', message: 'This part of the file does not exist. Download it again from the dashboard.' }));
+  }
+  const [start, end] = part.status === 206 ? [part.start, part.end] : [0, size];
+  reply.header('content-length', end - start);
+  if (part.status === 206) reply.header('content-range', `bytes ${start}-${end - 1}/${size}`);
   reply.hijack();
   const res = reply.raw;
   // The connection, not only this answer: a pipelined request's answer waits for the one before it and
@@ -71,10 +125,10 @@ export async function sendFileBody(reply: FastifyReply, file: ReadableFile, size
     const headers: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
     if (closed) return;
-    res.writeHead(200, headers);
+    res.writeHead(part.status, headers);
     if (reply.request.method === 'HEAD') return void res.end();
-    let position = 0;
-    while (position < size && !closed) {
+    let position = start;
+    while (position < end && !closed) {
       const mayAddOne = inFlight === 0 || (inFlight < IN_FLIGHT && extraInFlight < EXTRA_IN_FLIGHT_MAX);
       if (!mayAddOne) {
         await new Promise<void>((resolve) => (wake = resolve));
@@ -82,7 +136,7 @@ export async function sendFileBody(reply: FastifyReply, file: ReadableFile, size
       }
       const extra = inFlight > 0;
       const buffer = pool.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
-      const { bytesRead } = await file.read(buffer, 0, Math.min(CHUNK, size - position), position);
+      const { bytesRead } = await file.read(buffer, 0, Math.min(CHUNK, end - position), position);
       if (bytesRead === 0) {
         giveBack(buffer);
         throw new Error('The file became shorter while it was being sent.');

@@ -525,7 +525,8 @@ export class Sandbox {
   }
 
   /** A handle of a regular file for random access (zip reading); the caller closes it. */
-  async openFile(target: SandboxPath): Promise<{ handle: FileHandle; size: number }> {
+  /** A regular file opened for reading, with its size and change time as they were when it was opened. */
+  async openFile(target: SandboxPath): Promise<{ handle: FileHandle; size: number; modifiedMs: number }> {
     const { dir, name } = await this.openParent(target);
     let handle: FileHandle;
     try {
@@ -538,7 +539,7 @@ export class Sandbox {
       await handle.close();
       throw new SandboxError('INVALID_INPUT', `${name} is not a regular file.`);
     }
-    return { handle, size: st.size };
+    return { handle, size: st.size, modifiedMs: st.mtimeMs };
   }
 
   async mkdir(target: SandboxPath): Promise<void> {

@@ -200,6 +200,18 @@ describe('backups', () => {
         .digest('hex'),
     ).toBe(createHash('sha256').update(readFileSync(file)).digest('hex'));
 
+    // A download cut off midway is resumed as a browser does: the rest, from where it stopped, of the same backup.
+    const stored = readFileSync(file);
+    const tag = download.headers.get('etag') ?? '';
+    expect(download.headers.get('accept-ranges')).toBe('bytes');
+    const rest = await fetch(await backupLink('bk1', 'b1', 'bk1-2026-01-01T00-00-00.tar.gz'), {
+      headers: { range: `bytes=1000-`, 'if-range': tag },
+    });
+    expect(rest.status).toBe(206);
+    expect(rest.headers.get('content-range')).toBe(`bytes 1000-${stored.length - 1}/${stored.length}`);
+    expect(rest.headers.get('content-disposition')).toBe('attachment; filename="bk1-2026-01-01T00-00-00.tar.gz"');
+    expect(Buffer.concat([stored.subarray(0, 1000), Buffer.from(await rest.arrayBuffer())]).equals(stored)).toBe(true);
+
     // A link to a backup that is gone is refused in the envelope, not offered as a file to save.
     const gone = await fetch(await backupLink('bk1', 'no-such-backup', 'bk1-gone.tar.gz'));
     expect(gone.status).toBe(404);
@@ -220,10 +232,11 @@ describe('backups', () => {
 });
 
 /** A GET over a new connection that the server closes after its answer: the answer's head and every byte after it. */
-async function onTheWire(url: string): Promise<{ head: string; body: Buffer }> {
+async function onTheWire(url: string, headers: Record<string, string> = {}): Promise<{ head: string; body: Buffer }> {
   const { hostname, port, pathname, search } = new URL(url);
   const socket = connect(Number(port), hostname);
-  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\n${extra.join('')}Connection: close\r\n\r\n`);
   const chunks: Buffer[] = [];
   for await (const chunk of socket) chunks.push(chunk as Buffer);
   const all = Buffer.concat(chunks);
@@ -371,6 +384,65 @@ describe('signed download links', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + (DOWNLOAD_LINK_SECONDS + 1) * 1000);
     expect(await refused(link)).toEqual({ code: 403, status: 'NO_PERMISSION', message: expect.stringMatching(/expired/) });
+  });
+
+  it('resumes a download from where it stopped while the file is unchanged, and sends the whole file otherwise', async () => {
+    const dir = await install('dl7', 256);
+    const MiB = 1024 * 1024;
+    const data = randomBytes(3 * MiB + 5);
+    writeFileSync(path.join(dir, 'world.bin'), data);
+    const link = await fileLink('dl7', '/world.bin', 'world.bin');
+    const first = await fetch(link);
+    expect(first.headers.get('accept-ranges')).toBe('bytes');
+    const tag = first.headers.get('etag') ?? '';
+    expect(tag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
+    await first.body?.cancel();
+
+    // The browser lost the connection after 1.5 MiB and asks for the rest of the same version.
+    const rest = await fetch(link, { headers: { range: `bytes=${1.5 * MiB}-`, 'if-range': tag } });
+    expect(rest.status).toBe(206);
+    expect(rest.headers.get('content-range')).toBe(`bytes ${1.5 * MiB}-${data.length - 1}/${data.length}`);
+    expect(rest.headers.get('content-length')).toBe(String(data.length - 1.5 * MiB));
+    expect(rest.headers.get('content-disposition')).toBe('attachment; filename="world.bin"');
+    expect(Buffer.from(await rest.arrayBuffer()).equals(data.subarray(1.5 * MiB))).toBe(true);
+    // One range inside the file, read off the wire: exactly its bytes, not one more; the last bytes alone.
+    const { head, body } = await onTheWire(link, { range: 'bytes=10-1048585' });
+    expect(head).toMatch(/^http\/1.1 206/);
+    expect(head).toContain('content-length: 1048576');
+    expect(body.equals(data.subarray(10, 1048586))).toBe(true);
+    const tail = await fetch(link, { headers: { range: 'bytes=-7' } });
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(data.subarray(-7))).toBe(true);
+
+    // The game changed the file since: the old tag does not match, so the whole new file comes, never a mix.
+    const changed = randomBytes(data.length);
+    writeFileSync(path.join(dir, 'world.bin'), changed);
+    const whole = await fetch(link, { headers: { range: `bytes=${1.5 * MiB}-`, 'if-range': tag } });
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('etag')).not.toBe(tag);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(changed)).toBe(true);
+    // Several ranges, another unit or a header that does not parse: the whole file, a correct answer too.
+    for (const range of ['bytes=0-1,100-200', 'items=0-5', 'bytes=abc']) {
+      const res = await fetch(link, { headers: { range } });
+      expect(res.status, range).toBe(200);
+      expect((await res.arrayBuffer()).byteLength, range).toBe(changed.length);
+    }
+    // Past the end: refused in the envelope, which no browser saves as world.bin.
+    const past = await fetch(link, { headers: { range: `bytes=${changed.length}-` } });
+    expect(past.status).toBe(416);
+    expect(past.headers.get('content-range')).toBe(`bytes */${changed.length}`);
+    expect(past.headers.get('content-disposition')).toBeNull();
+    expect(((await past.json()) as { status: string }).status).toBe('INVALID_INPUT');
+    // Ranges are for the link's own file only: an expired link is refused whatever it asks for.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + (DOWNLOAD_LINK_SECONDS + 1) * 1000);
+    expect((await fetch(link, { headers: { range: 'bytes=0-9' } })).status).toBe(403);
+    vi.useRealTimers();
+    await until(
+      () => openIn(dir),
+      (n) => n === 0,
+      2_000,
+    );
   });
 
   it('closes the file at once when the browser cancels a download', async () => {

@@ -58,9 +58,9 @@ export function backupFile(storageDir: string, serverId: string, backupId: strin
 async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, name?: string): Promise<FastifyReply> {
   const entry = await sandbox.stat(target);
   if (entry.type === 'file') {
-    const { handle, size } = await sandbox.openFile(target);
+    const opened = await sandbox.openFile(target);
     if (name !== undefined) reply.header('content-disposition', attachmentDisposition(name));
-    await sendFileBody(reply.header('content-length', size).type('application/octet-stream'), handle, size);
+    await sendFileBody(reply.type('application/octet-stream'), opened);
     return reply;
   }
   if (entry.type !== 'directory') throw new SandboxError('INVALID_INPUT', 'Only files and folders can be downloaded.');
@@ -263,18 +263,17 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const key = backupKey(serverId, backupId);
     const missing = () => new SandboxError('NOT_FOUND', 'This backup does not exist.');
     // Named only once it is found: a refusal is the envelope, never saved as the backup's file.
-    const named = (size: number) =>
-      reply.header('content-length', size).header('content-disposition', attachmentDisposition(query.name)).type('application/gzip');
+    const named = () => reply.header('content-disposition', attachmentDisposition(query.name)).type('application/gzip');
     // On the node's disk the file is sent straight from its descriptor; from a bucket, as the bucket streams it.
     if (deps.storage.openFile) {
       const opened = await deps.storage.openFile(key);
       if (!opened) throw missing();
-      await sendFileBody(named(opened.size), opened.handle, opened.size);
+      await sendFileBody(named(), opened);
       return reply;
     }
     const found = await deps.storage.get(key);
     if (!found) throw missing();
-    return named(found.size).send(found.stream);
+    return named().header('content-length', found.size).send(found.stream);
   });
 
   route(agentEndpoints.backupDelete, async ({ params: { serverId, backupId } }) => {
