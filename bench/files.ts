@@ -1,6 +1,7 @@
 /**
  * File and backup figures of ARCHITECTURE §11:
- * - backup: our tar.gz (level 1, through the sandbox) of a folder vs `tar -czf` with gzip -1 of the same folder;
+ * - backup: our tar.gz (level 1, through the sandbox) of a folder vs `tar -czf` with gzip -1 of the same folder,
+ *   and restoring it (our archive unpacked through the sandbox into an empty folder) vs `tar -xzf` of tar's;
  * - upload as the dashboard makes it (the API signs a link, the file goes to the node with one PUT, curl -T)
  *   and through the API's multipart endpoint (browser → API → agent), with the CPU time the API spent on each;
  *   download as a browser does it (the API's download endpoint answers 302 to a signed link on the node,
@@ -11,13 +12,13 @@
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { Sandbox } from '../apps/agent/src/sandbox.ts';
-import { openTrees, packTarGz } from '../apps/agent/src/archives.ts';
+import { extractFolderArchive, openTrees, packTarGz } from '../apps/agent/src/archives.ts';
 import { startStack } from './stack.ts';
 
 const MB = 1024 * 1024;
@@ -47,6 +48,18 @@ const oursSeconds = await seconds(async () => {
   await packTarGz(await openTrees(sandbox, ['/']), createWriteStream(path.join(work, 'ours.tar.gz')), 1);
 })();
 await sandbox.close();
+const untarDir = path.join(work, 'untar');
+const restoredDir = path.join(work, 'restored');
+mkdirSync(untarDir);
+mkdirSync(restoredDir);
+const untarSeconds = await seconds(() => {
+  execFileSync('tar', ['-xzf', path.join(work, 'ref.tar.gz'), '-C', untarDir]);
+})();
+const restoreTarget = await Sandbox.open(restoredDir, 100 * 1024 * MB);
+const restoreSeconds = await seconds(async () => {
+  await extractFolderArchive(restoreTarget, createReadStream(path.join(work, 'ours.tar.gz')));
+})();
+await restoreTarget.close();
 console.log(
   JSON.stringify({
     bench: 'backup',
@@ -54,6 +67,9 @@ console.log(
     tarSeconds: +tarSeconds.toFixed(2),
     oursSeconds: +oursSeconds.toFixed(2),
     ratio: +(oursSeconds / tarSeconds).toFixed(2),
+    untarSeconds: +untarSeconds.toFixed(2),
+    restoreSeconds: +restoreSeconds.toFixed(2),
+    restoreRatio: +(restoreSeconds / untarSeconds).toFixed(2),
     target: 1.1,
   }),
 );

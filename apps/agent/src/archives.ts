@@ -45,9 +45,18 @@ export async function openTrees(sandbox: Sandbox, roots: SandboxPath[]): Promise
  * folder each tree was chosen in. Every stream is awaited: a reader that goes away (a cancelled download,
  * a full disk on the other side) ends this with a rejection the caller handles, never an unhandled one.
  */
+/**
+ * zlib's output buffer. Node's default (16 KiB) makes a round trip to the thread pool and back for every
+ * 16 KiB it writes: packing a 200 MB world took 1.2–1.3 × `tar -czf` (gzip -1) for that alone, and
+ * 0.75–0.8 × with 256 KiB, and unpacking it (a restore, an uploaded archive) 1.0–1.2 s before, 0.5–0.7 s
+ * after (docs/performance.md, "Backups"). 1 MiB gains little more, and each buffer is held until its last
+ * slice is written.
+ */
+const ZLIB_CHUNK = 256 * 1024;
+
 export async function packTarGz(trees: Tree[], output: Writable, level = 1, onBytes?: (n: number) => void): Promise<void> {
   const pack = tar.pack();
-  const gzip = createGzip({ level });
+  const gzip = createGzip({ level, chunkSize: ZLIB_CHUNK });
   const abort = new AbortController();
   const feed = async () => {
     try {
@@ -172,10 +181,12 @@ export async function extractTar(sandbox: Sandbox, input: Readable, options: Tar
   const budget = new Budget(options.limits);
   const extract = tar.extract();
   // Its failure reaches the loop below through `extract`; the promise itself is awaited at the end.
-  const feeding = (options.gzip ? pipeline(input, createGunzip(), extract) : pipeline(input, extract)).catch((err: unknown) => {
-    extract.destroy(err as Error);
-    return err;
-  });
+  const feeding = (options.gzip ? pipeline(input, createGunzip({ chunkSize: ZLIB_CHUNK }), extract) : pipeline(input, extract)).catch(
+    (err: unknown) => {
+      extract.destroy(err as Error);
+      return err;
+    },
+  );
   try {
     for await (const entry of extract) {
       budget.entry();
