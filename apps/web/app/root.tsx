@@ -211,7 +211,16 @@ export default function App() {
       )}
       <DialogsHost />
       <CookieBanner />
-      <Toaster position="top-right" duration={NOTIFICATION_DURATION_MS} richColors closeButton />
+      {/* Below the site header (61 px in one row; 101 px where it wraps, under sonner's 600 px phone width), so a
+          notice never covers Servers, Account or Sign out while it shows. */}
+      <Toaster
+        position="top-right"
+        offset={{ top: 76, right: 16 }}
+        mobileOffset={{ top: 112, left: 16, right: 16 }}
+        duration={NOTIFICATION_DURATION_MS}
+        richColors
+        closeButton
+      />
     </>
   );
 }
