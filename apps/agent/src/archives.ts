@@ -41,11 +41,6 @@ export async function openTrees(sandbox: Sandbox, roots: SandboxPath[]): Promise
 }
 
 /**
- * Streams the trees as tar.gz into `output` (gzip level 1 by default). Entries are named relative to the
- * folder each tree was chosen in. Every stream is awaited: a reader that goes away (a cancelled download,
- * a full disk on the other side) ends this with a rejection the caller handles, never an unhandled one.
- */
-/**
  * zlib's output buffer. Node's default (16 KiB) makes a round trip to the thread pool and back for every
  * 16 KiB it writes: packing a 200 MB world took 1.2–1.3 × `tar -czf` (gzip -1) for that alone, and
  * 0.75–0.8 × with 256 KiB, and unpacking it (a restore, an uploaded archive) 1.0–1.2 s before, 0.5–0.7 s
@@ -54,6 +49,11 @@ export async function openTrees(sandbox: Sandbox, roots: SandboxPath[]): Promise
  */
 const ZLIB_CHUNK = 256 * 1024;
 
+/**
+ * Streams the trees as tar.gz into `output` (gzip level 1 by default). Entries are named relative to the
+ * folder each tree was chosen in. Every stream is awaited: a reader that goes away (a cancelled download,
+ * a full disk on the other side) ends this with a rejection the caller handles, never an unhandled one.
+ */
 export async function packTarGz(trees: Tree[], output: Writable, level = 1, onBytes?: (n: number) => void): Promise<void> {
   const pack = tar.pack();
   const gzip = createGzip({ level, chunkSize: ZLIB_CHUNK });
@@ -140,6 +140,15 @@ async function* counted(source: AsyncIterable<Buffer>, count: (chunk: Buffer) =>
   }
 }
 
+/**
+ * Reads past an entry that is not written (a folder, a link, a device) counting its bytes as written ones:
+ * a header may claim any size for them, and gigabytes of zeros compressed into an upload would otherwise be
+ * decompressed for nothing, uncounted.
+ */
+async function skip(entry: AsyncIterable<Buffer>, count: (chunk: Buffer) => void): Promise<void> {
+  for await (const chunk of entry) count(chunk);
+}
+
 /** A damaged or truncated archive is the user's input, not our failure: say so. */
 function damaged(err: unknown): SandboxError {
   if (err instanceof SandboxError) return err;
@@ -194,7 +203,7 @@ export async function extractTar(sandbox: Sandbox, input: Readable, options: Tar
       if (header.type === 'directory') {
         await sandbox.ensureDir(entryParts(options.destination, header.name, options.literal));
         result.folders++;
-        entry.resume();
+        await skip(entry as AsyncIterable<Buffer>, budget.counter());
       } else if (header.type === 'file' || header.type === 'contiguous-file') {
         const parts = entryParts(options.destination, header.name, options.literal);
         if (parts.length === options.destination.length)
@@ -205,7 +214,7 @@ export async function extractTar(sandbox: Sandbox, input: Readable, options: Tar
       } else {
         // Symlinks, hard links, devices and FIFOs are never created.
         result.skipped++;
-        entry.resume();
+        await skip(entry as AsyncIterable<Buffer>, budget.counter());
       }
     }
   } catch (err) {

@@ -21,7 +21,7 @@ import tar from 'tar-stream';
 type TarHeader = { name: string; type: 'file' | 'symlink' | 'link' | 'directory'; size?: number; linkname?: string };
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { until } from '../../../test-support/until.ts';
 import { extractArchive } from './archives.ts';
 import { MEASURE_MAX_AGE_MS, Sandbox } from './sandbox.ts';
@@ -249,6 +249,27 @@ describe('archives', () => {
     await expect(extractArchive(sandbox, 'bomb.zip', '/')).rejects.toMatchObject({ code: 'DISK_LIMIT' });
     expect(existsSync(path.join(root, 'zeros.bin'))).toBe(false);
     expect(await sandbox.measure()).toBeLessThan(10 * MB);
+  });
+
+  it('counts the bytes of entries it does not create, so a link or a FIFO carrying a bomb stops too', async () => {
+    // A header may claim any size for a FIFO (tar-stream will not write one, so a file's header is turned
+    // into a FIFO's: type flag '6', checksum made again); its 64 MB of zeros compress to a few hundred KB.
+    const pack = tar.pack();
+    pack.entry({ name: 'pipe', type: 'file', size: 64 * MB }, Buffer.alloc(64 * MB));
+    pack.finalize();
+    const raw: Buffer[] = [];
+    for await (const c of pack) raw.push(c as Buffer);
+    const archive = Buffer.concat(raw);
+    archive[156] = 0x36;
+    archive.fill(0x20, 148, 156);
+    const sum = archive.subarray(0, 512).reduce((total, byte) => total + byte, 0);
+    archive.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+    writeFileSync(path.join(root, 'fifo-bomb.tar.gz'), gzipSync(archive));
+    expect(statSync(path.join(root, 'fifo-bomb.tar.gz')).size).toBeLessThan(MB);
+    await expect(extractArchive(sandbox, 'fifo-bomb.tar.gz', '/', { maxEntries: 10, maxBytes: MB })).rejects.toMatchObject({
+      code: 'DISK_LIMIT',
+    });
+    expect(existsSync(path.join(root, 'pipe'))).toBe(false);
   });
 
   it('stops at the entry limit', async () => {
