@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendFileBody, type ReadableFile } from './file-body.ts';
+import { requestedPart, sendFileBody, type ReadableFile } from './file-body.ts';
 
 const MiB = 1024 * 1024;
 const work = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-file-body-'));
@@ -65,7 +65,7 @@ beforeAll(async () => {
       await gate;
       const { file, seen: counts } = await counted();
       try {
-        await sendFileBody(reply, { handle: file, size: SIZE, modifiedMs: 0 }, STALL_MS);
+        await sendFileBody(reply, { handle: file, size: SIZE, ino: 1, ctimeMs: 0 }, STALL_MS);
       } finally {
         Object.assign(entry, counts);
         finish();
@@ -151,5 +151,51 @@ describe('sendFileBody', () => {
     expect(first.closed).toBe(true);
     expect(second.closed).toBe(true);
     expect(second.reads).toBeLessThan(SIZE / MiB);
+  });
+});
+
+describe('requestedPart', () => {
+  const tag = '"a-b-c"';
+  const ask = (range: string | undefined, options: { size?: number; method?: string; ifRange?: string } = {}) =>
+    requestedPart(options.method ?? 'GET', { range, 'if-range': options.ifRange }, options.size ?? 10, tag);
+
+  it('sends one range as a browser resuming, or a player of the file, asks for it', () => {
+    expect(ask('bytes=4-')).toEqual({ status: 206, start: 4, end: 10 });
+    expect(ask('bytes=4-', { ifRange: tag })).toEqual({ status: 206, start: 4, end: 10 });
+    expect(ask('bytes=2-4')).toEqual({ status: 206, start: 2, end: 5 });
+    expect(ask('bytes=2-400')).toEqual({ status: 206, start: 2, end: 10 });
+    expect(ask('BYTES = 2-4'.replace(' = ', '='))).toEqual({ status: 206, start: 2, end: 5 });
+    // The last 3 bytes; the last 20 of a 10-byte file are all of it.
+    expect(ask('bytes=-3')).toEqual({ status: 206, start: 7, end: 10 });
+    expect(ask('bytes=-20')).toEqual({ status: 206, start: 0, end: 10 });
+  });
+
+  it('sends the whole file for anything else, which is always a correct answer', () => {
+    for (const range of [
+      undefined,
+      'bytes=0-1,5-6', // several ranges: no multipart body
+      'items=0-5',
+      'items=500-', // another unit, even "past the end"
+      'bytes=4-2', // end before start
+      'bytes=-',
+      'bytes=abc',
+      'bytes=1-2-3',
+      `bytes=${'9'.repeat(400)}-`,
+      'bytes=0x10-',
+    ])
+      expect(ask(range), String(range)).toEqual({ status: 200 });
+    // An older version's tag, a weak tag or a date: the file may have changed, so all of it.
+    for (const ifRange of ['"other"', `W/${tag}`, 'Fri, 27 Nov 2026 11:00:00 GMT'])
+      expect(ask('bytes=4-', { ifRange }), ifRange).toEqual({ status: 200 });
+    // Only a GET gets a part (a HEAD ignores Range), and an empty file has no part to send.
+    expect(ask('bytes=4-', { method: 'HEAD' })).toEqual({ status: 200 });
+    expect(ask('bytes=0-', { size: 0 })).toEqual({ status: 200 });
+    expect(ask('bytes=-5', { size: 0 })).toEqual({ status: 200 });
+  });
+
+  it('refuses only a valid range that starts at or past the end, or an empty suffix', () => {
+    expect(ask('bytes=10-')).toEqual({ status: 416 });
+    expect(ask('bytes=12-20')).toEqual({ status: 416 });
+    expect(ask('bytes=-0')).toEqual({ status: 416 });
   });
 });

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import parseRange from 'range-parser';
 
 /** Bytes read and written at a time. */
 const CHUNK = 1024 * 1024;
@@ -30,45 +29,62 @@ export interface ReadableFile {
   close(): Promise<void>;
 }
 
-/** A file opened to be sent: what reads it, and its size and change time as they were when it was opened. */
+/** A file opened to be sent: what reads it, and its size, inode and status-change time when it was opened. */
 export interface OpenedFile {
   handle: ReadableFile;
   size: number;
-  modifiedMs: number;
+  ino: number;
+  ctimeMs: number;
 }
 
 /**
- * The file's version as a strong entity tag: its size and change time (to the microsecond). A browser that
- * resumes a download sends it back in If-Range, and gets the rest only while both are unchanged.
+ * The file's version as a strong entity tag: its size, inode and status-change time (ctime, to the
+ * microsecond). Every write, rename or replacement moves the ctime, and unlike the modification time no
+ * program can set it back (`utimes`, `touch -d`), so a tenant's game cannot make a rewritten file look
+ * unchanged. A browser that resumes a download sends the tag back in If-Range and gets the rest only while
+ * it still matches.
  */
-export const fileTag = (size: number, modifiedMs: number) => `"${size.toString(36)}-${Math.round(modifiedMs * 1000).toString(36)}"`;
+export const fileTag = (file: Pick<OpenedFile, 'size' | 'ino' | 'ctimeMs'>) =>
+  `"${[file.size, file.ino, Math.round(file.ctimeMs * 1000)].map((n) => n.toString(36)).join('-')}"`;
 
 /** What a request asks of a file: all of it, one range of it (`end` exclusive), or a range it does not have. */
 export type RequestedPart = { status: 200 } | { status: 206; start: number; end: number } | { status: 416 };
 
+const ONE_RANGE = /^bytes=[ \t]*(\d*)-(\d*)[ \t]*$/i;
+
 /**
- * Reads Range and If-Range (RFC 9110 §14) the way browsers resume downloads: one range of bytes is sent as a
- * 206; several ranges, another unit, a header that does not parse, or an If-Range that is not this version's
- * tag (a date, a weak tag, an older version) get the whole file — always a correct answer. A range that starts
- * past the end gets 416.
+ * Reads Range and If-Range (RFC 9110 §14) the way browsers resume downloads. One byte range of a GET is sent
+ * as a 206: `N-` (the rest, what a resume asks), `N-M`, or `-N` (the last N bytes; all of a shorter file).
+ * Everything else gets the whole file, which is always a correct answer: another method (a HEAD ignores
+ * Range), several ranges (no `multipart/byteranges` body), another unit, a header that does not parse or
+ * whose end comes before its start, an empty file, and an If-Range that is not this version's tag (a date,
+ * a weak tag, an older version). Only a valid range that starts at or past the end, or the empty suffix
+ * `-0`, gets 416. Written here rather than with `range-parser`, which answers "unsatisfiable" for several of
+ * these (another unit past the end, a suffix longer than the file, an end before the start).
  */
-export function requestedPart(headers: IncomingHttpHeaders, size: number, tag: string): RequestedPart {
+export function requestedPart(method: string, headers: IncomingHttpHeaders, size: number, tag: string): RequestedPart {
   const range = headers.range;
-  if (range === undefined) return { status: 200 };
+  if (range === undefined || method !== 'GET' || size === 0) return { status: 200 };
   const ifRange = headers['if-range'];
   if (ifRange !== undefined && ifRange !== tag) return { status: 200 };
-  // Overlapping or adjacent ranges are merged first, so `bytes=0-9,10-19` is one range.
-  const parsed = parseRange(size, range, { combine: true });
-  if (parsed === -1) return { status: 416 };
-  const only = parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1 ? parsed[0] : undefined;
-  return only ? { status: 206, start: only.start, end: only.end + 1 } : { status: 200 };
+  const match = ONE_RANGE.exec(range);
+  if (!match) return { status: 200 };
+  const [first, last] = [match[1] ?? '', match[2] ?? ''];
+  const [from, to] = [Number(first), Number(last)];
+  if ((first === '' && last === '') || !Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return { status: 200 };
+  if (first === '') return to === 0 ? { status: 416 } : { status: 206, start: Math.max(0, size - to), end: size };
+  if (last !== '' && to < from) return { status: 200 };
+  if (from >= size) return { status: 416 };
+  return { status: 206, start: from, end: last === '' ? size : Math.min(to + 1, size) };
 }
 
 /**
  * Sends an open file as the answer and closes it: the reply's headers plus the file's length, its tag and
  * `Accept-Ranges`, then exactly those bytes — the whole file (200), or the one range asked for (206, so a
- * browser can resume a download cut off midway: RFC 9110 §14, see `requestedPart`). A range past the end
- * is refused in the envelope (416) without the reply's file name, so no browser saves it as the file. Downloads of large files and backups go this way instead of `reply.send(readStream)`: a read
+ * browser can resume a download cut off midway: see `requestedPart`). A range past the end is refused in
+ * the envelope (416) without the reply's file name, so no browser saves the refusal as the file.
+ *
+ * Downloads of large files and backups go this way instead of `reply.send(readStream)`: a read
  * stream piped into the answer reads its next chunk only once the last one has drained, and each 1 MiB
  * chunk is new memory the kernel must fault in. Here reading overlaps sending (up to three chunks in
  * flight) and a chunk's buffer is reused once the socket has taken its bytes: about 1.5–1.9 × the read
@@ -83,18 +99,22 @@ export function requestedPart(headers: IncomingHttpHeaders, size: number, tag: s
  */
 export async function sendFileBody(reply: FastifyReply, opened: OpenedFile, stallMs = DOWNLOAD_STALL_MS): Promise<void> {
   const { handle: file, size } = opened;
-  const tag = fileTag(size, opened.modifiedMs);
-  const part = requestedPart(reply.request.headers, size, tag);
+  const tag = fileTag(opened);
+  const part = requestedPart(reply.request.method, reply.request.headers, size, tag);
   reply.header('accept-ranges', 'bytes').header('etag', tag);
   if (part.status === 416) {
-    await file.close();
+    // The name goes first: whatever happens next, this envelope is never offered as the file.
     reply.removeHeader('content-disposition');
     reply.removeHeader('content-length');
-    return void (await reply
-      .status(416)
-      .header('content-range', `bytes */${size}`)
-      .type('application/json; charset=utf-8')
-      .send({ status: 'INVALID_INPUT', message: 'This part of the file does not exist. Download it again from the dashboard.' }));
+    try {
+      return void (await reply
+        .status(416)
+        .header('content-range', `bytes */${size}`)
+        .type('application/json; charset=utf-8')
+        .send({ status: 'INVALID_INPUT', message: 'This part of the file does not exist. Download it again from the dashboard.' }));
+    } finally {
+      await file.close();
+    }
   }
   const [start, end] = part.status === 206 ? [part.start, part.end] : [0, size];
   reply.header('content-length', end - start);

@@ -524,9 +524,11 @@ export class Sandbox {
     if (this.measuring && delta > 0) this.committedDuringMeasure += delta;
   }
 
-  /** A handle of a regular file for random access (zip reading); the caller closes it. */
-  /** A regular file opened for reading, with its size and change time as they were when it was opened. */
-  async openFile(target: SandboxPath): Promise<{ handle: FileHandle; size: number; modifiedMs: number }> {
+  /**
+   * A regular file opened for random access (zip reading, downloads), with its size, inode and status-change
+   * time as they were when it was opened (a download's tag); the caller closes it.
+   */
+  async openFile(target: SandboxPath): Promise<{ handle: FileHandle; size: number; ino: number; ctimeMs: number }> {
     const { dir, name } = await this.openParent(target);
     let handle: FileHandle;
     try {
@@ -539,7 +541,7 @@ export class Sandbox {
       await handle.close();
       throw new SandboxError('INVALID_INPUT', `${name} is not a regular file.`);
     }
-    return { handle, size: st.size, modifiedMs: st.mtimeMs };
+    return { handle, size: st.size, ino: st.ino, ctimeMs: st.ctimeMs };
   }
 
   async mkdir(target: SandboxPath): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -395,7 +395,7 @@ describe('signed download links', () => {
     const first = await fetch(link);
     expect(first.headers.get('accept-ranges')).toBe('bytes');
     const tag = first.headers.get('etag') ?? '';
-    expect(tag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/);
+    expect(tag).toMatch(/^"[0-9a-z]+-[0-9a-z]+-[0-9a-z]+"$/);
     await first.body?.cancel();
 
     // The browser lost the connection after 1.5 MiB and asks for the rest of the same version.
@@ -414,9 +414,12 @@ describe('signed download links', () => {
     expect(tail.status).toBe(206);
     expect(Buffer.from(await tail.arrayBuffer()).equals(data.subarray(-7))).toBe(true);
 
-    // The game changed the file since: the old tag does not match, so the whole new file comes, never a mix.
+    // The game changed the file since — in place, same size, even setting its modification time back as a
+    // hostile tenant may: the old tag does not match, so the whole new file comes, never a mix of the two.
     const changed = randomBytes(data.length);
+    const { atime, mtime } = statSync(path.join(dir, 'world.bin'));
     writeFileSync(path.join(dir, 'world.bin'), changed);
+    utimesSync(path.join(dir, 'world.bin'), atime, mtime);
     const whole = await fetch(link, { headers: { range: `bytes=${1.5 * MiB}-`, 'if-range': tag } });
     expect(whole.status).toBe(200);
     expect(whole.headers.get('etag')).not.toBe(tag);
@@ -433,7 +436,13 @@ describe('signed download links', () => {
     expect(past.headers.get('content-range')).toBe(`bytes */${changed.length}`);
     expect(past.headers.get('content-disposition')).toBeNull();
     expect(((await past.json()) as { status: string }).status).toBe('INVALID_INPUT');
-    // Ranges are for the link's own file only: an expired link is refused whatever it asks for.
+    // A HEAD ignores Range: the whole file's headers, no body.
+    const headOnly = await fetch(link, { method: 'HEAD', headers: { range: 'bytes=0-9' } });
+    expect(headOnly.status).toBe(200);
+    expect(headOnly.headers.get('content-length')).toBe(String(changed.length));
+    expect(headOnly.headers.get('content-range')).toBeNull();
+    // Ranges are for the link's own file only: an expired link is refused whatever it asks for (the
+    // describe's afterEach puts the clock back).
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + (DOWNLOAD_LINK_SECONDS + 1) * 1000);
     expect((await fetch(link, { headers: { range: 'bytes=0-9' } })).status).toBe(403);

@@ -34,7 +34,7 @@ export interface BackupStorage {
   put(key: string, source: Readable): Promise<void>;
   get(key: string): Promise<{ stream: Readable; size: number } | null>;
   /** The stored file itself, opened for reading (the caller closes it), where the storage is the node's disk. */
-  openFile?(key: string): Promise<{ handle: FileHandle; size: number; modifiedMs: number } | null>;
+  openFile?(key: string): Promise<{ handle: FileHandle; size: number; ino: number; ctimeMs: number } | null>;
   exists(key: string): Promise<boolean>;
   remove(key: string): Promise<void>;
   removePrefix(prefix: string): Promise<void>;
@@ -65,8 +65,8 @@ export function localStorage(dir: string): BackupStorage {
       const handle = await open(file(key), 'r').catch(() => null);
       if (!handle) return null;
       try {
-        const { size, mtimeMs } = await handle.stat();
-        return { handle, size, modifiedMs: mtimeMs };
+        const { size, ino, ctimeMs } = await handle.stat();
+        return { handle, size, ino, ctimeMs };
       } catch (err) {
         await handle.close();
         throw err;
