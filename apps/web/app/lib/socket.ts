@@ -23,9 +23,11 @@ let authenticated = false;
 
 /**
  * The live connection as a signed-in user sees it: `lost` once a socket that was live went away (or
- * cannot connect), until it is live again. Pages mark live values stale meanwhile.
+ * cannot connect), until it is live again; `crowded` while the API refuses this tab because its sign-in
+ * already has SOCKETS_PER_SESSION_MAX live tabs (it tries again every CROWDED_RETRY_MS, so closing another
+ * tab lets this one in). Pages mark live values stale in both.
  */
-export type LiveStatus = 'off' | 'connecting' | 'live' | 'lost';
+export type LiveStatus = 'off' | 'connecting' | 'live' | 'lost' | 'crowded';
 let live: LiveStatus = 'off';
 const liveListeners = new Set<() => void>();
 function setLive(next: LiveStatus): void {
@@ -39,14 +41,26 @@ export function subscribeLive(listener: () => void): () => void {
   return () => liveListeners.delete(listener);
 }
 
+/** How long a tab refused for too many live tabs waits before it asks again. */
+export const CROWDED_RETRY_MS = 15_000;
+let retry: ReturnType<typeof setTimeout> | null = null;
+/** Connects again after `ms` unless the user signed out meanwhile (the API's own disconnects are not retried by the client library). */
+function connectLater(target: AppSocket, ms: number): void {
+  if (retry) clearTimeout(retry);
+  retry = setTimeout(() => {
+    retry = null;
+    if (wanted && !target.active) target.connect();
+  }, ms);
+}
+
 /**
- * ARCHITECTURE §5: connect at sign-in, disconnect at sign-out; on every connect fetch a fresh token and
- * emit `auth`. The client library is loaded only once someone signs in, keeping it off public pages.
+ * The one socket of this tab, made on first use. One promise for it: the root and a page's subscription
+ * both ask at start, and two sockets made side by side would each take one of the sign-in's live slots
+ * (and both receive every console line).
  */
-export async function connectSocket(): Promise<void> {
-  wanted = true;
-  if (!socket) {
-    const { io } = await import('socket.io-client');
+let made: Promise<AppSocket> | null = null;
+function theSocket(): Promise<AppSocket> {
+  made ??= import('socket.io-client').then(({ io }) => {
     const created: AppSocket = io(settings.socketBaseUrl || undefined, {
       ...SOCKET_OPTIONS,
       autoConnect: false,
@@ -57,12 +71,22 @@ export async function connectSocket(): Promise<void> {
       setLive('live');
       resubscribeAll(created);
     });
-    created.on('disconnect', () => {
+    created.on('auth:error', ({ message }) => {
       authenticated = false;
-      if (wanted) setLive('lost');
+      // The API disconnects this socket right after; the tab asks again later (another may have closed).
+      if (wanted && message === 'TOO_MANY_CONNECTIONS') setLive('crowded');
+    });
+    created.on('disconnect', (reason) => {
+      authenticated = false;
+      if (!wanted) return;
+      if (live !== 'crowded') setLive('lost');
+      // The client library reconnects by itself except when the API ended the socket (too many tabs, no
+      // auth in time): then this tab asks again itself.
+      if (reason === 'io server disconnect')
+        connectLater(created, live === 'crowded' ? CROWDED_RETRY_MS : SOCKET_OPTIONS.reconnectionDelayMax);
     });
     created.on('connect_error', () => {
-      if (wanted) setLive('lost');
+      if (wanted && live !== 'crowded') setLive('lost');
     });
     created.on('server:console', (payload) => {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onConsole?.(payload.lines);
@@ -98,10 +122,24 @@ export async function connectSocket(): Promise<void> {
       if (event.success) setServerState(event.data.serverId, event.data.state);
     });
     socket = created;
-  }
-  if (wanted && !socket.connected) {
+    return created;
+  });
+  // A chunk that failed to load (the network dropped) is asked for again by the next caller.
+  made.catch(() => (made = null));
+  return made;
+}
+
+/**
+ * ARCHITECTURE §5: connect at sign-in, disconnect at sign-out; on every connect fetch a fresh token and
+ * emit `auth`. The client library is loaded only once someone signs in, keeping it off public pages.
+ */
+export async function connectSocket(): Promise<void> {
+  wanted = true;
+  const created = await theSocket();
+  // `active`: connecting, connected or reconnecting already — a second connect would open a second session.
+  if (wanted && !created.active) {
     if (live === 'off') setLive('connecting');
-    socket.connect();
+    created.connect();
   }
 }
 
@@ -150,6 +188,8 @@ export function sendCommand(serverId: string, command: string): boolean {
 
 export function disconnectSocket(): void {
   wanted = false;
+  if (retry) clearTimeout(retry);
+  retry = null;
   setLive('off');
   socket?.disconnect();
 }

@@ -59,7 +59,8 @@ export default function ServerOverview() {
 
   const latest = live ?? (load.status === 'ready' ? load.server.stats : null);
   // While the live connection is lost, the figures below are the last ones received: shown as such.
-  const stale = useLiveStatus() === 'lost';
+  const connection = useLiveStatus();
+  const stale = connection === 'lost' || connection === 'crowded';
   const players = latest?.players.list ?? [];
 
   return (
