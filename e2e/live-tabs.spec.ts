@@ -2,17 +2,26 @@ import { SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { expect, test, type Page } from '@playwright/test';
 import { createServerThroughForm, verifiedAccount } from './helpers.ts';
 
-/** Resolves once the page's live connection is authenticated: `auth:success` arrived on one of its sockets. */
+/**
+ * The page's live connections: how many it opened (Engine.IO handshakes: a polling request without a
+ * session id), and a promise that resolves once `auth:success` arrived — over the WebSocket or, before the
+ * upgrade, in a long-poll's answer.
+ */
 function liveSockets(page: Page): { opened: () => number; authenticated: Promise<void> } {
   let opened = 0;
   let done = () => undefined as void;
   const authenticated = new Promise<void>((resolve) => (done = resolve));
-  page.on('websocket', (ws) => {
-    opened++;
-    ws.on('framereceived', (frame) => {
-      if (String(frame.payload).includes('"auth:success"')) done();
-    });
+  const saysLive = (text: string) => text.includes('"auth:success"') && done();
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/socket.io/') && url.searchParams.get('transport') === 'polling' && !url.searchParams.has('sid')) opened++;
   });
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (url.pathname.startsWith('/socket.io/') && response.request().method() === 'GET')
+      void response.text().then(saysLive, () => undefined);
+  });
+  page.on('websocket', (ws) => ws.on('framereceived', (frame) => saysLive(String(frame.payload))));
   return { opened: () => opened, authenticated };
 }
 
@@ -44,6 +53,7 @@ test('a tab holds one live connection; past the sign-in’s limit a tab says liv
   await expect(paused).toBeVisible();
   await expect(paused).toContainText(`${SOCKETS_PER_SESSION_MAX} tabs or windows of this sign-in are live already`);
   await expect(extra.getByText('Connection lost.')).toHaveCount(0);
+  await expect(extra.getByText('Last known values — not live while live updates are paused in this tab.')).toBeVisible();
   await extra.setViewportSize({ width: 360, height: 800 });
   await extra.screenshot({ path: test.info().outputPath('tabs-paused-360.png') });
   expect(await extra.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
@@ -52,4 +62,5 @@ test('a tab holds one live connection; past the sign-in’s limit a tab says liv
   await tabs[0]!.close();
   await expect(paused).toHaveCount(0, { timeout: 30_000 });
   await expect(extra.getByText('Connection lost.')).toHaveCount(0);
+  await expect(extra.getByText(/Last known values/)).toHaveCount(0);
 });

@@ -118,7 +118,11 @@ export default function ServerOverview() {
               Live statistics
             </h2>
             {stale ? (
-              <p className="mb-2 text-sm font-medium text-amber-800">Last known values — not live while the connection is lost.</p>
+              <p className="mb-2 text-sm font-medium text-amber-800">
+                {connection === 'crowded'
+                  ? 'Last known values — not live while live updates are paused in this tab.'
+                  : 'Last known values — not live while the connection is lost.'}
+              </p>
             ) : null}
             {notRunning ? (
               <p className="rounded-xl border border-dashed border-slate-300 bg-white p-6 text-center text-slate-600">
