@@ -56,7 +56,7 @@ test('a tab holds one live connection; past the sign-in’s limit a tab says liv
   await expect(extra.getByText('Last known values — not live while live updates are paused in this tab.')).toBeVisible();
   await extra.setViewportSize({ width: 360, height: 800 });
   await extra.screenshot({ path: test.info().outputPath('tabs-paused-360.png') });
-  expect(await extra.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  expect(await extra.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
   // Another tab closes: this one gets in by itself and the notice goes.
   await tabs[0]!.close();
