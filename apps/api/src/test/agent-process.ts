@@ -38,6 +38,8 @@ export async function prepareAgent(
   const portRange = `${low}-${low + 99}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-test-agent-'));
   let child: ChildProcess | null = null;
+  // Set by crash() and stop(): any other exit is one a test did not ask for.
+  let ending = false;
   const lines: string[] = [];
   let partial = '';
   return {
@@ -64,6 +66,14 @@ export async function prepareAgent(
           ...env,
         },
       });
+      ending = false;
+      // An agent that dies on its own leaves a test waiting for a node that never comes back: say why here,
+      // with its last lines (its log is otherwise only kept in memory).
+      child.once('exit', (code, signal) => {
+        if (ending) return;
+        const last = [...lines, partial].filter(Boolean).slice(-40).join('\n');
+        process.stderr.write(`agent ${nodeId} exited unasked (code ${code}, signal ${signal}); its last lines:\n${last}\n`);
+      });
       // Always read, so a talkative agent never blocks on a full pipe.
       child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
         const parts = (partial + chunk).split('\n');
@@ -73,6 +83,7 @@ export async function prepareAgent(
       });
     },
     async crash() {
+      ending = true;
       if (child && child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child?.once('exit', r));
         child.kill('SIGKILL');
@@ -80,6 +91,7 @@ export async function prepareAgent(
       }
     },
     async stop() {
+      ending = true;
       if (child && child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child?.once('exit', r));
         child.kill('SIGINT'); // stops its game servers too

@@ -10,7 +10,8 @@ import {
   type StatsSample,
 } from '@spawnpoint/contracts';
 import type { Socket } from 'socket.io-client';
-import { call } from './api.ts';
+import { ApiFailure, call } from './api.ts';
+import { handleApiError } from './api-errors.ts';
 import { receivePlayTime, receiveQueue } from './free-tier.ts';
 import { settings } from './settings.ts';
 import { setServerPlayers, setServerState } from './user-store.ts';
@@ -60,7 +61,8 @@ function connectLater(target: AppSocket, ms: number): void {
  */
 let made: Promise<AppSocket> | null = null;
 function theSocket(): Promise<AppSocket> {
-  made ??= import('socket.io-client').then(({ io }) => {
+  if (made) return made;
+  made = import('socket.io-client').then(({ io }) => {
     const created: AppSocket = io(settings.socketBaseUrl || undefined, {
       ...SOCKET_OPTIONS,
       autoConnect: false,
@@ -112,7 +114,11 @@ function theSocket(): Promise<AppSocket> {
     created.on('connect', () => {
       call(endpoints.websocketToken, {}, { background: true }).then(
         ({ token }) => created.emit('auth', { token }),
-        () => undefined, // token failures are ignored (spec §8); the next reconnect tries again
+        (failure: unknown) => {
+          // Other token failures are ignored (spec §8): the next reconnect tries again. A session that is
+          // gone will not come back: the tab signs out (and so stops this socket) instead of asking forever.
+          if (failure instanceof ApiFailure && failure.code === 'NOT_AUTHENTICATED') handleApiError(failure);
+        },
       );
     });
     created.on('server:queue', (payload) => receiveQueue(payload));
