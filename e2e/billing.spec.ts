@@ -79,8 +79,16 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   await expect(page.getByTestId('current-plan')).toContainText('Free plan');
   await expect(page.getByTestId('plan-card')).toHaveCount(4);
 
+  // Buying before there is any billing information says so, and leads to Billing instead of a Pay button
+  // that can only fail.
+  await page.getByRole('button', { name: 'Buy for $4.99 (Starter)' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByRole('heading', { name: 'Add your billing information first' })).toBeVisible();
+  await expect(dialog.getByRole('button', { name: /^Pay/ })).toHaveCount(0);
+  await dialog.getByRole('button', { name: 'Go to Billing' }).click();
+  await expect(page).toHaveURL(/\/account\/billing$/);
+
   // Billing information and a top-up first (the sandbox's page pays).
-  await page.goto('/account/billing');
   await page.getByLabel('Name or company').fill('Grace Hopper');
   await page.getByLabel('Street address').fill('1 Harbour St');
   await page.getByLabel('City').fill('Arlington');
@@ -94,7 +102,12 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
 
   await page.goto(`${base}/upgrade`);
   await expect(page.getByTestId('plan-balance')).toHaveText('$10.00');
-  await page.getByRole('button', { name: 'Buy Starter' }).click();
+  // More than the balance: it says how much is missing rather than offering to pay.
+  await page.getByRole('button', { name: /^Buy for \$\d+\.\d\d \(Network\)$/ }).click();
+  await expect(dialog.getByRole('heading', { name: 'Top up your balance first' })).toBeVisible();
+  await expect(dialog).toContainText('your balance is $10.00');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('button', { name: 'Buy for $4.99 (Starter)' }).click();
   await expect(page.getByText('$4.99 is taken from your balance now for one month')).toBeVisible();
   await page.getByRole('button', { name: 'Pay $4.99' }).click();
   await expect(page.getByText('Starter is active')).toBeVisible();
@@ -102,7 +115,7 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   await expect(page.getByTestId('current-plan')).toContainText(/Renews on .+ for \$4\.99/);
   await expect(page.getByTestId('plan-balance')).toHaveText('$5.01');
   // The upgrade quote is prorated for the days left of the period (here almost all of it).
-  await expect(page.getByRole('button', { name: 'Buy Community' })).toHaveText(/Upgrade for \$8\.0\d/);
+  await expect(page.getByRole('button', { name: /\(Community\)$/ })).toHaveText(/Upgrade for \$8\.0\d/);
   await page.screenshot({ path: test.info().outputPath('upgrade-1280.png'), fullPage: true });
 
   // The limits changed at once: backups kept, and the slots the overview counts against.
@@ -115,7 +128,7 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   await expect(gallery.getByRole('link', { name: 'Unlock in the shop' }).first()).toBeVisible();
   await page.goto(`${base}/shop`);
   await expect(page.getByTestId('shop-balance')).toHaveText('$5.01');
-  await page.getByRole('button', { name: 'Buy Heart' }).click();
+  await page.getByRole('button', { name: 'Buy for $0.99 (Heart)' }).click();
   await page.getByRole('button', { name: 'Pay $0.99' }).click();
   await expect(page.getByText('Heart bought')).toBeVisible();
   await expect(page.getByTestId('shop-balance')).toHaveText('$4.02');

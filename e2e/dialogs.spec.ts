@@ -22,8 +22,8 @@ test('the confirm dialog offers its action and Cancel; outside production an unk
   await expect(dialog).toHaveCount(0);
   await expect(page.getByTestId('session-list').getByRole('listitem')).toHaveCount(2);
 
-  // The e2e product runs outside production: an unexpected failure says what happened, and the dialog
-  // stays open with Cancel so the user can back out.
+  // The e2e product runs outside production: an unexpected failure says what happened, inside the dialog
+  // (a toast would sit under its backdrop), and the dialog stays open with Cancel so the user can back out.
   await page.route('**/v1/user/sessions/revoke-others', (route) =>
     route.fulfill({
       status: 500,
@@ -38,8 +38,10 @@ test('the confirm dialog offers its action and Cancel; outside production an unk
   await page.getByRole('button', { name: 'Sign out all other sessions' }).click();
   dialog = page.getByRole('dialog', { name: 'Sign out everywhere else?' });
   await dialog.getByRole('button', { name: 'Sign out others' }).click();
-  await expect(page.getByText('Something went wrong on our side. Please try again.')).toBeVisible();
-  await expect(page.getByText('Error: connect ECONNREFUSED 127.0.0.1:5432')).toBeVisible();
+  const failure = dialog.getByRole('alert');
+  await expect(failure).toContainText('Something went wrong on our side. Please try again.');
+  await expect(failure).toContainText('Error: connect ECONNREFUSED 127.0.0.1:5432');
+  await expect(page.getByText('Whoopsie!')).toHaveCount(0);
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeEnabled();
 
   await page.unroute('**/v1/user/sessions/revoke-others');

@@ -25,35 +25,37 @@ export const idempotencyKey = z
   .max(100, 'The idempotency key must be 16 to 100 letters, digits, dashes or underscores.')
   .regex(/^[A-Za-z0-9_-]+$/, 'The idempotency key must be 16 to 100 letters, digits, dashes or underscores.');
 
-/** ISO 3166-1 alpha-2, as Intl knows it (an unknown code is refused). */
+/** ISO 3166-1 alpha-2, as Intl knows it (an unknown code is refused; a withdrawn one becomes today's: UK → GB). */
 export const countryCode = z
   .string()
   .trim()
   .toUpperCase()
   .regex(/^[A-Z]{2}$/, 'Choose a country.')
+  .transform(currentCountryCode)
   .refine((code) => countryName(code) !== null, 'Choose a country.');
 
-// Codes Intl names that are no country a bill goes to: unions, pseudo-locales, reserved codes, and withdrawn
-// codes Intl maps to today's country (DD is Germany's old code: a bill says DE).
-const NOT_COUNTRIES = new Set(
-  ['AC', 'CP', 'CQ', 'DG', 'EA', 'EU', 'EZ', 'IC', 'QO', 'TA', 'UN', 'XA', 'XB', 'ZZ'].concat([
-    'AN',
-    'BU',
-    'CS',
-    'DD',
-    'FX',
-    'NT',
-    'SU',
-    'TP',
-    'YU',
-    'ZR',
-  ]),
-);
+// Codes Intl names that are no country a bill goes to: unions, pseudo-locales and reserved codes.
+const NOT_COUNTRIES = new Set(['AC', 'CP', 'CQ', 'DG', 'EA', 'EU', 'EZ', 'IC', 'QO', 'TA', 'UN', 'XA', 'XB', 'ZZ']);
+
+/**
+ * Today's code of a country Intl also knows by a withdrawn code (UK → GB, DD → DE, DY → BJ); any other code
+ * as it is. Which old codes a runtime names differs (a browser's ICU names more than Node's), so the list and
+ * the check go by the canonical form rather than by a list of old codes.
+ */
+export function currentCountryCode(code: string): string {
+  try {
+    const region = Intl.getCanonicalLocales(`und-${code}`)[0]?.slice('und-'.length);
+    return region && /^[A-Z]{2}$/.test(region) ? region : code;
+  } catch {
+    return code;
+  }
+}
+
 let regionNames: Intl.DisplayNames | null = null;
-/** The English name of a country code, or null when it is no country Intl knows. */
+/** The English name of a country code, or null when it is no country Intl knows (or a withdrawn code of one). */
 export function countryName(code: string): string | null {
   regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code)) return null;
+  if (!/^[A-Z]{2}$/.test(code) || NOT_COUNTRIES.has(code) || currentCountryCode(code) !== code) return null;
   try {
     const name = regionNames.of(code);
     return name && name !== code ? name : null;

@@ -2,7 +2,7 @@ import { endpoints } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { useLocation } from 'react-router';
 import { ApiFailure, call } from '../lib/api.ts';
-import { handleUnexpectedError } from '../lib/api-errors.ts';
+import { handleUnexpectedError, showFailuresIn } from '../lib/api-errors.ts';
 import { closeDialog, dialogNames, dialogStore, type DialogOptionsByName, type OpenDialog } from '../lib/dialogs.ts';
 import { useStore } from '../lib/use-store.ts';
 import { notify } from '../lib/toasts.ts';
@@ -69,6 +69,8 @@ export function DialogsHost() {
  * once (the Button waits for the returned promise) and the dialog stays open when the action fails.
  */
 function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger, onConfirm }: DialogOptionsByName['confirm']) {
+  // A failed action is said here, where the user is looking (a toast would sit under the backdrop).
+  const [failure, setFailure] = useState<string | null>(null);
   return (
     <Modal title={title}>
       <p className="text-slate-600">{message}</p>
@@ -79,6 +81,11 @@ function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger,
           </a>
         </p>
       ) : null}
+      {failure ? (
+        <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm whitespace-pre-line text-red-800" data-testid="dialog-failure">
+          {failure}
+        </p>
+      ) : null}
       <div className="mt-6 flex flex-wrap justify-end gap-3">
         <Button variant="secondary" onClick={closeDialog}>
           Cancel
@@ -86,7 +93,13 @@ function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger,
         <Button
           variant={danger ? 'danger' : 'primary'}
           onClick={async () => {
-            await onConfirm();
+            setFailure(null);
+            const release = showFailuresIn((_title, words) => setFailure(words));
+            try {
+              await onConfirm();
+            } finally {
+              release();
+            }
             closeDialog();
           }}
         >

@@ -42,13 +42,28 @@ export function failureEffect(
   }
 }
 
+/**
+ * Where a failure's words go instead of a toast while a confirmation's action runs: a toast would sit under
+ * the modal dialog's backdrop, dimmed and out of reach, while the user looks at the dialog.
+ */
+type FailureSink = (title: string, message: string) => void;
+let dialogSink: FailureSink | null = null;
+/** Sends toast-worthy failures to `sink` until the returned function is called. */
+export function showFailuresIn(sink: FailureSink): () => void {
+  dialogSink = sink;
+  return () => {
+    if (dialogSink === sink) dialogSink = null;
+  };
+}
+const danger = (title: string, message: string) => (dialogSink ?? ((t, m) => notify('danger', t, m)))(title, message);
+
 export function handleApiError(failure: ApiFailure): void {
   const effect = failureEffect(failure);
   if (failure.details && showsErrorDetails()) console.error(`${failure.code}: ${failure.message}\n${failure.details}`);
   if (effect.kind === 'disk-limit-dialog') openDialog('disk-limit', effect.message ? { message: effect.message } : {});
   // The route guard sends protected pages to /login once userData is gone.
   else if (effect.kind === 'sign-out') userStore.set((s) => ({ ...s, userData: null, servers: [] }));
-  else if (effect.kind === 'toast') notify('danger', effect.title, effect.message);
+  else if (effect.kind === 'toast') danger(effect.title, effect.message);
 }
 
 /**
@@ -59,7 +74,7 @@ export function handleUnexpectedError(error: unknown): void {
   console.error(error);
   const details = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
   const effect = failureEffect({ code: 'INTERNAL_ERROR', message: 'An unknown error occurred, please try again.', details });
-  if (effect.kind === 'toast') notify('danger', effect.title, effect.message);
+  if (effect.kind === 'toast') danger(effect.title, effect.message);
 }
 
 function shorten(details: string): string {

@@ -1,12 +1,11 @@
 import { endpoints, formatPrice, shopItem, type ShopItemView, type ShopResult } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { ShopIconArtwork } from '../components/pixel-art.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
-import { newIdempotencyKey } from '../lib/billing.ts';
-import { openDialog } from '../lib/dialogs.ts';
+import { confirmPurchase, newIdempotencyKey } from '../lib/billing.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
 import { useServer } from '../lib/use-server.ts';
@@ -28,28 +27,37 @@ function ShopPage({ id }: { id: string }) {
 
   const reload = useCallback(async () => {
     try {
-      setData(await call(endpoints.shop, { params: { serverId: id } }, { background: true }));
+      const fresh = await call(endpoints.shop, { params: { serverId: id } }, { background: true });
+      setData(fresh);
+      return fresh;
     } catch (failure) {
       setFailed(failure instanceof ApiFailure ? failure.message : 'The shop could not be loaded. Please reload the page.');
+      return null;
     }
   }, [id]);
+  const navigate = useNavigate();
   useEffect(() => {
     if (mayBuy) void reload();
   }, [mayBuy, reload]);
 
   const buy = (item: ShopItemView) =>
-    openDialog('confirm', {
-      title: `Buy ${item.name}?`,
-      message: `${formatPrice(item.priceCents)} is taken from your balance${item.scope === 'account' ? '; the icon is yours for all your servers.' : ' and added to this server for good.'}`,
-      confirmLabel: `Pay ${formatPrice(item.priceCents)}`,
-      onConfirm: async () => {
-        // One key per confirmed purchase: a retried request charges once.
-        setData(
-          await call(endpoints.shopBuy, { params: { serverId: id }, body: { itemId: item.id, idempotencyKey: newIdempotencyKey() } }),
-        );
-        notify('success', `${item.name} bought`, item.kind === 'icon' ? 'Choose it on the Appearance page.' : 'It applies at once.');
+    confirmPurchase(
+      {
+        chargeCents: item.priceCents,
+        title: `Buy ${item.name}?`,
+        message: `${formatPrice(item.priceCents)} is taken from your balance${item.scope === 'account' ? '; the icon is yours for all your servers.' : ' and added to this server for good.'}`,
+        confirmLabel: `Pay ${formatPrice(item.priceCents)}`,
+        onConfirm: async () => {
+          // One key per confirmed purchase: a retried request charges once.
+          setData(
+            await call(endpoints.shopBuy, { params: { serverId: id }, body: { itemId: item.id, idempotencyKey: newIdempotencyKey() } }),
+          );
+          notify('success', `${item.name} bought`, item.kind === 'icon' ? 'Choose it on the Appearance page.' : 'It applies at once.');
+        },
       },
-    });
+      async () => (await reload())?.balanceCents ?? null,
+      () => void navigate('/account/billing'),
+    );
 
   const groups: { title: string; kinds: ShopItemView['kind'][] }[] = [
     { title: 'Server icons', kinds: ['icon'] },
@@ -111,7 +119,7 @@ function ShopPage({ id }: { id: string }) {
                           ) : full ? (
                             <p className="font-medium text-slate-500">The most this server can have</p>
                           ) : (
-                            <Button onClick={() => buy(item)} aria-label={`Buy ${item.name}`}>
+                            <Button onClick={() => buy(item)} aria-label={`Buy for ${formatPrice(item.priceCents)} (${item.name})`}>
                               Buy for {formatPrice(item.priceCents)}
                             </Button>
                           )}

@@ -1,10 +1,10 @@
 import { endpoints, formatPrice, planById, plans, type Plan, type ServerPlanResult } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
-import { newIdempotencyKey } from '../lib/billing.ts';
+import { confirmPurchase, newIdempotencyKey } from '../lib/billing.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
@@ -29,17 +29,21 @@ function UpgradePage({ id }: { id: string }) {
 
   const reload = useCallback(async () => {
     try {
-      setData(await call(endpoints.serverPlan, { params: { serverId: id } }, { background: true }));
+      const fresh = await call(endpoints.serverPlan, { params: { serverId: id } }, { background: true });
+      setData(fresh);
+      return fresh;
     } catch (failure) {
       setFailed(failure instanceof ApiFailure ? failure.message : 'The plans could not be loaded. Please reload the page.');
+      return null;
     }
   }, [id]);
+  const navigate = useNavigate();
   useEffect(() => {
     if (mayBuy) void reload();
   }, [mayBuy, reload]);
 
-  const choose = (plan: Plan, chargeCents: number, kind: string) =>
-    openDialog('confirm', {
+  const choose = (plan: Plan, chargeCents: number, kind: string): Promise<void> | undefined => {
+    const confirm = {
       title: kind === 'downgrade' ? `Switch to ${plan.name} at renewal?` : `Buy ${plan.name} for this server?`,
       message:
         kind === 'downgrade'
@@ -61,7 +65,16 @@ function UpgradePage({ id }: { id: string }) {
           kind === 'downgrade' ? undefined : 'Slots and memory apply at the next start of the server.',
         );
       },
-    });
+    };
+    // A switch at renewal charges nothing now; a purchase first checks what would refuse it.
+    if (kind === 'downgrade') openDialog('confirm', confirm);
+    else
+      return confirmPurchase(
+        { ...confirm, chargeCents },
+        async () => (await reload())?.balanceCents ?? null,
+        () => void navigate('/account/billing'),
+      );
+  };
 
   const setRenewal = async (renews: boolean) => {
     setData(await call(endpoints.serverPlanRenewal, { params: { serverId: id }, body: { renews } }));
@@ -174,11 +187,10 @@ function UpgradePage({ id }: { id: string }) {
                           <Button
                             className="w-full"
                             onClick={() => choose(plan, quote.chargeCents, quote.kind)}
-                            aria-label={`Buy ${plan.name}`}
+                            // The visible words first (what a voice user says), then which plan.
+                            aria-label={`${quote.kind === 'upgrade' ? 'Upgrade' : 'Buy'} for ${formatPrice(quote.chargeCents)} (${plan.name})`}
                           >
-                            {quote.kind === 'upgrade'
-                              ? `Upgrade for ${formatPrice(quote.chargeCents)}`
-                              : `Buy for ${formatPrice(quote.chargeCents)}`}
+                            {quote.kind === 'upgrade' ? 'Upgrade' : 'Buy'} for {formatPrice(quote.chargeCents)}
                           </Button>
                         )}
                       </div>
