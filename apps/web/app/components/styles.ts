@@ -11,11 +11,14 @@ const buttonStyles: Record<ButtonVariant, string> = {
   ghost: 'text-slate-700 hover:bg-slate-100',
 };
 
-export function buttonClass(variant: ButtonVariant = 'primary', extra = ''): string {
-  return `inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors disabled:cursor-not-allowed ${buttonStyles[variant]} ${extra}`;
+/** `large`: a page's main call to action. A size given in `extra` would not win over the default one (both apply). */
+export function buttonClass(variant: ButtonVariant = 'primary', extra = '', size: 'normal' | 'large' = 'normal'): string {
+  const sizing = size === 'large' ? 'px-6 py-3 text-base' : 'px-4 py-2 text-sm';
+  return `inline-flex items-center justify-center gap-2 rounded-md ${sizing} font-semibold transition-colors disabled:cursor-not-allowed ${buttonStyles[variant]} ${extra}`;
 }
 
 /** A link of the site header's main navigation. */
+// Narrower on phones: the visitor's four header links then fit one row under the logo, not two.
 export function navLinkClass(active = false): string {
-  return `rounded-md px-3 py-2 text-sm font-medium ${active ? 'bg-brand-50 text-brand-700' : 'text-slate-700 hover:bg-slate-100'}`;
+  return `rounded-md px-2 py-2 text-sm font-medium sm:px-3 ${active ? 'bg-brand-50 text-brand-700' : 'text-slate-700 hover:bg-slate-100'}`;
 }

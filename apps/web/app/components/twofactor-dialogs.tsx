@@ -88,8 +88,9 @@ export function EnableTwoFactorDialog({ onDone }: { onDone?: () => void }) {
           <p className="text-sm text-slate-600">Scan this code with an authenticator app, then enter the six-digit code it shows.</p>
           <img src={setup.qr} alt="QR code for your authenticator app" className="mx-auto size-44" />
           <p className="text-center text-xs text-slate-500">
-            Cannot scan? Enter this key:{' '}
-            <code className="select-all break-all font-mono text-slate-800" data-testid="twofactor-secret">
+            Cannot scan? Enter this key:
+            {/* A line of its own: after the words it broke anywhere, down to one letter on the next line. */}
+            <code className="mt-1 block select-all break-all font-mono text-sm text-slate-800" data-testid="twofactor-secret">
               {setup.secret}
             </code>
           </p>

@@ -41,7 +41,15 @@ export default function Blog({ loaderData }: Route.ComponentProps) {
       <ul className="mt-10 space-y-8">
         {posts.map((post) => (
           <li key={post.slug} className="overflow-hidden rounded-2xl border border-slate-200 bg-white sm:flex">
-            <img src={post.cover} alt="" width={240} height={126} className="h-40 w-full object-cover sm:h-auto sm:w-60" loading="lazy" />
+            <img
+              src={post.cover}
+              alt=""
+              width={240}
+              height={126}
+              // The card is taller than a cover of its width: the cover is cut at the right, never its title at the left.
+              className="h-40 w-full object-cover object-left sm:h-auto sm:w-60 sm:shrink-0"
+              loading="lazy"
+            />
             <div className="p-6">
               <h2 className="text-xl font-bold">
                 <Link to={`/blog/${post.slug}`} className="hover:underline">

@@ -64,7 +64,7 @@ export default function Home() {
               on any device.
             </p>
             <div className="mt-10 flex flex-wrap gap-4">
-              <Link to="/register" className={buttonClass('primary', 'px-6 py-3 text-base')}>
+              <Link to="/register" className={buttonClass('primary', '', 'large')}>
                 Create your free server
               </Link>
               <Link

@@ -84,7 +84,8 @@ export default function Pricing() {
         <div>
           <h3 className="font-semibold">Can I change plans later?</h3>
           <p className="mt-1 text-slate-600">
-            Once paid plans open, yes: upgrades will apply at once, and your world, files and backups stay as they are.
+            Yes, on each server’s Upgrade page. An upgrade applies at once and costs only the difference for the days left of the month; a
+            cheaper plan starts with the next month. Your world, files and backups stay as they are.
           </p>
         </div>
         <div>
@@ -96,7 +97,8 @@ export default function Pricing() {
         <div>
           <h3 className="font-semibold">Is there a contract?</h3>
           <p className="mt-1 text-slate-600">
-            No. Once paid plans open, they renew monthly from your balance and you can cancel before the next month starts.
+            No. Plans are paid from your balance and renew monthly from it; turn renewal off at any time and the server goes back to Free at
+            the end of the month, with its files kept.
           </p>
         </div>
       </section>

@@ -95,7 +95,8 @@ export default function ServerSubusersPage() {
                         <span className="min-w-0 flex-1 basis-48 text-sm">
                           <span className="block break-all font-medium">{invitation.emailAddress}</span>
                           <span className="text-slate-500">
-                            {roleNames[invitation.role]} · expires {new Date(invitation.expiresAt).toLocaleDateString()}
+                            {roleNames[invitation.role]} · expires{' '}
+                            {new Date(invitation.expiresAt).toLocaleDateString('en-US', { dateStyle: 'medium' })}
                           </span>
                         </span>
                         <Button

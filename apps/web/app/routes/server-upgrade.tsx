@@ -14,7 +14,7 @@ export const meta = () => pageMeta('servers-id-upgrade', 'Compare plans and upgr
 
 const card = 'rounded-xl border border-slate-200 bg-white p-4 sm:p-6';
 const gb = (mb: number) => `${mb / 1024} GB`;
-const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+const day = (iso: string) => new Date(iso).toLocaleDateString('en-US', { dateStyle: 'long' });
 
 export default function ServerUpgradePage() {
   const { id = '' } = useParams();
