@@ -94,6 +94,9 @@ describe('the activity log of a server', () => {
       async () => (await page(id, cookie)).entries.length,
       (n) => n === 3,
     );
+    // "New file" (may not replace one), then a save in the editor.
+    const create = await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/notes.txt', content: '', overwrite: false });
+    expect(create.json().status).toBe('SUCCESS');
     const save = await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/notes.txt', content: SECRET_CONTENT });
     expect(save.json().status).toBe('SUCCESS');
     const backup = await send('POST', `/v1/server/${id}/backups`, cookie, {});
@@ -109,6 +112,7 @@ describe('the activity log of a server', () => {
       ['member.role', `${friend.emailAddress}: viewer → moderator`],
       ['backup.create', backupId],
       ['file.save', '/notes.txt'],
+      ['file.create', '/notes.txt'],
       ['console.command', 'say from the socket'],
       ['console.command', 'say hello'],
       ['server.start', expect.any(String)],

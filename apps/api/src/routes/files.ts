@@ -80,8 +80,11 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
       await writeFile(nodes, server, body.path, bytes, body.overwrite);
       return null;
     },
-    // The path only: the content is never logged.
-    { bodyLimit: EDITABLE_MAX_BYTES * 2 + 64 * 1024, activity: ({ body }) => ({ action: 'file.save', target: body.path }) },
+    // The path only: the content is never logged. A save that may not replace a file is the "New file" one.
+    {
+      bodyLimit: EDITABLE_MAX_BYTES * 2 + 64 * 1024,
+      activity: ({ body }) => ({ action: body.overwrite ? 'file.save' : 'file.create', target: body.path }),
+    },
   );
 
   // One file per request (multipart), streamed to the node as it arrives: memory does not grow with size.
