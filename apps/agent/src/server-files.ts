@@ -154,6 +154,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       size: query.size,
       overwrite,
       actorId: query.actor,
+      ip: query.ip,
       expires: query.expires,
     };
     // Every refusal is thrown inside: the body is then read and dropped, so the browser gets the answer.
@@ -166,7 +167,7 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
       const { sandbox } = await server({ serverId });
       await sandbox.checkFits(query.path, query.size);
       const bytes = await sandbox.writeFrom(query.path, exactly(body, query.size), { overwrite });
-      deps.emitUpload({ serverId, path: query.path, bytes, actorId: query.actor });
+      deps.emitUpload({ serverId, path: query.path, bytes, actorId: query.actor, ...(query.ip === undefined ? {} : { ip: query.ip }) });
       return { bytes };
     });
   });

@@ -262,9 +262,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     void run.finally(() => pending.delete(run));
   };
   const backupJobs = new BackupJobs(database.db, hub, nodes, log, background);
-  // An upload that went straight to the node is logged as its uploader's once the node has written it (the
-  // node does not know the browser's address, so the entry has none), then acknowledged; a failed write to
-  // the log is not, so the node sends it again. An uploader whose account is gone since is logged as no one.
+  // An upload that went straight to the node is logged as its uploader's once the node has written it, with
+  // the address the API saw when it signed the link (signed in it, like the uploader), then acknowledged; a
+  // failed write to the log is not, so the node sends it again. An uploader whose account is gone since is
+  // logged as no one.
   hub.onUpload = (event, recorded) =>
     background(async () => {
       const [actor] = await database.db.select({ id: users.id }).from(users).where(eq(users.id, event.actorId)).limit(1);
@@ -273,7 +274,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
         actorId: actor?.id ?? null,
         action: 'file.upload',
         target: event.path,
-        ip: null,
+        ip: event.ip ?? null,
       });
       recorded();
     });

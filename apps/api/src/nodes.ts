@@ -375,17 +375,25 @@ export class NodeRegistry {
    * A short-lived link on the node that takes one file of exactly `size` bytes for `path` of one server,
    * replacing a file there only if `overwrite`: the caller has checked who may and that it fits; the node
    * checks the signature, expiry, purpose, server, path, size and overwrite choice, and names `actorId`
-   * when it reports the finished upload.
+   * and `ip` when it reports the finished upload.
    */
   async uploadLink(
     nodeId: string,
-    grant: { serverId: string; path: string; size: number; overwrite: boolean; actorId: string },
+    grant: { serverId: string; path: string; size: number; overwrite: boolean; actorId: string; ip: string },
   ): Promise<{ url: string; expires: number }> {
     this.refuseIfAway(agentEndpoints.signedFileUpload, grant);
     const { base, signer } = this.linkBase(nodeId);
     const expires = Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
     const signature = await signer.sign({ purpose: 'file-upload', ...grant, expires });
-    const query = { path: grant.path, size: grant.size, overwrite: String(grant.overwrite), actor: grant.actorId, expires, signature };
+    const query = {
+      path: grant.path,
+      size: grant.size,
+      overwrite: String(grant.overwrite),
+      actor: grant.actorId,
+      ip: grant.ip,
+      expires,
+      signature,
+    };
     return { url: `${base}${fillPath(agentEndpoints.signedFileUpload.path, { serverId: grant.serverId }, query)}`, expires };
   }
 

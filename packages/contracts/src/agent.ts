@@ -6,9 +6,11 @@ import { serverStats, softwareIds } from './servers.ts';
  * The agent protocol. The API calls the agent's HTTP API (bearer node token) for actions; the agent keeps
  * one Socket.IO connection to the API's `/agent` namespace for events. Neither side assumes a shared
  * filesystem or process. Version 2: how a backup ended is acknowledged once recorded (an agent of version 2
- * would send it again forever to an API of version 1), so an API and its agents are upgraded together.
+ * would send it again forever to an API of version 1). Version 3: upload links sign the uploader's address
+ * (an agent of version 2 would refuse every upload link of an API of version 3). So an API and its agents
+ * are upgraded together.
  */
-export const AGENT_PROTOCOL_VERSION = 2;
+export const AGENT_PROTOCOL_VERSION = 3;
 export const AGENT_NAMESPACE = '/agent';
 /**
  * Encoded bytes of one `agent:console` batch (JSON as sent: an escape character costs 6 bytes, a CJK
@@ -96,6 +98,8 @@ export const agentUploadEvent = z.object({
   path: z.string().max(4096),
   bytes: z.number().int().min(0),
   actorId: z.string().max(64),
+  /** The uploader's address as the API saw it when it signed the link. */
+  ip: z.string().max(64).optional(),
 });
 export type AgentUploadEvent = z.infer<typeof agentUploadEvent>;
 

@@ -33,8 +33,10 @@ export interface DownloadGrant {
 
 /**
  * What one upload link allows: one file of exactly `size` bytes written to one path of one server, replacing
- * a file there only when `overwrite`, until `expires`. `actorId` is who asked for the link: the node names
- * them when it reports the finished upload, so the server's activity log says who uploaded what.
+ * a file there only when `overwrite`, until `expires`. `actorId` is who asked for the link and `ip` the
+ * address they asked from (as the API saw it, like every other entry of the log): the node names both when
+ * it reports the finished upload, so the server's activity log says who uploaded what, from where. Both are
+ * signed, so nobody can upload under another name or address.
  */
 export interface UploadGrant {
   purpose: 'file-upload';
@@ -43,6 +45,8 @@ export interface UploadGrant {
   size: number;
   overwrite: boolean;
   actorId: string;
+  /** Absent in links made before it was signed: those still verify, and log no address. */
+  ip?: string | undefined;
   expires: number;
 }
 
@@ -70,6 +74,7 @@ export const signedUploadQuery = z.object({
     .max(2 ** 50),
   overwrite: z.enum(['true', 'false']),
   actor: z.string().min(1).max(64),
+  ip: z.string().min(1).max(64).optional(),
   expires,
   signature,
 });
@@ -96,7 +101,18 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
 function message(grant: LinkGrant): Uint8Array<ArrayBuffer> {
   const fields =
     grant.purpose === 'file-upload'
-      ? ['spawnpoint-upload-v1', grant.purpose, grant.serverId, grant.path, grant.size, grant.overwrite, grant.actorId, grant.expires]
+      ? [
+          'spawnpoint-upload-v1',
+          grant.purpose,
+          grant.serverId,
+          grant.path,
+          grant.size,
+          grant.overwrite,
+          grant.actorId,
+          grant.expires,
+          // Last and only when there is one: a link without it is signed as before.
+          ...(grant.ip === undefined ? [] : [grant.ip]),
+        ]
       : ['spawnpoint-download-v1', grant.purpose, grant.serverId, grant.subject, grant.name, grant.expires];
   return encoder.encode(JSON.stringify(fields));
 }

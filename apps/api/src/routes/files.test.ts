@@ -534,10 +534,13 @@ describe('uploads straight to the node through signed links', () => {
     expect(answer.json().status).toBe('SUCCESS');
     const { url, expires } = answer.json().result as { url: string; expires: number };
     expect(url.startsWith(`${agent.nodeConfig.url}/v1/uploads/${id}/file?`)).toBe(true);
+    // The address the link was asked from (each test request comes from its own).
+    const askedFrom = new URL(url).searchParams.get('ip');
+    expect(askedFrom).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(expires - Date.now() / 1000).toBeGreaterThan(DOWNLOAD_LINK_SECONDS - 5);
     expect(await put(url, data)).toMatchObject({ code: 200, status: 'SUCCESS' });
     expect((await download(`/v1/server/${id}/files/download?path=/straight.bin`, cookie)).bytes.equals(data)).toBe(true);
-    // The node reports it; the entry is the uploader's (the node does not know the browser's address).
+    // The node reports it; the entry is the uploader's, with the address the link was asked from.
     const entries = await until(
       async () =>
         (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as {
@@ -551,8 +554,10 @@ describe('uploads straight to the node through signed links', () => {
     expect(entries.find((e) => e.action === 'file.upload')).toMatchObject({
       target: '/straight.bin',
       actor: { userId: me.userId, emailAddress: me.emailAddress },
-      ip: null,
+      ip: askedFrom,
     });
+    // The address is signed in the link: another one is refused.
+    expect(await put(url.replace(/ip=[^&]+/, 'ip=203.0.113.9'), data)).toMatchObject({ code: 403, status: 'NO_PERMISSION' });
     // The link is for this path and size only.
     expect(await put(url.replace('straight.bin', 'other.bin'), data)).toMatchObject({ code: 403, status: 'NO_PERMISSION' });
     // Not replacing: a name in use is refused before any link is made, and the file kept.

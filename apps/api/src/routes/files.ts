@@ -100,9 +100,9 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   // The dashboard's uploads: the browser sends the file straight to the node, which writes exactly this
   // size to this path through a link signed here after the permission check; a file that cannot fit is
   // refused now, before a byte is sent. The node reports the finished upload, which is logged then.
-  here(endpoints.fileUploadLink, async ({ nodes, server, session, body: { path, size, overwrite } }) => {
+  here(endpoints.fileUploadLink, async ({ nodes, request, server, session, body: { path, size, overwrite } }) => {
     await nodes.call(server.nodeId, agentEndpoints.fileFits, { params: { serverId: server.id }, body: { path, size, overwrite } });
-    return nodes.uploadLink(server.nodeId, { serverId: server.id, path, size, overwrite, actorId: session.user.id });
+    return nodes.uploadLink(server.nodeId, { serverId: server.id, path, size, overwrite, actorId: session.user.id, ip: request.ip });
   });
 
   // The agent checks each path and answers in the same shape; these pass the request on as it came.
