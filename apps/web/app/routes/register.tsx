@@ -5,6 +5,7 @@ import { Field } from '../components/field.tsx';
 import { call } from '../lib/api.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
+import { afterSignInPath } from '../lib/navigation.ts';
 import { storedReferral } from '../lib/query-params.ts';
 import { notify } from '../lib/toasts.ts';
 import { setSignedIn } from '../lib/user-store.ts';
@@ -21,7 +22,10 @@ export default function Register() {
   const submit = form.handleSubmit(async ({ emailAddress, password }) => {
     const referral = storedReferral();
     const user = await call(endpoints.register, { body: { emailAddress, password, ...(referral ? { referral } : {}) } });
-    notify('info', 'Check your inbox', `We sent a verification link to ${user.emailAddress}.`);
+    // The servers page, where a new account lands, says it in its own notice (a toast there covered its
+    // Create server button); a page asked for with ?redirect= may not, so the toast tells it there.
+    if (afterSignInPath(window.location.search) !== '/servers')
+      notify('info', 'Check your inbox', `We sent a verification link to ${user.emailAddress}.`);
     setSignedIn(user);
   });
 

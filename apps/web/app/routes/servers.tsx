@@ -13,6 +13,7 @@ export const meta = () => pageMeta('servers', 'Your Minecraft servers.');
 export default function Servers() {
   const servers = useUser((s) => s.servers);
   const verified = useUser((s) => s.userData?.emailVerified ?? false);
+  const emailAddress = useUser((s) => s.userData?.emailAddress ?? '');
   return (
     <main className="mx-auto max-w-6xl px-4 py-8">
       <div className="flex flex-wrap items-center justify-between gap-4">
@@ -23,7 +24,7 @@ export default function Servers() {
       </div>
       {!verified ? (
         <p className="mt-6 rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
-          Verify your email address to create servers. We sent you a link; you can{' '}
+          Verify your email address to create servers. We sent a link to <strong className="break-all">{emailAddress}</strong>; you can{' '}
           <Link to="/account" className="font-semibold underline">
             resend it from your account
           </Link>
