@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serverRole } from './permissions.ts';
-import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, isEmail, validationMessages } from './validation.ts';
+import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, isEmail, noNul, validationMessages } from './validation.ts';
 
 /** Request and result schemas of every endpoint, named after the endpoint. */
 
@@ -48,8 +48,9 @@ export const feedbackRequest = z.object({
     .string({ error: validationMessages.required('message') })
     .trim()
     .min(1, validationMessages.required('message'))
-    .max(5000, validationMessages.max('message', 5000)),
-  route: z.string().max(2048, validationMessages.max('route', 2048)),
+    .max(5000, validationMessages.max('message', 5000))
+    .refine(noNul, 'The message may not hold a NUL character.'),
+  route: z.string().max(2048, validationMessages.max('route', 2048)).refine(noNul, 'The route may not hold a NUL character.'),
 });
 
 export const userData = z.object({
@@ -116,7 +117,9 @@ export const referralResult = z.object({
   /** The newest commissions (at most 20). */
   commissions: z.array(z.object({ id: z.string(), amountCents: z.number().int(), createdAt: z.string() })),
 });
-export const referralCreditRequest = z.object({ referral: z.string().trim().min(1).max(64) });
+export const referralCreditRequest = z.object({
+  referral: z.string().trim().min(1).max(64).refine(noNul, 'The referral code may not hold a NUL character.'),
+});
 export const giveawaySlugParams = z.object({
   slug: z
     .string()

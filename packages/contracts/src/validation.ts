@@ -37,6 +37,9 @@ export function isMissing(value: unknown): boolean {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ALPHA_NUM = /^[\p{L}\p{N}]*$/u;
 
+/** Free text the database keeps may not hold a NUL character (PostgreSQL cannot store one). */
+export const noNul = (value: string): boolean => !value.includes('\0');
+
 export function isEmail(value: string): boolean {
   return EMAIL.test(value);
 }

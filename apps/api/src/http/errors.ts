@@ -29,6 +29,36 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T
   return result.data;
 }
 
+/**
+ * Parses a URL's params or query. No value may hold a NUL byte: no id, name or path has one, and
+ * PostgreSQL cannot store one, so it would otherwise fail deep inside a query (a 500 for bad input).
+ */
+export function parseUrlPart<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  if (value && typeof value === 'object') {
+    const fields: Record<string, string> = {};
+    for (const [key, given] of Object.entries(value))
+      if ((Array.isArray(given) ? given : [given]).some((v) => typeof v === 'string' && v.includes('\0')))
+        fields[key] = 'This value may not hold a NUL character.';
+    if (Object.keys(fields).length) throw new ApiError('INVALID_INPUT', fields);
+  }
+  return parse(schema, value);
+}
+
+/**
+ * SQLSTATEs of text PostgreSQL cannot store (a NUL byte, a character the encoding lacks): the caller's
+ * input reached a query (a free-text field, say), which is bad input to answer, not a failure of ours.
+ */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+function unstorableText(error: unknown): boolean {
+  let cause: unknown = error;
+  for (let depth = 0; cause && typeof cause === 'object' && depth < 5; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && UNSTORABLE_TEXT.has(code)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function failureBody(code: ErrorCode, fields?: Record<string, string>, message?: string, details?: string) {
   return {
     status: code,
@@ -58,6 +88,12 @@ export function installErrorHandling(app: FastifyInstance, options: { production
     if (status === 413) return reply.status(413).send(failureBody('INVALID_INPUT', { _: 'The request body is too large.' }));
     if (status === 415) return reply.status(415).send(failureBody('INVALID_INPUT', { _: 'The request body must be JSON.' }));
     if (status >= 400 && status < 500) return reply.status(400).send(failureBody('INVALID_INPUT'));
+    if (unstorableText(error))
+      return reply
+        .status(400)
+        .send(
+          failureBody('INVALID_INPUT', { _: 'The request holds a character that cannot be saved (a NUL byte). Remove it and try again.' }),
+        );
     request.log.error({ err: error }, 'unhandled error');
     const details = options.production ? undefined : (error.stack ?? `${error.name}: ${error.message}`);
     return reply.status(500).send(failureBody('INTERNAL_ERROR', undefined, undefined, details));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, uniqueIp } from '../test/build-test-app.ts';
+import { buildTestApp, requester, signedUp, uniqueIp } from '../test/build-test-app.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => {
@@ -45,6 +45,29 @@ describe('bad input never gets a 5xx', () => {
       });
       expect(res.statusCode).toBe(400);
       expect(res.json().status).toBe('INVALID_INPUT');
+    }
+  });
+
+  it('a NUL character anywhere is INVALID_INPUT, never a 500 from the database that cannot store it', async () => {
+    const send = requester(t.app);
+    const { cookie } = await signedUp(t, 'nul');
+    const operator = { authorization: `Bearer ${t.config.operatorToken}` };
+    const tries: [string, 'GET' | 'POST' | 'PUT' | 'DELETE', string, string | undefined, unknown, Record<string, string>?][] = [
+      ['feedback message (no session)', 'POST', '/v1/feedback/submit', undefined, { message: 'a\u0000b', route: '/x' }],
+      ['feedback route', 'POST', '/v1/feedback/submit', undefined, { message: 'hi', route: '/\u0000' }],
+      ['public server icon (no session)', 'GET', '/v1/servers/list/%00/icon', undefined, undefined],
+      ['referral code', 'POST', '/v1/referral', cookie, { referral: '\u0000' }],
+      ['receipt id', 'GET', '/v1/user/transactions/%00', cookie, undefined],
+      ['top-up id', 'GET', '/v1/user/topups/%00', cookie, undefined],
+      ['sandbox payment id', 'POST', '/v1/payments/sandbox/%00', cookie, { outcome: 'abandon' }],
+      ['schedule id', 'DELETE', '/v1/server/abc/schedules/%00', cookie, undefined],
+      ['server id of a schedule', 'PUT', '/v1/server/%00/schedules/abc', cookie, {}],
+      ['operator search', 'GET', '/v1/operator/servers?name=%00', undefined, undefined, operator],
+      ['operator lock', 'POST', '/v1/operator/accounts/lock', undefined, { emailAddress: '\u0000', locked: true }, operator],
+    ];
+    for (const [what, method, url, session, body, headers] of tries) {
+      const res = await send(method, url, session, body, headers);
+      expect([what, res.statusCode, res.json().status]).toEqual([what, 400, 'INVALID_INPUT']);
     }
   });
 

@@ -8,7 +8,7 @@ import type { NodeRegistry } from '../nodes.ts';
 import { cachedSession, requireSession, type AppContext } from '../context.ts';
 import { recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
-import { ApiError, ok, parse } from './errors.ts';
+import { ApiError, ok, parse, parseUrlPart } from './errors.ts';
 import type { LimitName } from './rate-limits.ts';
 
 type Parsed<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.infer<S> : undefined;
@@ -193,7 +193,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         request,
         reply,
         params,
-        endpoint.query ? parse(endpoint.query, request.query) : undefined,
+        endpoint.query ? parseUrlPart(endpoint.query, request.query) : undefined,
         endpoint.body ? parse(endpoint.body, request.body) : undefined,
         session,
         server,
@@ -211,7 +211,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
       if (endpoint.access === 'operator') checkOperator(request.headers.authorization);
       else if (endpoint.access === 'metrics') checkMetrics(request.headers.authorization);
       const session = endpoint.access === 'session' ? await requireSession(ctx, request) : null;
-      const params: unknown = endpoint.params ? parse(endpoint.params, request.params) : undefined;
+      const params: unknown = endpoint.params ? parseUrlPart(endpoint.params, request.params) : undefined;
       let server: ServerRow | undefined;
       let access: ServerAccess | undefined;
       if (permission && session) {
@@ -244,7 +244,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         if (!known) return handle(request, reply);
         session = known;
       }
-      const params: unknown = endpoint.params ? parse(endpoint.params, request.params) : undefined;
+      const params: unknown = endpoint.params ? parseUrlPart(endpoint.params, request.params) : undefined;
       const result: unknown = handler(callOf(request, reply, params, session, undefined, undefined));
       return result instanceof Promise ? result.then((value: unknown) => answer(request, value)) : answer(request, result);
     };
