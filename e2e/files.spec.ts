@@ -104,6 +104,10 @@ test('a properties change applies after a restart (seen in the ping MOTD)', asyn
     .toBe('Welcome to the e2e world');
   await page.reload();
   await expect(page.getByLabel('Difficulty')).toHaveValue('hard');
+  await expect(page.getByText('Up to 10 on this server’s plan.')).toBeVisible();
+  // Only what changed is sent: with nothing changed there is nothing to save.
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('No setting was changed.')).toBeVisible();
 });
 
 test('back up, change a file, restore, and get the old content back', async ({ page }) => {

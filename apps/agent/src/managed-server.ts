@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
 import { ConsoleBuffer } from './console-buffer.ts';
@@ -7,7 +8,7 @@ import { rememberSpec } from './detached-process.ts';
 import { canBind } from './ports.ts';
 import { Sandbox, SandboxError } from './sandbox.ts';
 import { effectiveMaxPlayers, LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
-import { parseProperties } from './properties.ts';
+import { parseProperties, updateProperties } from './properties.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
 import { BackupCoordinator } from './backup-coordinator.ts';
 import { OutputGuard } from './output-guard.ts';
@@ -114,6 +115,22 @@ export class ManagedServer {
   async maxPlayers(): Promise<number> {
     const text = await (await this.sandbox()).readTextIfExists('server.properties').catch(() => null);
     return effectiveMaxPlayers(parseProperties(text ?? ''), this.spec.maxPlayers);
+  }
+
+  /**
+   * After a plan change from `previous` slots to the spec's: a server set to all of its old plan's slots
+   * gets all of the new plan's (an upgrade is bought for them), one set above the new plan's is lowered to
+   * it (it could not use them anyway), and a number its owner chose below both stays.
+   */
+  async followPlanSlots(previous: number): Promise<void> {
+    const sandbox = await this.sandbox();
+    const text = await sandbox.readTextIfExists('server.properties');
+    if (text === null) return;
+    const value = Number(parseProperties(text).get('max-players'));
+    const slots = this.spec.maxPlayers;
+    if (!Number.isInteger(value) || value === slots || (value !== previous && value < slots)) return;
+    const next = updateProperties(text, { 'max-players': String(slots) });
+    await sandbox.writeFrom('server.properties', Readable.from([Buffer.from(next)]), { overwrite: true });
   }
 
   /** The server folder's sandbox, opened once and reused; its quota is the plan's disk. */

@@ -46,6 +46,7 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
     };
     let server = servers.get(serverId);
     if (server) {
+      const previousSlots = server.spec.maxPlayers;
       server.spec = spec;
       // A new plan or disk bought: the folder's quota follows at once (a smaller one refuses writes until
       // files are deleted, and the start, as a full disk does).
@@ -54,6 +55,8 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
         () => undefined,
       );
       await server.install().catch(failed);
+      // A file it cannot rewrite now (a restore under way) keeps its number: capped by the plan all the same.
+      if (spec.maxPlayers !== previousSlots) await server.followPlanSlots(previousSlots).catch(() => undefined);
     } else {
       // A new server is known to the other endpoints only once its folder is installed, so nobody sees a
       // half-made folder; concurrent installs of one new server share the work.

@@ -83,6 +83,7 @@ import {
   renameRequest,
   searchQuery,
   serverProperties,
+  serverPropertiesView,
   writeFileRequest,
 } from './files.ts';
 import {
@@ -927,7 +928,7 @@ export const endpoints = {
     summary: 'server.properties as typed values',
     access: 'session',
     permission: 'files.read',
-    result: serverProperties,
+    result: serverPropertiesView,
   },
   propertiesUpdate: {
     method: 'PUT',
@@ -938,7 +939,7 @@ export const endpoints = {
     access: 'session',
     permission: 'properties.update',
     body: serverProperties.partial(),
-    result: serverProperties,
+    result: serverPropertiesView,
   },
   // Backups
   backups: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { motdSchema } from './motd.ts';
+import { plans } from './plans.ts';
 import { isMissing, validationMessages } from './validation.ts';
 
 /** Files, server.properties and backups (ARCHITECTURE §6). */
@@ -59,6 +60,9 @@ export const extractResult = z.object({
 /** Text files up to this size open in the editor; larger ones are downloaded instead. */
 export const EDITABLE_MAX_BYTES = 2 * 1024 * 1024;
 
+/** The most player slots any plan gives. */
+export const PLAYER_SLOTS_MAX = Math.max(...plans.map((plan) => plan.playerSlots));
+
 /**
  * The server.properties keys the form offers. Java servers honour every one; the built-in runtime honours
  * all but `javaOnlyProperties` (its launcher adds pvp and the whitelist). online-mode is not offered:
@@ -67,7 +71,12 @@ export const EDITABLE_MAX_BYTES = 2 * 1024 * 1024;
 export const serverProperties = z.object({
   /** Two lines of 59 visible characters with `&`/`§` codes (the Appearance page edits the same value). */
   motd: motdSchema,
-  'max-players': z.number().int().min(1, 'At least one player').max(10, 'Your plan allows at most 10 players'),
+  // The plan's slots are the real bound, checked by the API against the server's plan.
+  'max-players': z
+    .number()
+    .int()
+    .min(1, 'At least one player')
+    .max(PLAYER_SLOTS_MAX, `No plan has more than ${PLAYER_SLOTS_MAX} player slots`),
   gamemode: z.enum(['survival', 'creative', 'adventure', 'spectator']),
   difficulty: z.enum(['peaceful', 'easy', 'normal', 'hard']),
   'view-distance': z.number().int().min(2).max(32),
@@ -87,6 +96,15 @@ export const serverProperties = z.object({
   'allow-nether': z.boolean().optional(),
 });
 export type ServerProperties = z.infer<typeof serverProperties>;
+
+/**
+ * server.properties as read (`GET` and the answer of `PUT …/properties`). The tenant can write any bytes
+ * there (file manager, game code), so a MOTD or seed the form would refuse is shown as it is — the form then
+ * says what is wrong with it if it is edited — and never makes the page fail. `max-players` is what the
+ * server runs with: the file's value, never more than the plan's slots.
+ */
+export const serverPropertiesView = serverProperties.extend({ motd: z.string(), 'level-seed': z.string() });
+export type ServerPropertiesView = z.infer<typeof serverPropertiesView>;
 
 /**
  * Keys only Java servers honour: flying-squid has no fixed world spawn (each player spawns at a random

@@ -141,6 +141,8 @@ export const serverDetails = serverSummary.extend({
   port: z.number().int(),
   stats: serverStats.nullable(),
   memoryLimit: z.number().int(),
+  /** The player slots its plan gives: `max-players` in server.properties may be lower, never higher. */
+  playerSlots: z.number().int(),
   /** Whether the server is shown on the public server list. */
   publicListing: z.boolean(),
   /** A join proxy is running, so `joinAddress` works in Minecraft (a stopped server starts when a player joins). */

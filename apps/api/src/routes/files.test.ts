@@ -591,11 +591,39 @@ describe('server.properties', () => {
     const { cookie, id } = await ownerWithServer();
     const current = (await send('GET', `/v1/server/${id}/properties`, cookie)).json().result;
     expect(current).toMatchObject({ 'max-players': 10, gamemode: 'survival', difficulty: 'easy', 'level-type': 'default' });
-    const bad = await send('PUT', `/v1/server/${id}/properties`, cookie, { ...current, 'max-players': 50, gamemode: 'god' });
+    const bad = await send('PUT', `/v1/server/${id}/properties`, cookie, { ...current, 'max-players': 500, gamemode: 'god' });
     expect(bad.statusCode).toBe(400);
     expect(Object.keys(bad.json().fields).sort()).toEqual(['gamemode', 'max-players']);
+    // More slots than the plan gives (Free: 10).
+    const over = (await send('PUT', `/v1/server/${id}/properties`, cookie, { 'max-players': 11 })).json();
+    expect(over).toMatchObject({ status: 'INVALID_INPUT', fields: { 'max-players': 'Your plan allows at most 10 players' } });
     const res = await send('PUT', `/v1/server/${id}/properties`, cookie, { ...current, motd: 'Welcome home', difficulty: 'hard' });
     expect(res.json().result).toMatchObject({ motd: 'Welcome home', difficulty: 'hard' });
+  });
+
+  it('shows values the form would refuse as the file has them, and a change of another key keeps them', async () => {
+    const { cookie, id } = await ownerWithServer();
+    // Written with the file manager (or by the game): a MOTD too long for the server list, a seed longer
+    // than the form takes, a text seed.
+    const motd = 'A'.repeat(60);
+    const seed = '1'.repeat(33);
+    const written = `motd=${motd}\nlevel-seed=${seed}\nmax-players=10\ngamemode=survival\n`;
+    expect(
+      (await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/server.properties', content: written })).json().status,
+    ).toBe('SUCCESS');
+    const read = await send('GET', `/v1/server/${id}/properties`, cookie);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().result).toMatchObject({ motd, 'level-seed': seed });
+    const changed = await send('PUT', `/v1/server/${id}/properties`, cookie, { difficulty: 'hard' });
+    expect([changed.statusCode, changed.json().status]).toEqual([200, 'SUCCESS']);
+    expect(changed.json().result).toMatchObject({ motd, 'level-seed': seed, difficulty: 'hard' });
+    const file = (await send('GET', `/v1/server/${id}/files/content?path=/server.properties`, cookie)).json().result.content as string;
+    expect(file).toContain(`motd=${motd}`);
+    expect(file).toContain(`level-seed=${seed}`);
+    // Sent itself, the MOTD is checked as the form checks it.
+    const refused = (await send('PUT', `/v1/server/${id}/properties`, cookie, { motd })).json();
+    expect(refused.status).toBe('INVALID_INPUT');
+    expect(refused.fields.motd).toMatch(/at most 59 fit/);
   });
 });
 

@@ -6,7 +6,7 @@ import {
   findSoftware,
   javaOnlyProperties,
   toSectionCodes,
-  type ServerProperties,
+  type ServerPropertiesView,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
 import type { NodeRegistry } from '../nodes.ts';
@@ -141,12 +141,14 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   // server.properties through the typed form; values the form does not offer are kept as they are.
   route(endpoints.properties, async ({ nodes, server }) => {
     const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } });
-    return typedProperties(raw, server.software);
+    return typedProperties(raw, server);
   });
 
   route(
     endpoints.propertiesUpdate,
     async ({ nodes, server, body }) => {
+      if (body['max-players'] !== undefined && body['max-players'] > server.maxPlayers)
+        throw new ApiError('INVALID_INPUT', { 'max-players': `Your plan allows at most ${server.maxPlayers} players` });
       // A field the server's runtime would not honour is refused rather than saved to do nothing.
       if (findSoftware(server.software)?.runtime === 'flying-squid') {
         const ignored = javaOnlyProperties.filter((key) => body[key] !== undefined);
@@ -162,7 +164,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
         params: { serverId: server.id },
         body: { values: asText },
       });
-      const typed = typedProperties(raw, server.software);
+      const typed = typedProperties(raw, server);
       if (body.motd !== undefined) await ctx.game.directory.keepAppearance(server.id, { motd: raw.motd ?? '' });
       // A server that is not running will run with these slots; a running one keeps its own until restarted.
       if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
@@ -172,16 +174,23 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   );
 }
 
-function typedProperties(raw: Record<string, string>, software: string): ServerProperties {
+/**
+ * The form's view of server.properties. Text values are the file's as they are (a tenant may have written
+ * anything there; the page shows it and the form says what is wrong if it is edited); a number or choice
+ * that is not one reads as the game's default, and the slots as the server runs with them: the file's,
+ * never more than the plan's.
+ */
+function typedProperties(raw: Record<string, string>, server: { software: string; maxPlayers: number }): ServerPropertiesView {
   const num = (v: string | undefined, d: number) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : d);
   const pick = <T extends string>(v: string | undefined, allowed: readonly T[], d: T): T => (allowed.includes(v as T) ? (v as T) : d);
+  const software = server.software;
   return {
     motd: raw.motd ?? '',
-    'max-players': Math.min(10, Math.max(1, num(raw['max-players'], 10))),
+    'max-players': Math.min(server.maxPlayers, Math.max(1, num(raw['max-players'], server.maxPlayers))),
     gamemode: pick(raw.gamemode, ['survival', 'creative', 'adventure', 'spectator'] as const, 'survival'),
     difficulty: pick(raw.difficulty, ['peaceful', 'easy', 'normal', 'hard'] as const, 'easy'),
     'view-distance': Math.min(32, Math.max(2, num(raw['view-distance'], 10))),
-    'level-seed': /^-?\d*$/.test(raw['level-seed'] ?? '') ? (raw['level-seed'] ?? '') : '',
+    'level-seed': raw['level-seed'] ?? '',
     'level-type': pick(raw['level-type'], ['default', 'flat'] as const, 'default'),
     // Java's defaults when a key is missing: pvp on, whitelist off, 16 blocks, the nether allowed.
     pvp: raw.pvp !== 'false',

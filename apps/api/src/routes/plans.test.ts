@@ -79,6 +79,17 @@ describe('plans', () => {
     // Limits: slots and memory on the server, backups from the plan.
     expect(await serverRow(id)).toMatchObject({ planId: 'starter', maxPlayers: 35, memoryMb: 3072 });
     expect((await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.limit).toBe(10);
+    // The slots bought are the server's at once: server.properties had all of Free's 10, now all of Starter's
+    // 35 (the node rewrites it), and the settings form may go up to 35, no further.
+    const properties = () => send('GET', `/v1/server/${id}/properties`, cookie).then((r) => r.json().result['max-players'] as number);
+    await until(properties, (max) => max === 35);
+    await until(
+      async () => (await send('GET', `/v1/server/${id}`, cookie)).json().result,
+      (s) => s.playerSlots === 35 && s.players.max === 35,
+    );
+    const tooMany = (await send('PUT', `/v1/server/${id}/properties`, cookie, { 'max-players': 36 })).json();
+    expect(tooMany).toMatchObject({ status: 'INVALID_INPUT', fields: { 'max-players': 'Your plan allows at most 35 players' } });
+    expect((await send('PUT', `/v1/server/${id}/properties`, cookie, { 'max-players': 20 })).json().result['max-players']).toBe(20);
     const ledger = (await send('GET', '/v1/user/transactions', cookie)).json().result.entries;
     expect(ledger[0]).toMatchObject({ kind: 'plan', amountCents: -499, balanceAfterCents: 1501 });
     const log = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as { action: string; target: string }[];
@@ -145,6 +156,11 @@ describe('plans', () => {
     expect(await planOf(cookie, id)).toMatchObject({ planId: 'free', subscription: null, balanceCents: 101 });
     expect(await serverRow(id)).toMatchObject({ planId: 'free', maxPlayers: 10, memoryMb: 1024 });
     expect((await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().status).toBe('SUCCESS');
+    // Back on Free, server.properties says Free's 10 again (it said Starter's 35).
+    await until(
+      async () => (await send('GET', `/v1/server/${id}/files/content?path=/server.properties`, cookie)).json().result.content as string,
+      (text) => /^max-players=10$/m.test(text),
+    );
 
     // Renewal turned off: the plan runs to its end, then Free; deleting is allowed meanwhile.
     const other = await payingOwner('cancel', 1000);

@@ -439,6 +439,7 @@ export class ServerDirectory {
       port: row.port,
       stats: this.hub.statsOf(row.id),
       memoryLimit: row.memoryMb,
+      playerSlots: row.maxPlayers,
       publicListing: row.publicListing,
       joinByName: this.joinProxyConnected(),
       eulaAccepted: isJavaSoftware(row.software) ? row.eulaAcceptedAt !== null : null,

@@ -1,4 +1,4 @@
-import { endpoints, MOTD_RAW_MAX, type ServerProperties } from '@spawnpoint/contracts';
+import { endpoints, MOTD_RAW_MAX, type ServerProperties, type ServerPropertiesView } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -18,18 +18,24 @@ const input = 'mt-1 block w-full rounded-md border border-slate-300 px-3 py-2';
 export default function ServerPropertiesPage() {
   const { id = '' } = useParams();
   const load = useServer(id);
-  const [values, setValues] = useState<ServerProperties | null>(null);
+  const [values, setValues] = useState<ServerPropertiesView | null>(null);
+  // As last read or saved: only what the user changed is sent, so a value the form would refuse (a tenant
+  // can write anything into the file) or a two-line MOTD from the Appearance page is kept unless edited.
+  const [loaded, setLoaded] = useState<ServerPropertiesView | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { sending: saving, send } = useSending();
   const [saved, setSaved] = useState(false);
-  // A two-line MOTD (from the Appearance page) cannot live in a one-line field: sent only when edited here.
-  const [motdTouched, setMotdTouched] = useState(false);
+  const show = (read: ServerPropertiesView) => {
+    setValues(read);
+    setLoaded(read);
+  };
 
   useEffect(() => {
-    if (load.status === 'ready') getProperties(id).then(setValues, () => undefined);
+    if (load.status === 'ready') getProperties(id).then(show, () => undefined);
   }, [id, load.status]);
 
-  const set = <K extends keyof ServerProperties>(key: K, value: ServerProperties[K]) => setValues((v) => (v ? { ...v, [key]: value } : v));
+  const set = <K extends keyof ServerPropertiesView>(key: K, value: ServerPropertiesView[K]) =>
+    setValues((v) => (v ? { ...v, [key]: value } : v));
 
   // Spawn protection and the nether exist on Java servers only; the API sends them only for those.
   const javaOnly = values?.['spawn-protection'] !== undefined;
@@ -37,11 +43,17 @@ export default function ServerPropertiesPage() {
   function save(event: React.FormEvent) {
     event.preventDefault();
     if (!values) return;
+    const changed = Object.fromEntries(
+      Object.entries(values).filter(([key, value]) => loaded?.[key as keyof ServerPropertiesView] !== value),
+    ) as Partial<ServerProperties>;
+    if (Object.keys(changed).length === 0) {
+      notify('info', 'Nothing to save', 'No setting was changed.');
+      return;
+    }
     void send(async () => {
       setErrors({});
       try {
-        const { motd: _kept, ...rest } = values;
-        setValues(await putProperties(id, motdTouched ? values : rest));
+        show(await putProperties(id, changed));
         setSaved(true);
         notify('success', 'Settings saved', 'They apply the next time the server starts.');
       } catch (err) {
@@ -66,10 +78,7 @@ export default function ServerPropertiesPage() {
               className={input}
               value={values.motd}
               maxLength={MOTD_RAW_MAX}
-              onChange={(e) => {
-                setMotdTouched(true);
-                set('motd', e.target.value);
-              }}
+              onChange={(e) => set('motd', e.target.value)}
             />
             <p className="mt-1 text-xs text-slate-500">
               Shown in the players’ server list. Colours and a second line:{' '}
@@ -89,11 +98,14 @@ export default function ServerPropertiesPage() {
                 id="p-max"
                 type="number"
                 min={1}
-                max={10}
+                max={load.status === 'ready' ? load.server.playerSlots : undefined}
                 className={input}
                 value={values['max-players']}
                 onChange={(e) => set('max-players', Number(e.target.value))}
               />
+              {load.status === 'ready' ? (
+                <p className="mt-1 text-xs text-slate-500">Up to {load.server.playerSlots} on this server’s plan.</p>
+              ) : null}
               {errors['max-players'] ? <p className="text-sm text-red-600">{errors['max-players']}</p> : null}
             </div>
             <div>
