@@ -16,7 +16,7 @@ import {
   type ApiToAgentEvents,
   type ServerState,
 } from '@spawnpoint/contracts';
-import { bearerIs, httpMetrics, loggerOptions, requestIdOf, requestLogController } from '@spawnpoint/logging';
+import { answerClientError, bearerIs, httpMetrics, loggerOptions, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { metricsRoute, nodeGauges } from './metrics.ts';
 import { SoftwareInstaller } from './software-installer.ts';
 import { findJavaRuntimes } from './java-runtimes.ts';
@@ -249,6 +249,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     logController: requestLogController(config.LOG_LEVEL, metrics.record),
     // The API's request id, so one id ties its log lines of a call to this node's.
     genReqId: requestIdOf,
+    clientErrorHandler: answerClientError,
     bodyLimit: 64 * 1024,
     // A path the router cannot read (broken %-escapes) or with a part longer than any id: a browser may send
     // one to the download port, so it is answered in the envelope with the browser headers, not with

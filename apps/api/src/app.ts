@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
+import { answerClientError, httpMetrics, loggerOptions, REQUEST_ID_HEADER, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { liveGauges, metricsRoutes } from './metrics.ts';
 import { redisCluster, singleProcess } from './cluster.ts';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -110,6 +110,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     logger: loggerOptions({ level: config.LOG_LEVEL, format: config.logFormat, name: 'api' }),
     logController: requestLogController(config.LOG_LEVEL, metrics.record),
     genReqId: requestIdOf,
+    clientErrorHandler: answerClientError,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

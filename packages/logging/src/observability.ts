@@ -5,6 +5,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry, type MetricType } from 'prom-client';
 
@@ -23,6 +24,28 @@ export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers[REQUEST_ID_HEADER];
   if (typeof given === 'string' && GIVEN_ID.test(given)) return given;
   return `${idPrefix}-${(++idCounter).toString(36)}`;
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route sees it (headers
+ * over 16 KB, a broken request line, two Content-Lengths, no request in time) is answered in the envelope
+ * every other refusal uses, not Fastify's `{"error":…,"statusCode":…}`. The connection is closed after it.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A connection reset or already closed: there is nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request did not arrive in time.']
+        : [400, 'Bad Request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ status: 'INVALID_INPUT', message });
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(error);
 }
 
 /** The content type of the metrics page (Prometheus' text format). */

@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, requester, signedUp, uniqueIp } from '../test/build-test-app.ts';
 
@@ -69,6 +71,27 @@ describe('bad input never gets a 5xx', () => {
       const res = await send(method, url, session, body, headers);
       expect([what, res.statusCode, res.json().status]).toEqual([what, 400, 'INVALID_INPUT']);
     }
+  });
+
+  it('a request the HTTP parser refuses is answered in the envelope too (broken request line, headers over 16 KB)', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    // Raw bytes on a socket: what a broken client or a probe sends, which never reaches a route.
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const envelope = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+    const garbage = await raw('HELLO THERE\r\n\r\n');
+    expect(garbage.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(envelope(garbage)).toEqual({ status: 'INVALID_INPUT', message: 'The request is not valid HTTP.' });
+    const huge = await raw(`GET /v1/servers/list?q=${'a'.repeat(20_000)} HTTP/1.1\r\nhost: localhost\r\n\r\n`);
+    expect(huge.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(envelope(huge)).toEqual({ status: 'INVALID_INPUT', message: 'The request headers are too large.' });
   });
 
   it('unknown API paths are NOT_FOUND in the envelope', async () => {
