@@ -92,7 +92,9 @@ export function installErrorHandling(app: FastifyInstance, options: { production
       return reply
         .status(400)
         .send(
-          failureBody('INVALID_INPUT', { _: 'The request holds a character that cannot be saved (such as a NUL byte). Remove it and try again.' }),
+          failureBody('INVALID_INPUT', {
+            _: 'The request holds a character that cannot be saved (such as a NUL byte). Remove it and try again.',
+          }),
         );
     request.log.error({ err: error }, 'unhandled error');
     const details = options.production ? undefined : (error.stack ?? `${error.name}: ${error.message}`);
