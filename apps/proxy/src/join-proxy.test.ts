@@ -251,6 +251,22 @@ describe('the join proxy', () => {
     expect(game.sockets).toHaveLength(0);
   });
 
+  it('answers one status request per connection: a client that asks again without reading is closed', async () => {
+    await start();
+    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port, ICON) });
+    const { socket, all } = dial(proxy.port);
+    const request = Buffer.from([0x01, 0x00]);
+    // The handshake, then many status requests at once (each answer carries the icon: an amplifier).
+    socket.write(Buffer.concat([handshakeBytes('1.21.4', `sleepy.${DOMAIN}`, 1), ...Array.from({ length: 50 }, () => request)]));
+    const sent = await all;
+    const first = readPacket(sent, 1024 * 1024);
+    expect(first.kind).toBe('ok');
+    if (first.kind !== 'ok') return;
+    expect(first.value.id).toBe(0x00);
+    // That one answer and nothing after it.
+    expect(sent.length).toBe(first.size);
+  });
+
   it('says "No server with this name" in the server list and on the disconnect screen', async () => {
     await start();
     const status = await pingThrough(proxy.port, `nobody.${DOMAIN}`);
