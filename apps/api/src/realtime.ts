@@ -8,6 +8,7 @@ import {
   SOCKETS_PER_SESSION_MAX,
   SOCKETS_PER_USER_MAX,
   serverCommandPayload,
+  serverIdParams,
   serverSubscribePayload,
   socketAuthPayload,
   socketEventPermissions,
@@ -185,7 +186,15 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
 
     socket.on('server:command', async (payload) => {
       const parsed = serverCommandPayload.safeParse(payload);
-      if (!parsed.success || !socket.data.userId) return;
+      if (!socket.data.userId) return;
+      if (!parsed.success) {
+        // A command the console cannot take (two lines, a control character) is said, not dropped unseen.
+        const serverId: unknown = (payload as { serverId?: unknown } | null)?.serverId;
+        const command = parsed.error.issues.find((issue) => issue.path[0] === 'command');
+        if (command && typeof serverId === 'string' && serverIdParams.safeParse({ serverId }).success)
+          socket.emit('server:error', { serverId, status: 'INVALID_INPUT', message: command.message });
+        return;
+      }
       try {
         const row = await directory.authorize(socket.data.userId, parsed.data.serverId, socketEventPermissions['server:command']);
         const state = hub.stateOf(row.id);

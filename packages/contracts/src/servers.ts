@@ -97,9 +97,18 @@ export type PowerAction = z.infer<typeof powerAction>;
 /** What a power action answers: the state the server is in once the action was accepted. */
 export const powerResult = z.object({ serverId: z.string(), state: serverState });
 
-export const commandRequest = z.object({
-  command: z.string().trim().min(1, 'The command field is required').max(256, 'The command field may not be greater than 256 characters'),
-});
+/**
+ * A console command as typed: one line of at most 256 characters without control characters. A line break
+ * would run a second command unseen (one message, one command, one entry in the activity log), and a NUL
+ * could not be kept in that log.
+ */
+export const consoleCommand = z
+  .string()
+  .trim()
+  .min(1, 'The command field is required')
+  .max(256, 'The command field may not be greater than 256 characters')
+  .refine((command) => !/\p{Cc}/u.test(command), 'A command is one line without control characters.');
+export const commandRequest = z.object({ command: consoleCommand });
 
 /**
  * The names a server's status ping lists (its `sample`), as far as they are kept. The game answers that ping,

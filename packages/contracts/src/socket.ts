@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
-import { playTimeStatus, serverStats } from './servers.ts';
+import { consoleCommand, playTimeStatus, serverIdParams, serverStats } from './servers.ts';
 
 /** Socket.IO events between the browser and the API (ARCHITECTURE §5). */
 export const socketAuthPayload = z.object({ token: z.string().min(1).max(1024) });
@@ -62,8 +62,9 @@ export interface ClientToServerEvents {
   'public:watch': (payload: z.infer<typeof publicWatchPayload>) => void;
 }
 
-export const serverSubscribePayload = z.object({ serverId: z.string().min(1).max(64) });
-export const serverCommandPayload = z.object({ serverId: z.string().min(1).max(64), command: z.string().trim().min(1).max(256) });
+// Ids as the HTTP routes take them (no NUL or other stray character reaches a lookup).
+export const serverSubscribePayload = serverIdParams;
+export const serverCommandPayload = serverIdParams.extend({ command: consoleCommand });
 
 /** Bytes one message of a browser socket may carry (measured in bytes, not characters). */
 export const BROWSER_MESSAGE_BYTES_MAX = 32 * 1024;

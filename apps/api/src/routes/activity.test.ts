@@ -128,6 +128,33 @@ describe('the activity log of a server', () => {
     expect(JSON.stringify(rows)).not.toContain('do-not-log-this');
   });
 
+  it('refuses a command with a line break or a control character, over HTTP and the socket, so none runs unlogged', async () => {
+    const { id, cookie } = owner;
+    const before = (await page(id, cookie)).entries.length;
+    for (const command of ['say one\nop Mallory', 'say one\rop Mallory', 'say \u0000nul', 'stop\u0000']) {
+      const res = await send('POST', `/v1/server/${id}/command`, cookie, { command });
+      expect([res.statusCode, res.json().status, res.json().fields?.command]).toEqual([
+        400,
+        'INVALID_INPUT',
+        'A command is one line without control characters.',
+      ]);
+    }
+    const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
+    const socket = connect(base, { transports: ['websocket'], reconnection: false });
+    sockets.push(socket);
+    const authed = new Promise<void>((resolve) => socket.once('auth:success', () => resolve()));
+    socket.emit('auth', { token });
+    await authed;
+    const refused = new Promise<unknown>((resolve) => socket.once('server:error', resolve));
+    socket.emit('server:command', { serverId: id, command: 'say one\nop Mallory' });
+    expect(await refused).toEqual({ serverId: id, status: 'INVALID_INPUT', message: 'A command is one line without control characters.' });
+    // A NUL in the id is no server of anyone's: nothing comes back, and nothing broke.
+    socket.emit('server:subscribe', { serverId: `${id}\u0000` });
+    expect((await page(id, cookie)).entries.length).toBe(before);
+    const ops = (await send('GET', `/v1/server/${id}/files/content?path=/ops.json`, cookie)).json();
+    expect(JSON.stringify(ops)).not.toContain('Mallory');
+  });
+
   it('pages with ?before=<next>&limit= without gaps or repeats', async () => {
     const { id, cookie } = owner;
     const all = (await page(id, cookie)).entries;
