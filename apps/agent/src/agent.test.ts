@@ -85,6 +85,29 @@ describe('built-in runtime (real flying-squid servers)', () => {
       (p) => p.includes('Saver'),
     );
 
+    // Players' words reach the owner's console: a name or chat with control characters is refused, as the
+    // game refuses them, before anything of it is written there.
+    const oddName = createClient({ host: '127.0.0.1', port, username: 'a\nfake line', auth: 'offline', version: '1.21.4' });
+    oddName.on('error', () => undefined);
+    const refusedName = await new Promise<string>((resolve) =>
+      oddName.once('disconnect', (packet: { reason: string }) => resolve(packet.reason)),
+    );
+    expect(refusedName).toContain('Invalid characters in username');
+    const chatter = createClient({ host: '127.0.0.1', port, username: 'Chatter', auth: 'offline', version: '1.21.4' });
+    chatter.on('error', () => undefined);
+    await new Promise((resolve) => chatter.once('login', resolve));
+    const gone = new Promise((resolve) => chatter.once('end', resolve));
+    chatter.write('chat_message', {
+      message: '\u001b[31mServer stopping\nfake line',
+      timestamp: BigInt(Date.now()),
+      salt: 0n,
+      offset: 0,
+      acknowledged: Buffer.alloc(3),
+    });
+    await gone;
+    expect(consoleOf('life1')).not.toContain('fake line');
+    expect(agent.servers.get('life1')?.onlinePlayers()).toContain('Saver');
+
     expect((await call('POST', '/v1/servers/life1/command', { command: 'say hello from the console' })).body.status).toBe('SUCCESS');
     await until(
       () => consoleOf('life1'),

@@ -51,6 +51,7 @@ interface LoginClient {
   uuid: string;
   end(reason: string): void;
   write(name: string, params: Record<string, unknown>): void;
+  emit(event: string | symbol, ...args: unknown[]): boolean;
   /** Set when the login was refused before the game saw the player. */
   spawnpointRefused?: boolean;
 }
@@ -97,6 +98,12 @@ const options = {
   // Called by minecraft-protocol once the player's name and UUID are known, before the login succeeds:
   // a refusal here reaches the player as the disconnect screen's words.
   beforeLogin: (client: LoginClient) => {
+    // Checked first: the refusals below write the name to the console.
+    if (!validPlayerName(client.username)) {
+      client.spawnpointRefused = true;
+      client.end('Invalid characters in username');
+      return;
+    }
     const reason = refusal?.(client) ?? null;
     if (reason === null) return;
     client.spawnpointRefused = true;
@@ -133,6 +140,21 @@ const pluginsLoaded = (async () => {
   }
 })();
 
+// Players' words reach the owner's console, where control characters would colour it or make a line look
+// like the server's own. The game itself refuses them (a name of printable ASCII without spaces, at most 16
+// characters; chat without control characters or §); flying-squid does not, so it is done here.
+function validPlayerName(name: string): boolean {
+  return /^[\x21-\x7e]{1,16}$/.test(name);
+}
+const CHAT_PACKETS = new Set(['chat', 'chat_message', 'chat_command', 'chat_command_signed']);
+const ILLEGAL_IN_CHAT = /[\p{Cc}§]/u;
+function illegalChat(event: string, data: unknown): boolean {
+  if (!CHAT_PACKETS.has(event) || !data || typeof data !== 'object') return false;
+  const { message, command } = data as { message?: unknown; command?: unknown };
+  const text = typeof message === 'string' ? message : typeof command === 'string' ? command : '';
+  return ILLEGAL_IN_CHAT.test(text);
+}
+
 // flying-squid does not enforce max-players: refuse the login before its own handlers run.
 const loginHandlers = serv._server.listeners('login');
 serv._server.removeAllListeners('login');
@@ -149,6 +171,15 @@ serv._server.on('login', (client) => {
     client.end('The server is full.');
     return;
   }
+  // Before flying-squid's own listeners see a chat packet (they broadcast it and write it to the console).
+  const emit = client.emit.bind(client);
+  client.emit = (event: string | symbol, ...args: unknown[]) => {
+    if (typeof event === 'string' && illegalChat(event, args[0])) {
+      client.end('Illegal characters in chat');
+      return false;
+    }
+    return emit(event, ...args);
+  };
   for (const handler of loginHandlers) handler(client);
 });
 
