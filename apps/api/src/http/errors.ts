@@ -89,13 +89,11 @@ export function installErrorHandling(app: FastifyInstance, options: { production
     if (status === 415) return reply.status(415).send(failureBody('INVALID_INPUT', { _: 'The request body must be JSON.' }));
     if (status >= 400 && status < 500) return reply.status(400).send(failureBody('INVALID_INPUT'));
     if (unstorableText(error))
-      return reply
-        .status(400)
-        .send(
-          failureBody('INVALID_INPUT', {
-            _: 'The request holds a character that cannot be saved (such as a NUL byte). Remove it and try again.',
-          }),
-        );
+      return reply.status(400).send(
+        failureBody('INVALID_INPUT', {
+          _: 'The request holds a character that cannot be saved (such as a NUL byte). Remove it and try again.',
+        }),
+      );
     request.log.error({ err: error }, 'unhandled error');
     const details = options.production ? undefined : (error.stack ?? `${error.name}: ${error.message}`);
     return reply.status(500).send(failureBody('INTERNAL_ERROR', undefined, undefined, details));
