@@ -162,8 +162,9 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
   let head: Buffer = Buffer.alloc(0);
   let handshake: Handshake | null = null;
   let legacyTimer: NodeJS.Timeout | null = null;
-  // One status answer per connection, as the game gives: each answer can be ~90 KB (the tenant's icon) for a
-  // 2-byte request, so answering every request a client that never reads sends piled up gigabytes here.
+  // One status answer per connection, as the game gives; a request again is read and ignored (some clients
+  // send two). Each answer can be ~90 KB (the tenant's icon) for a 2-byte request, so answering every
+  // request of a client that never reads piled up gigabytes here.
   let statusAnswered = false;
   let deadline = setTimeout(() => client.destroy(), settings.handshakeTimeoutMs);
 
@@ -264,9 +265,9 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       }
       buffered = buffered.subarray(read.size);
       const { id, body } = read.value;
-      if (id === 0x00 && body.length === 0 && !statusAnswered) {
+      if (id === 0x00 && body.length === 0) {
+        if (!statusAnswered) client.write(statusResponse(statusInfo()));
         statusAnswered = true;
-        client.write(statusResponse(statusInfo()));
       } else if (id === 0x01 && body.length === 8) {
         phase = 'done';
         client.end(packet(0x01, body));
