@@ -89,18 +89,30 @@ async function linkRefusal(signer: LinkSigner, grant: LinkGrant, signature: stri
 }
 
 /**
- * Passes exactly `size` bytes on: one more fails the write (the link was made for that size, and the
- * disk check with it), as does a body that ends short of it. Either way the sandbox keeps nothing.
+ * Passes exactly `size` bytes on: one more fails the write (the link was made for that size, or the
+ * uploader declared it, and the disk check with it), as does a body that ends short of it. Either way the
+ * sandbox keeps nothing.
  */
-async function* exactly(source: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+async function* exactly(
+  source: AsyncIterable<Buffer>,
+  size: number,
+  said = {
+    larger: 'The file is larger than the size its upload link was made for.',
+    short: 'The upload did not complete. Please try again.',
+  },
+): AsyncGenerator<Buffer> {
   let seen = 0;
   for await (const chunk of source) {
     seen += chunk.length;
-    if (seen > size) throw new SandboxError('INVALID_INPUT', 'The file is larger than the size its upload link was made for.');
+    if (seen > size) throw new SandboxError('INVALID_INPUT', said.larger);
     yield chunk;
   }
-  if (seen < size) throw new SandboxError('INVALID_INPUT', 'The upload did not complete. Please try again.');
+  if (seen < size) throw new SandboxError('INVALID_INPUT', said.short);
 }
+const DECLARED = {
+  larger: 'The file is larger than the size the upload declared.',
+  short: 'The file is smaller than the size the upload declared.',
+};
 
 /** File, properties and backup endpoints of the agent, every path through the server's sandbox. */
 export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
@@ -137,9 +149,10 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
   route(agentEndpoints.fileWrite, async ({ request, params, query }) =>
     withUploadBody(request.body, async (body) => {
       const { sandbox } = await server(params);
-      // What the uploader declared: refused at once when it cannot fit (still counted as written).
+      // What the uploader declared: refused at once when it cannot fit, and the file must be that size.
       if (query.size !== undefined) await sandbox.checkFits(query.path, query.size);
-      return { bytes: await sandbox.writeFrom(query.path, body, { overwrite: query.overwrite === 'true' }) };
+      const source = query.size === undefined ? body : exactly(body, query.size, DECLARED);
+      return { bytes: await sandbox.writeFrom(query.path, source, { overwrite: query.overwrite === 'true' }) };
     }),
   );
 

@@ -396,6 +396,23 @@ describe('files', () => {
       remoteAddress: uniqueIp(),
     });
     expect(accepted.json().status).toBe('SUCCESS');
+    // The file must be the size declared: larger or smaller is refused and nothing is written.
+    for (const [size, message] of [
+      [3, 'The file is larger than the size the upload declared.'],
+      [30, 'The file is smaller than the size the upload declared.'],
+    ] as const) {
+      const other = multipart('other.txt', Buffer.from('a few bytes'));
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: `/v1/server/${id}/files/upload?path=/other.txt&size=${size}`,
+        headers: { cookie, ...other.headers },
+        payload: other.payload,
+        remoteAddress: uniqueIp(),
+      });
+      expect([refused.statusCode, refused.json().status, refused.json().message]).toEqual([400, 'INVALID_INPUT', message]);
+    }
+    const after = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result.map((e: { name: string }) => e.name);
+    expect(after).not.toContain('other.txt');
   });
 
   it('refuses to open binary files in the editor and explains', async () => {
