@@ -60,14 +60,19 @@ const page = async (id: string, cookie: string, query = ''): Promise<ServerActiv
 };
 const actions = (entries: ServerActivityEntry[]) => entries.map((e) => [e.action, e.target]);
 
-async function socketCommand(cookie: string, serverId: string, command: string): Promise<void> {
+/** A live socket of `cookie`'s session, authenticated. */
+async function signedInSocket(cookie: string): Promise<Socket> {
   const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
   const socket = connect(base, { transports: ['websocket'], reconnection: false });
   sockets.push(socket);
   const authed = new Promise<void>((resolve) => socket.once('auth:success', () => resolve()));
   socket.emit('auth', { token });
   await authed;
-  socket.emit('server:command', { serverId, command });
+  return socket;
+}
+
+async function socketCommand(cookie: string, serverId: string, command: string): Promise<void> {
+  (await signedInSocket(cookie)).emit('server:command', { serverId, command });
 }
 
 describe('the activity log of a server', () => {
@@ -139,12 +144,7 @@ describe('the activity log of a server', () => {
         'A command is one line without control characters.',
       ]);
     }
-    const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
-    const socket = connect(base, { transports: ['websocket'], reconnection: false });
-    sockets.push(socket);
-    const authed = new Promise<void>((resolve) => socket.once('auth:success', () => resolve()));
-    socket.emit('auth', { token });
-    await authed;
+    const socket = await signedInSocket(cookie);
     const refused = new Promise<unknown>((resolve) => socket.once('server:error', resolve));
     socket.emit('server:command', { serverId: id, command: 'say one\nop Mallory' });
     expect(await refused).toEqual({ serverId: id, status: 'INVALID_INPUT', message: 'A command is one line without control characters.' });

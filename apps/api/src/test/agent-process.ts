@@ -38,7 +38,7 @@ export async function prepareAgent(
   const portRange = `${low}-${low + 99}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'spawnpoint-test-agent-'));
   let child: ChildProcess | null = null;
-  // Set by crash() and stop(): any other exit is one a test did not ask for.
+  // Set by crash() and stop(); an exit without it is one no test asked for.
   let ending = false;
   const lines: string[] = [];
   let partial = '';
