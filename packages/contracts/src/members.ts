@@ -85,5 +85,6 @@ export const memberMessages = {
   invalidToken: 'This invitation link is not valid. Ask for a new invitation.',
   expiredToken: 'This invitation has expired. Ask the server owner for a new one.',
   usedToken: 'This invitation has already been used.',
+  senderGone: 'This invitation is no longer valid: whoever sent it can no longer give this role. Ask the server owner for a new one.',
   otherAddress: 'This invitation was sent to another email address. Sign in with that address to accept it.',
 } as const;

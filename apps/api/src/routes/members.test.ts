@@ -15,6 +15,7 @@ import { eq } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../../test-support/until.ts';
+import { sha256 } from '../auth/tokens.ts';
 import { backups, serverInvitations, serverMembers, servers, users } from '../db/schema.ts';
 import { buildTestApp, cookieFrom, linkIn, mailsTo, requester, uniqueEmail, type Send } from '../test/build-test-app.ts';
 
@@ -305,6 +306,62 @@ describe('invitations', () => {
     expect(answers.map((a) => a.json().status).sort()).toEqual(['INVALID_STATE', 'INVALID_STATE', 'SUCCESS']);
     const rows = await t.ctx.database.db.select().from(serverMembers).where(eq(serverMembers.serverId, serverId));
     expect(rows).toHaveLength(1);
+  });
+
+  it('a removed or demoted administrator cannot come back through invitations sent beforehand', async () => {
+    const owner = await account();
+    const admin = await account();
+    const serverId = await serverOf(owner);
+    await addMember(serverId, admin, 'administrator');
+    // Before being removed, the administrator invites a second mailbox of their own, as administrator.
+    const spare = await account();
+    await invite(serverId, admin, spare.emailAddress, 'administrator');
+    const spareToken = tokenMailedTo(spare.emailAddress);
+    // And one invitation the owner then resends (the owner stands behind it from then on).
+    const kept = await account();
+    const keptId = (await invite(serverId, admin, kept.emailAddress, 'viewer')).json().result.invitationId as string;
+    await send('POST', `/v1/server/${serverId}/invitations/${keptId}/resend`, owner.cookie);
+
+    expect((await send('DELETE', `/v1/server/${serverId}/members/${admin.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
+    const listed = (await send('GET', `/v1/server/${serverId}/members`, owner.cookie)).json().result;
+    expect(listed.invitations.map((i: { emailAddress: string }) => i.emailAddress)).toEqual([kept.emailAddress]);
+    const log = (await send('GET', `/v1/server/${serverId}/activity`, owner.cookie)).json().result;
+    expect(log.entries.map((e: { action: string; target: string }) => [e.action, e.target])).toContainEqual([
+      'invitation.revoke',
+      `${spare.emailAddress} (sent by ${admin.emailAddress})`,
+    ]);
+    const refused = await accept(spare, spareToken);
+    expect([refused.statusCode, refused.json().message]).toEqual([400, memberMessages.invalidToken]);
+    expect((await send('GET', '/v1/user/servers', spare.cookie)).json().result).toEqual([]);
+    expect((await accept(kept, tokenMailedTo(kept.emailAddress))).json().status).toBe('SUCCESS');
+
+    // Demoted to moderator (no `members.manage`): the invitations they sent go the same way.
+    const other = await account();
+    await addMember(serverId, other, 'administrator');
+    const friend = await account();
+    await invite(serverId, other, friend.emailAddress, 'viewer');
+    const friendToken = tokenMailedTo(friend.emailAddress);
+    await send('PUT', `/v1/server/${serverId}/members/${other.userId}`, owner.cookie, { role: 'moderator' });
+    expect((await accept(friend, friendToken)).json().message).toBe(memberMessages.invalidToken);
+
+    // Even a row the revocation missed (written around it) is refused on accept, and stays open.
+    const late = await account();
+    const lateToken = randomBytes(32).toString('base64url');
+    await t.ctx.database.db.insert(serverInvitations).values({
+      id: randomBytes(9).toString('base64url'),
+      serverId,
+      emailAddress: late.emailAddress,
+      role: 'administrator',
+      tokenHash: sha256(lateToken),
+      invitedBy: other.userId,
+      sentAt: new Date(),
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    const voided = await accept(late, lateToken);
+    expect([voided.statusCode, voided.json().message]).toEqual([409, memberMessages.senderGone]);
+    const [row] = await t.ctx.database.db.select().from(serverInvitations).where(eq(serverInvitations.emailAddress, late.emailAddress));
+    expect(row?.acceptedAt).toBeNull();
+    expect((await send('GET', '/v1/user/servers', late.cookie)).json().result).toEqual([]);
   });
 
   it('sends one invitation when the same address is invited twice at once (a double click, two tabs)', async () => {

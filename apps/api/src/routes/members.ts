@@ -5,6 +5,7 @@ import {
   memberMessages,
   PENDING_INVITATIONS_MAX,
   SERVER_MEMBERS_MAX,
+  roleHas,
   type ServerInvitation,
   type ServerRole,
 } from '@spawnpoint/contracts';
@@ -15,10 +16,18 @@ import { serverInvitations, serverMembers, servers, users } from '../db/schema.t
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { invitationMail } from '../mail/templates.ts';
-import { listActivity, recordActivity } from '../servers/activity.ts';
+import { listActivity, recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
 import type { ServerRow } from '../servers/server-creator.ts';
 
 type InvitationRow = typeof serverInvitations.$inferSelect;
+
+/**
+ * Whether a member with `role` (null: no longer a member) may still stand behind an invitation for
+ * `invited`: an invitation is only as good as its sender's authority now, so a removed or demoted
+ * administrator cannot come back in through an invitation sent beforehand to a second mailbox.
+ */
+export const mayStillInvite = (role: ServerRole | null, invited: ServerRole) =>
+  role !== null && roleHas(role, 'members.manage') && canGrant(role, invited);
 
 function presentInvitation(row: InvitationRow): ServerInvitation {
   return {
@@ -60,6 +69,28 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     if (!member) throw new ApiError('NOT_FOUND');
     if (!canGrant(actor.role, member.role)) throw new ApiError('NO_PERMISSION', undefined, memberMessages.grant);
     return member;
+  }
+
+  /**
+   * In the transaction that removes a member or changes their role: their pending invitations for roles
+   * they can no longer give are revoked (and logged), so the owner's list shows what can still be accepted.
+   */
+  async function revokeInvitationsOf(
+    tx: DbOrTx,
+    record: (tx: DbOrTx, note: ActivityNote) => Promise<void>,
+    serverId: string,
+    member: { userId: string; emailAddress: string; role: ServerRole | null },
+  ): Promise<void> {
+    const sent = await tx
+      .select({ id: serverInvitations.id, emailAddress: serverInvitations.emailAddress, role: serverInvitations.role })
+      .from(serverInvitations)
+      .where(
+        and(eq(serverInvitations.serverId, serverId), eq(serverInvitations.invitedBy, member.userId), isNull(serverInvitations.acceptedAt)),
+      );
+    for (const invitation of sent.filter((i) => !mayStillInvite(member.role, i.role))) {
+      await tx.delete(serverInvitations).where(eq(serverInvitations.id, invitation.id));
+      await record(tx, { action: 'invitation.revoke', target: `${invitation.emailAddress} (sent by ${member.emailAddress})` });
+    }
   }
 
   route(endpoints.serverMembers, async ({ server }) => {
@@ -152,7 +183,8 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     const row = await db.transaction(async (tx) => {
       const [updated] = await tx
         .update(serverInvitations)
-        .set({ tokenHash: sha256(token), sentAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) })
+        // Whoever resends stands behind it from now on (see `mayStillInvite`).
+        .set({ tokenHash: sha256(token), sentAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), invitedBy: session.user.id })
         .where(
           and(
             eq(serverInvitations.id, params.invitationId),
@@ -197,6 +229,7 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
           .set({ role: body.role })
           .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
         await record(tx, { action: 'member.role', target: `${member.emailAddress}: ${member.role} → ${body.role}` });
+        await revokeInvitationsOf(tx, record, server.id, { userId: params.userId, emailAddress: member.emailAddress, role: body.role });
       });
       directory.accessChanged({ serverId: server.id, userId: params.userId, role: body.role });
     }
@@ -208,6 +241,7 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     await db.transaction(async (tx) => {
       await tx.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
       await record(tx, { action: 'member.remove', target: `${member.emailAddress} (${member.role})` });
+      await revokeInvitationsOf(tx, record, server.id, { userId: params.userId, emailAddress: member.emailAddress, role: null });
     });
     directory.accessChanged({ serverId: server.id, userId: params.userId, role: null });
     return null;
@@ -236,6 +270,20 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
         if (!row) return null;
         // The owner (who may have moved to the invited address since) holds every key already.
         const [server] = await tx.select({ ownerId: servers.ownerId }).from(servers).where(eq(servers.id, row.serverId)).limit(1);
+        // Only as good as its sender's authority now: thrown in the transaction, so the row stays open
+        // for the revocation that removing or demoting the sender makes.
+        if (server && row.invitedBy !== server.ownerId) {
+          const [sender] = row.invitedBy
+            ? await tx
+                .select({ role: serverMembers.role })
+                .from(serverMembers)
+                .where(and(eq(serverMembers.serverId, row.serverId), eq(serverMembers.userId, row.invitedBy)))
+                .limit(1)
+                // Locked: a removal at this moment waits for this accept (and then takes the new member too) or wins.
+                .for('update')
+            : [];
+          if (!mayStillInvite(sender?.role ?? null, row.role)) throw new ApiError('INVALID_STATE', undefined, memberMessages.senderGone);
+        }
         if (server && server.ownerId !== user.id)
           await tx
             .insert(serverMembers)
