@@ -88,6 +88,16 @@ test('the server list shows the new server with its address and live state', asy
   await page.goto('/servers/create');
   await page.getByLabel('Server name').fill(name);
   await expect(page.getByText('This name is already in use.')).toBeVisible();
+
+  // A second server is the most a free account owns: the form says so before anything is typed.
+  const second = await page.request.post('/v1/server/create', { data: { serverName: `${name}-2` } });
+  expect(((await second.json()) as { status: string }).status).toBe('SUCCESS');
+  await page.goto('/servers');
+  await expect(page.getByTestId('server-card')).toHaveCount(2);
+  await page.goto('/servers/create');
+  await expect(page.getByRole('status').filter({ hasText: 'An account can own at most 2 servers. Delete one' })).toBeVisible();
+  await page.getByLabel('Server name').fill(`${name}-3`);
+  await expect(page.getByRole('button', { name: 'Create server' })).toBeDisabled();
 });
 
 test('an owner lists a server publicly and a visitor finds it on the server list', async ({ page, browser }) => {

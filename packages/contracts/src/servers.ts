@@ -245,4 +245,9 @@ export const powerPreconditions: Record<PowerAction, readonly z.infer<typeof ser
 };
 
 export const FREE_SERVER_LIMIT = 2;
+/**
+ * SERVER_LIMIT_REACHED when creating: the catalogue's text is about servers running at once (hibernating
+ * frees that), but an owned server only stops counting once it is deleted.
+ */
+export const OWNED_SERVER_LIMIT_MESSAGE = `An account can own at most ${FREE_SERVER_LIMIT} servers. Delete one of yours to create another.`;
 export const FREE_MEMORY_MB = 1024;

@@ -2,6 +2,7 @@ import {
   DEFAULT_SOFTWARE,
   FREE_MEMORY_MB,
   FREE_SERVER_LIMIT,
+  OWNED_SERVER_LIMIT_MESSAGE,
   findSoftware,
   isRestrictedName,
   javaMajorFor,
@@ -44,7 +45,7 @@ export async function serverCreator(
     const [owner] = await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('update');
     if (!owner) throw new ApiError('NOT_AUTHENTICATED');
     const [owned] = await tx.select({ n: count() }).from(servers).where(eq(servers.ownerId, ownerId));
-    if ((owned?.n ?? 0) >= FREE_SERVER_LIMIT) throw new ApiError('SERVER_LIMIT_REACHED');
+    if ((owned?.n ?? 0) >= FREE_SERVER_LIMIT) throw new ApiError('SERVER_LIMIT_REACHED', undefined, OWNED_SERVER_LIMIT_MESSAGE);
     const [taken] = await tx.select({ id: servers.id }).from(servers).where(eq(servers.name, request.serverName)).limit(1);
     if (taken) throw new ApiError('SERVER_NAME_ALREADY_IN_USE');
 

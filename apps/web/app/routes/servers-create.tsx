@@ -1,4 +1,13 @@
-import { DEFAULT_SOFTWARE, isJavaSoftware, SERVER_NAME_MAX, serverName, type ServerDetails, type SoftwareId } from '@spawnpoint/contracts';
+import {
+  DEFAULT_SOFTWARE,
+  FREE_SERVER_LIMIT,
+  isJavaSoftware,
+  OWNED_SERVER_LIMIT_MESSAGE,
+  SERVER_NAME_MAX,
+  serverName,
+  type ServerDetails,
+  type SoftwareId,
+} from '@spawnpoint/contracts';
 import confetti from 'canvas-confetti';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -32,6 +41,8 @@ function confettiFrom(element: HTMLElement | null): void {
 export default function CreateServer() {
   const navigate = useNavigate();
   const verified = useUser((s) => s.userData?.emailVerified ?? false);
+  // Said before the form is filled in: the API would refuse the create anyway.
+  const atLimit = useUser((s) => s.servers.filter((server) => server.role === 'owner').length >= FREE_SERVER_LIMIT);
   const [name, setName] = useState('');
   const [availability, setAvailability] = useState<Availability>({ state: 'idle' });
   const [software, setSoftware] = useState<Software[]>([]);
@@ -109,6 +120,14 @@ export default function CreateServer() {
       {!verified ? (
         <p className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
           Verify your email address first: open the link we emailed you. Creating a server before that sends you a new link.
+        </p>
+      ) : null}
+      {atLimit ? (
+        <p className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-900" role="status">
+          {OWNED_SERVER_LIMIT_MESSAGE}{' '}
+          <Link to="/servers" className="font-medium underline">
+            Your servers
+          </Link>
         </p>
       ) : null}
       <form className="mt-6 space-y-6 rounded-xl border border-slate-200 bg-white p-6" onSubmit={submit} noValidate>
@@ -190,7 +209,7 @@ export default function CreateServer() {
           type="submit"
           className="w-full sm:w-auto"
           busy={busy}
-          disabled={availability.state === 'taken' || !name.trim()}
+          disabled={atLimit || availability.state === 'taken' || !name.trim()}
         >
           Create server
         </Button>
