@@ -67,6 +67,7 @@ if (role === 'game') {
     icon: null,
     motd: '',
     proxyProtocol: false,
+    joinStart: 'always' as const,
   });
   table.replace({
     playDomain: DOMAIN,

@@ -108,6 +108,13 @@ test('a properties change applies after a restart (seen in the ping MOTD)', asyn
   // Only what changed is sent: with nothing changed there is nothing to save.
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('No setting was changed.')).toBeVisible();
+
+  // Whether a joining player starts the server: saved on choosing, kept over a reload.
+  await expect(page.getByRole('radio', { name: /^Always/ })).toBeChecked();
+  await page.getByRole('radio', { name: /^Only from sleep/ }).check();
+  await expect(page.getByText('once you press Stop, only you start it again').last()).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('radio', { name: /^Only from sleep/ })).toBeChecked();
 });
 
 test('back up, change a file, restore, and get the old content back', async ({ page }) => {

@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import {
   GAME_PLANE_REFUSAL,
+  joinMayStart,
+  joinStartRefusal,
   PROXY_NAMESPACE,
   proxyWakeRequest,
   type ApiToProxyEvents,
@@ -22,7 +24,7 @@ import type { PowerDispatcher } from './servers/power.ts';
 import type { ServerRow } from './servers/server-creator.ts';
 import type { KeptAppearance } from './servers/directory.ts';
 
-type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers' | 'proxyProtocol'>;
+type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers' | 'proxyProtocol' | 'joinStart'>;
 
 /** States in which a wake has nothing to do: the server is on its way up or up. */
 const UNDER_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online'];
@@ -69,6 +71,7 @@ export class ProxyGateway {
         version: servers.version,
         maxPlayers: servers.maxPlayers,
         proxyProtocol: servers.proxyProtocol,
+        joinStart: servers.joinStart,
       })
       .from(servers);
     // Loaded again when this process takes the game plane over: servers deleted meanwhile go.
@@ -125,6 +128,7 @@ export class ProxyGateway {
       version: row.version,
       maxPlayers: row.maxPlayers,
       proxyProtocol: row.proxyProtocol,
+      joinStart: row.joinStart,
     });
     if (old && old.name !== row.name) this.ns?.emit('proxy:route', { name: old.name, route: null });
     this.changed(row.id);
@@ -160,7 +164,11 @@ export class ProxyGateway {
     try {
       const [row] = await this.db.select().from(servers).where(eq(servers.id, serverId)).limit(1);
       if (!row) return { result: 'refused', message: 'No server with this name' };
-      if (UNDER_WAY.includes(this.hub.stateOf(row.id))) return { result: 'started' };
+      const state = this.hub.stateOf(row.id);
+      if (UNDER_WAY.includes(state)) return { result: 'started' };
+      // The owner's setting, checked here too: a proxy's route may be a moment older than the setting.
+      if ((state === 'offline' || state === 'sleeping') && !joinMayStart(row.joinStart, state))
+        return { result: 'refused', message: joinStartRefusal };
       await this.power.run(row, 'start');
       this.log.info({ serverId }, 'a player woke a server');
       return { result: 'started' };
@@ -189,6 +197,7 @@ export class ProxyGateway {
       icon: this.looks.get(row.id)?.icon ?? null,
       motd: this.looks.get(row.id)?.motd ?? '',
       proxyProtocol: row.proxyProtocol,
+      joinStart: row.joinStart,
     };
   }
 }

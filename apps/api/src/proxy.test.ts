@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import mc from 'minecraft-protocol';
+import { joinStartRefusal } from '@spawnpoint/contracts';
 import type { Bot } from 'mineflayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
@@ -115,6 +116,31 @@ describe('joining by name through the join proxy', () => {
     // Now online, the proxy passes the status ping to the game itself.
     expect(motdOf((await ping(`${name}.${DOMAIN}`)).description)).toContain(`${name} on Spawnpoint`);
     bot.end();
+  });
+
+  it("keeps a stopped server stopped when its owner chose 'only from sleep' or 'never'", async () => {
+    const { id, name, cookie } = await server('kept');
+    expect((await send('GET', `/v1/server/${id}`, cookie)).json().result.joinStart).toBe('always');
+    const bad = await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'sometimes' });
+    expect([bad.statusCode, bad.json().status]).toEqual([400, 'INVALID_INPUT']);
+    const set = await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'sleeping' });
+    expect(set.json().result.joinStart).toBe('sleeping');
+    // The proxy's server list entry says so (the route is pushed at once) and a login is refused.
+    await until(
+      async () => motdOf((await ping(`${name}.${DOMAIN}`)).description),
+      (motd) => motd.includes('Offline — its owner starts it'),
+    );
+    await expect(join(name, 'Stranger')).rejects.toThrow(/doesn't start when players join/);
+    expect(stateOf(id)).toBe('offline');
+    // The API decides too, whatever route a proxy holds.
+    expect(await t.ctx.game.proxies.wake(id)).toEqual({ result: 'refused', message: joinStartRefusal });
+    await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'never' });
+    expect(await t.ctx.game.proxies.wake(id)).toEqual({ result: 'refused', message: joinStartRefusal });
+    expect(stateOf(id)).toBe('offline');
+    const log = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result;
+    expect(log.entries.map((e: { target: string }) => e.target)).toEqual(
+      expect.arrayContaining(['join-start=sleeping', 'join-start=never']),
+    );
   });
 
   it('reaches two servers behind one proxy by their names', async () => {

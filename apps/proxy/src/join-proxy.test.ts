@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { ProxyRoute, ProxyWakeResult } from '@spawnpoint/contracts';
+import { joinStartRefusal, type ProxyRoute, type ProxyWakeResult } from '@spawnpoint/contracts';
 import minecraftData from 'minecraft-data';
 import mc from 'minecraft-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,8 +57,21 @@ function route(
   icon: string | null = null,
   motd = '',
   proxyProtocol = false,
+  joinStart: ProxyRoute['joinStart'] = 'always',
 ): ProxyRoute {
-  return { name, serverId: `id-${name}`, host: '127.0.0.1', port, state, maxPlayers: 10, version: '1.21.4', icon, motd, proxyProtocol };
+  return {
+    name,
+    serverId: `id-${name}`,
+    host: '127.0.0.1',
+    port,
+    state,
+    maxPlayers: 10,
+    version: '1.21.4',
+    icon,
+    motd,
+    proxyProtocol,
+    joinStart,
+  };
 }
 
 /** Opens a raw connection; `all` resolves with every byte the proxy sent once it closed. */
@@ -321,6 +334,27 @@ describe('the join proxy', () => {
       return { result: 'started' };
     };
     expect(await login()).toBe(proxyMessages.failedToStart);
+  });
+
+  it("keeps a server stopped when its owner's setting says so, in the server list and on login, without asking the API", async () => {
+    await start();
+    const login = async () => {
+      const { socket, all } = dial(proxy.port);
+      socket.write(Buffer.concat([handshakeBytes('1.21.4', `kept.${DOMAIN}`, 2), loginStart('Steve')]));
+      return disconnectText(await all);
+    };
+    const motd = async () => (await pingThrough(proxy.port, `kept.${DOMAIN}`)).description.text;
+    // Only from sleep: a server its owner stopped stays stopped, an asleep one still wakes.
+    table.apply({ name: 'kept', route: route('kept', 'offline', game.port, null, '', false, 'sleeping') });
+    expect(await motd()).toBe(proxyMessages.motd.stopped);
+    expect(await login()).toBe(joinStartRefusal);
+    table.apply({ name: 'kept', route: route('kept', 'sleeping', game.port, null, '', false, 'sleeping') });
+    expect(await motd()).toBe(proxyMessages.motd.sleeping);
+    // Never: not even from sleep.
+    table.apply({ name: 'kept', route: route('kept', 'sleeping', game.port, null, '', false, 'never') });
+    expect(await motd()).toBe(proxyMessages.motd.stopped);
+    expect(await login()).toBe(joinStartRefusal);
+    expect(wakes).toEqual([]);
   });
 
   it('answers legacy (0xFE) pings in the legacy format', async () => {

@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import type { ProxyRoute, ProxyWakeResult, ServerState } from '@spawnpoint/contracts';
+import { joinMayStart, joinStartRefusal, type ProxyRoute, type ProxyWakeResult, type ServerState } from '@spawnpoint/contracts';
 import {
   HANDSHAKE_MAX_BYTES,
   legacyPingResponse,
@@ -28,6 +28,8 @@ export const proxyMessages = {
   motd: {
     offline: 'Offline — join to start it',
     sleeping: 'Sleeping — join to wake it',
+    /** A stopped server whose owner's setting keeps it stopped when players join. */
+    stopped: 'Offline — its owner starts it',
     starting: 'Starting — join in a moment',
     stopping: 'Stopping — join to start it again',
     busy: 'Busy — try again in a moment',
@@ -249,7 +251,7 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       protocolVersion,
       online: 0,
       max: route.maxPlayers,
-      motd: motdOf(route.state),
+      motd: motdOf(route),
       favicon: route.icon,
       serverMotd: route.motd,
     };
@@ -295,7 +297,7 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
             protocolVersion,
             online: 0,
             max: route.maxPlayers,
-            motd: route.state === 'online' ? 'Online — join with Minecraft 1.7 or newer' : motdOf(route.state),
+            motd: route.state === 'online' ? 'Online — join with Minecraft 1.7 or newer' : motdOf(route),
           }
         : { versionName: 'Spawnpoint', protocolVersion, online: 0, max: 0, motd: domain ? proxyMessages.unknown : proxyMessages.notReady };
       client.end(legacyPingResponse(ping.format, info));
@@ -321,6 +323,7 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       if (route.state === 'online') return forward(route);
       if (STARTING.includes(route.state)) seenStarting = true;
       else if (STOPPED.includes(route.state) && seenStarting) return disconnect(proxyMessages.failedToStart);
+      else if (STOPPED.includes(route.state) && !joinMayStart(route.joinStart, route.state)) return disconnect(joinStartRefusal);
       else if (!woke && route.state !== 'stopping') {
         // Stopped (or busy, where the API's refusal says why): start it as the owner's Start would.
         woke = true;
@@ -472,13 +475,13 @@ export class ReadBuffer {
   }
 }
 
-function motdOf(state: ServerState): string {
-  switch (state) {
+function motdOf(route: ProxyRoute): string {
+  switch (route.state) {
     case 'offline':
-      return proxyMessages.motd.offline;
+      return joinMayStart(route.joinStart, 'offline') ? proxyMessages.motd.offline : proxyMessages.motd.stopped;
     case 'sleeping':
     case 'uploading':
-      return proxyMessages.motd.sleeping;
+      return joinMayStart(route.joinStart, 'sleeping') ? proxyMessages.motd.sleeping : proxyMessages.motd.stopped;
     case 'queued':
     case 'downloading':
     case 'installing':

@@ -109,6 +109,7 @@ import {
   serverPluginsResult,
 } from './plugins.ts';
 import type { PermissionKey } from './permissions.ts';
+import { joinStartRequest } from './proxy.ts';
 import { planPurchaseRequest, plansResult, renewalRequest, serverPlanResult } from './plans.ts';
 import { appearanceShopIconRequest, shopPurchaseRequest, shopResult } from './shop.ts';
 import { playerActionRequest, serverPlayersResult } from './server-players.ts';
@@ -473,6 +474,17 @@ export const endpoints = {
     access: 'session',
     permission: 'properties.update',
     body: proxyProtocolRequest,
+    result: serverDetails,
+  },
+  serverJoinStart: {
+    method: 'POST',
+    path: '/v1/server/:serverId/join-start',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: 'Choose when a player joining by name starts the server: always, only from sleep, or never',
+    access: 'session',
+    permission: 'properties.update',
+    body: joinStartRequest,
     result: serverDetails,
   },
   serverAppearance: {

@@ -3,6 +3,25 @@ import { serverState } from './api.ts';
 import { faviconSchema } from './motd.ts';
 
 /**
+ * When a player joining by name starts a stopped server (a per-server setting): `always` (offline or
+ * asleep), `sleeping` (only a server that fell asleep by itself; one its owner stopped stays stopped) or
+ * `never` (only the dashboard starts it).
+ */
+export const joinStartModes = ['always', 'sleeping', 'never'] as const;
+export const joinStart = z.enum(joinStartModes, { error: 'Choose always, sleeping or never' });
+export type JoinStart = z.infer<typeof joinStart>;
+export const joinStartRequest = z.object({ joinStart });
+
+/** Whether a login may start a server in `state` under `mode` (the proxy asks first, the API decides). */
+export function joinMayStart(mode: JoinStart, state: z.infer<typeof serverState>): boolean {
+  if (state === 'sleeping') return mode !== 'never';
+  return state === 'offline' && mode === 'always';
+}
+
+/** What a player reads when the owner's setting keeps the server stopped. */
+export const joinStartRefusal = "This server doesn't start when players join. Ask its owner to start it.";
+
+/**
  * The join proxy's channel to the API (issue 12 #1). A proxy connects to the API's `/proxy` Socket.IO
  * namespace with the proxy token (`PROXY_TOKEN`); the API pushes the whole routing table on connect
  * (`proxy:routes`) and every change after it (`proxy:route`), so a proxy never asks the database anything
@@ -37,6 +56,8 @@ export const proxyRoute = z.object({
   motd: z.string().max(512).default(''),
   /** Open the connection to the game with a PROXY protocol v2 header (the player's real address). */
   proxyProtocol: z.boolean().default(false),
+  /** When a login starts the server (an API older than the setting: `always`, as before it). */
+  joinStart: joinStart.default('always'),
 });
 export type ProxyRoute = z.infer<typeof proxyRoute>;
 

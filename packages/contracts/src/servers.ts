@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
 import { permissionKey } from './permissions.ts';
+import { joinStart } from './proxy.ts';
 import { validationMessages } from './validation.ts';
 import { serverSummary } from './api.ts';
 
@@ -171,6 +172,8 @@ export const serverDetails = serverSummary.extend({
    * expects it (Paper's `proxies.proxy-protocol`) sees players' real addresses; null: not offered.
    */
   proxyProtocol: z.boolean().nullable(),
+  /** When a player joining by name starts the server (see `joinStartModes`). */
+  joinStart,
 });
 export type ServerDetails = z.infer<typeof serverDetails>;
 export const proxyProtocolRequest = z.object({ enabled: z.boolean() });

@@ -1,6 +1,7 @@
 import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import type { AccountEventType, ScheduleAction, ServerActivityAction } from '@spawnpoint/contracts';
+import { joinStartModes } from '@spawnpoint/contracts';
 
 export const users = pgTable(
   'users',
@@ -92,6 +93,7 @@ export const servers = pgTable(
     eulaAcceptedAt: timestamp('eula_accepted_at', { withTimezone: true }),
     /** Java servers: the join proxy sends a PROXY protocol v2 header first (the owner turned it on). */
     proxyProtocol: boolean('proxy_protocol').notNull().default(false),
+    joinStart: text('join_start', { enum: joinStartModes }).notNull().default('always'),
     /**
      * The public server list's copy of the MOTD (saved `§` form) and icon (a data URL), so a visitor's
      * request never reaches a node: set when the Appearance or Properties page saves them and read again

@@ -64,6 +64,19 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     { activity: ({ body }) => ({ action: 'properties.update', target: `proxy-protocol=${body.enabled}` }) },
   );
 
+  route(
+    endpoints.serverJoinStart,
+    async ({ server, access, body }) => {
+      const [row] = await db.update(servers).set({ joinStart: body.joinStart }).where(eq(servers.id, server.id)).returning();
+      if (!row) throw new ApiError('NOT_FOUND');
+      directory.invalidate(row.ownerId);
+      // The proxies get the route with the setting at once (their status answer says what joining does).
+      proxies.upsert(row);
+      return directory.details(row, access);
+    },
+    { activity: ({ body }) => ({ action: 'properties.update', target: `join-start=${body.joinStart}` }) },
+  );
+
   route(endpoints.nameAvailable, async ({ query: { name } }) => {
     const parsed = serverName.safeParse(name);
     if (!parsed.success) return { name, available: false, reason: parsed.error.issues[0]?.message };

@@ -444,6 +444,7 @@ export class ServerDirectory {
       joinByName: this.joinProxyConnected(),
       eulaAccepted: isJavaSoftware(row.software) ? row.eulaAcceptedAt !== null : null,
       proxyProtocol: isJavaSoftware(row.software) ? row.proxyProtocol : null,
+      joinStart: row.joinStart,
       ...this.extras(row),
     };
   }

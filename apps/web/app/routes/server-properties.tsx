@@ -1,4 +1,4 @@
-import { endpoints, MOTD_RAW_MAX, type ServerProperties, type ServerPropertiesView } from '@spawnpoint/contracts';
+import { endpoints, MOTD_RAW_MAX, type JoinStart, type ServerProperties, type ServerPropertiesView } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -272,6 +272,14 @@ export default function ServerPropertiesPage() {
           </div>
         </form>
       )}
+      {load.status === 'ready' ? (
+        <JoinStartSetting
+          serverId={id}
+          initial={load.server.joinStart}
+          joinByName={load.server.joinByName}
+          canEdit={load.server.permissions.includes('properties.update')}
+        />
+      ) : null}
       {load.status === 'ready' && load.server.proxyProtocol !== null ? (
         <ProxyProtocolSetting
           serverId={id}
@@ -280,6 +288,77 @@ export default function ServerPropertiesPage() {
         />
       ) : null}
     </ServerShell>
+  );
+}
+
+const joinStartChoices: { value: JoinStart; label: string; hint: string }[] = [
+  { value: 'always', label: 'Always', hint: 'A player joining starts the server when it is offline or asleep.' },
+  {
+    value: 'sleeping',
+    label: 'Only from sleep',
+    hint: 'A player wakes it after it fell asleep by itself; once you press Stop, only you start it again.',
+  },
+  { value: 'never', label: 'Never', hint: 'Only Start on the dashboard starts it; players see that it is offline.' },
+];
+
+/**
+ * Whether a player joining by name starts the server (the join proxy asks the API, which checks this): a
+ * stranger who knows the name could otherwise start it, using the owner's play time.
+ */
+function JoinStartSetting({
+  serverId,
+  initial,
+  joinByName,
+  canEdit,
+}: {
+  serverId: string;
+  initial: JoinStart;
+  joinByName: boolean;
+  canEdit: boolean;
+}) {
+  const [value, setValue] = useState(initial);
+  const { sending, send } = useSending();
+  // Shown chosen at once; a refused save puts the previous choice back (the error is toasted).
+  const choose = (next: JoinStart) => {
+    if (sending) return;
+    const previous = value;
+    setValue(next);
+    void send(async () => {
+      const details = await call(endpoints.serverJoinStart, { params: { serverId }, body: { joinStart: next } });
+      setValue(details.joinStart);
+      notify('success', 'Saved', joinStartChoices.find((c) => c.value === details.joinStart)?.hint ?? '');
+    }).catch(() => setValue(previous));
+  };
+  return (
+    <section aria-labelledby="join-start-heading" className="mt-6 max-w-2xl rounded-xl border border-slate-200 bg-white p-6">
+      <h2 id="join-start-heading" className="text-lg font-semibold">
+        Starting when a player joins
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        {joinByName
+          ? 'Players who join by name come through the join proxy, which can start a stopped server for them.'
+          : 'Applies when joining by name is available (no join proxy is running right now).'}
+      </p>
+      <fieldset className="mt-3 space-y-2" disabled={!canEdit || sending}>
+        <legend className="sr-only">Start the server when a player joins</legend>
+        {joinStartChoices.map((choice) => (
+          <label key={choice.value} className="flex items-start gap-3 text-sm">
+            <input
+              type="radio"
+              name="join-start"
+              value={choice.value}
+              checked={value === choice.value}
+              onChange={() => choose(choice.value)}
+              className="mt-0.5 size-4 shrink-0"
+            />
+            <span>
+              <span className="font-medium">{choice.label}</span>
+              <span className="block text-slate-600">{choice.hint}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+    </section>
   );
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "servers" ADD COLUMN "join_start" text DEFAULT 'always' NOT NULL;
