@@ -45,6 +45,16 @@ test('an invited friend registers from the mailed link, lands on the server and 
   await expect(page.getByRole('button', { name: 'Start', exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Delete server' })).toHaveCount(0);
 
+  // Backups: a moderator makes them but cannot restore, delete, lock or unlock one.
+  const serverId = serverPath.split('/').at(-1) ?? '';
+  expect((await owner.request.post(`/v1/server/${serverId}/backups`)).ok()).toBe(true);
+  await page.goto(`${serverPath}/backups`);
+  const row = page.getByTestId('backup-row');
+  await expect(row).toHaveCount(1, { timeout: 30_000 });
+  await expect(row.getByRole('link', { name: 'Download' })).toBeVisible();
+  for (const action of ['Restore', 'Delete', 'Lock']) await expect(row.getByRole('button', { name: action })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Create backup' })).toBeEnabled();
+
   // The owner sees the friend as a member; lowering them to viewer takes the console input away.
   await owner.reload();
   await owner.getByLabel(`Role of ${friend}`).selectOption('viewer');

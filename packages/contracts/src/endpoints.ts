@@ -1002,7 +1002,7 @@ export const endpoints = {
     summary: 'Lock a backup against rotation, or unlock it',
     access: 'session',
     result: backupSummary,
-    permission: 'backups.create',
+    permission: 'backups.delete',
     body: backupLockRequest,
   },
   backupDelete: {
@@ -1012,7 +1012,7 @@ export const endpoints = {
     tag: 'Backups',
     summary: 'Delete a backup',
     access: 'session',
-    permission: 'backups.create',
+    permission: 'backups.delete',
     result: empty,
   },
   // Billing (ARCHITECTURE §8)

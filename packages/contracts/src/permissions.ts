@@ -14,6 +14,8 @@ export const permissionKeys = [
   'files.write',
   'backups.create',
   'backups.restore',
+  // Deleting, locking and unlocking: a moderator who makes backups must not be able to destroy them.
+  'backups.delete',
   'plugins.manage',
   'properties.update',
   'appearance.update',

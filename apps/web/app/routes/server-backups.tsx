@@ -1,3 +1,4 @@
+import type { PermissionKey } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
@@ -84,6 +85,9 @@ function BackupsPage({ id }: { id: string }) {
     return () => clearInterval(timer);
   }, [running, refresh]);
 
+  // Moderators make backups; restoring, deleting and (un)locking are an administrator's (the API checks too).
+  const can = (key: PermissionKey) => load.status === 'ready' && load.server.permissions.includes(key);
+
   return (
     <ServerShell serverId={id} load={load}>
       <div className="space-y-4">
@@ -139,51 +143,57 @@ function BackupsPage({ id }: { id: string }) {
                   <a className={buttonClass('ghost')} href={backupDownloadUrl(id, backup.backupId)} download>
                     Download
                   </a>
-                  <Button
-                    variant="ghost"
-                    onClick={async () => {
-                      await lockBackup(id, backup.backupId, !backup.locked);
-                      await refresh();
-                    }}
-                  >
-                    {backup.locked ? 'Unlock' : 'Lock'}
-                  </Button>
-                  <Button
-                    variant="ghost"
-                    onClick={() =>
-                      openDialog('confirm', {
-                        title: 'Restore this backup?',
-                        message:
-                          'The server is stopped, every file is replaced with the backup, and the server starts again if it was running. Changes since the backup are lost.',
-                        confirmLabel: 'Restore',
-                        danger: true,
-                        onConfirm: async () => {
-                          await restoreBackup(id, backup.backupId);
-                          notify('success', 'Backup restored');
-                          void refresh();
-                        },
-                      })
-                    }
-                  >
-                    Restore
-                  </Button>
-                  <Button
-                    variant="ghost"
-                    onClick={() =>
-                      openDialog('confirm', {
-                        title: 'Delete this backup?',
-                        message: 'The backup file is removed for good.',
-                        confirmLabel: 'Delete',
-                        danger: true,
-                        onConfirm: async () => {
-                          await deleteBackup(id, backup.backupId);
-                          await refresh();
-                        },
-                      })
-                    }
-                  >
-                    Delete
-                  </Button>
+                  {can('backups.delete') ? (
+                    <Button
+                      variant="ghost"
+                      onClick={async () => {
+                        await lockBackup(id, backup.backupId, !backup.locked);
+                        await refresh();
+                      }}
+                    >
+                      {backup.locked ? 'Unlock' : 'Lock'}
+                    </Button>
+                  ) : null}
+                  {can('backups.restore') ? (
+                    <Button
+                      variant="ghost"
+                      onClick={() =>
+                        openDialog('confirm', {
+                          title: 'Restore this backup?',
+                          message:
+                            'The server is stopped, every file is replaced with the backup, and the server starts again if it was running. Changes since the backup are lost.',
+                          confirmLabel: 'Restore',
+                          danger: true,
+                          onConfirm: async () => {
+                            await restoreBackup(id, backup.backupId);
+                            notify('success', 'Backup restored');
+                            void refresh();
+                          },
+                        })
+                      }
+                    >
+                      Restore
+                    </Button>
+                  ) : null}
+                  {can('backups.delete') ? (
+                    <Button
+                      variant="ghost"
+                      onClick={() =>
+                        openDialog('confirm', {
+                          title: 'Delete this backup?',
+                          message: 'The backup file is removed for good.',
+                          confirmLabel: 'Delete',
+                          danger: true,
+                          onConfirm: async () => {
+                            await deleteBackup(id, backup.backupId);
+                            await refresh();
+                          },
+                        })
+                      }
+                    >
+                      Delete
+                    </Button>
+                  ) : null}
                 </div>
               </li>
             ))}
