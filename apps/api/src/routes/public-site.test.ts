@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { giveaways, users } from '../db/schema.ts';
+import { giveaways, ledgerEntries, users } from '../db/schema.ts';
 import { buildTestApp, cookieFrom, uniqueEmail, uniqueIp } from '../test/build-test-app.ts';
-import { drawWinners, GIVEAWAY } from './public-site.ts';
+import { drawWinners, GIVEAWAY, REFERRAL_ATTACH_DAYS } from './public-site.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => {
@@ -62,6 +62,41 @@ describe('referrals', () => {
     const [laterRow] = await t.ctx.database.db.select().from(users).where(eq(users.id, later.userId));
     expect(laterRow?.referral).toBe(first.code);
     expect((await send('GET', '/v1/user/referral', referrer.cookie)).json().result.referredUsers).toBe(2);
+  });
+
+  it('names a referrer afterwards only for a new account that has bought nothing, and never the account it referred', async () => {
+    const a = await account();
+    const codeOf = async (who: { cookie: string }) => (await send('GET', '/v1/user/referral', who.cookie)).json().result.code as string;
+    const referralOf = async (userId: string) =>
+      (await t.ctx.database.db.select({ referral: users.referral }).from(users).where(eq(users.id, userId)))[0]?.referral;
+    const aCode = await codeOf(a);
+    // B signed up through A's link; B naming A's own referrer back would make a pair paying each other.
+    const b = await account({ referral: aCode });
+    expect((await send('POST', '/v1/referral', a.cookie, { referral: await codeOf(b) })).json().status).toBe('SUCCESS');
+    expect(await referralOf(a.userId)).toBeNull();
+
+    // An account that has already paid in keeps buying without a referrer.
+    const payer = await account();
+    await t.ctx.database.db.insert(ledgerEntries).values({
+      id: `test-${payer.userId}`,
+      userId: payer.userId,
+      amountCents: 500,
+      kind: 'topup',
+      reference: 'test',
+      description: 'Top-up',
+    });
+    expect((await send('POST', '/v1/referral', payer.cookie, { referral: aCode })).json().status).toBe('SUCCESS');
+    expect(await referralOf(payer.userId)).toBeNull();
+
+    // Nor an account older than a week.
+    const old = await account();
+    await t.ctx.database.db
+      .update(users)
+      .set({ createdAt: new Date(Date.now() - (REFERRAL_ATTACH_DAYS + 1) * 24 * 60 * 60 * 1000) })
+      .where(eq(users.id, old.userId));
+    t.ctx.sessions.forgetUser(old.userId);
+    expect((await send('POST', '/v1/referral', old.cookie, { referral: aCode })).json().status).toBe('SUCCESS');
+    expect(await referralOf(old.userId)).toBeNull();
   });
 
   it('ignores unknown and own codes without saying so', async () => {

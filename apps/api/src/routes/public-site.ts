@@ -7,6 +7,9 @@ import { giveawayEntries, giveaways, ledgerEntries, users } from '../db/schema.t
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 
+/** How long after registering an account can still name who referred it (`POST /v1/referral`). */
+export const REFERRAL_ATTACH_DAYS = 7;
+
 export const GIVEAWAY = { slug: '10-minecraft-accounts', title: '10 Minecraft Java Edition accounts', winnersCount: 10 };
 /**
  * Fair, reproducible draw: entries ordered by SHA-256(seed + entry id); the first `count` win. The seed
@@ -55,10 +58,20 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
   });
 
   // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
+  // Only for a new account that has not paid or bought anything yet, and never for the account it referred
+  // itself: otherwise any two accounts could name each other and take a commission on all they buy.
   route(endpoints.referralCredit, async ({ session, body: { referral } }) => {
-    if (!session.user.referral) {
-      const [referrer] = await db.select({ id: users.id }).from(users).where(eq(users.referralCode, referral)).limit(1);
-      if (referrer && referrer.id !== session.user.id) {
+    const user = session.user;
+    const fresh = Date.now() - user.createdAt.getTime() < REFERRAL_ATTACH_DAYS * 24 * 60 * 60 * 1000;
+    if (!user.referral && fresh) {
+      const [referrer] = await db
+        .select({ id: users.id, referral: users.referral })
+        .from(users)
+        .where(eq(users.referralCode, referral))
+        .limit(1);
+      const [paid] = await db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.userId, user.id)).limit(1);
+      const mutual = referrer?.referral !== null && referrer?.referral === user.referralCode;
+      if (referrer && referrer.id !== session.user.id && !paid && !mutual) {
         await db
           .update(users)
           .set({ referral })
