@@ -148,7 +148,13 @@ const envSchema = z.object({
     .default('false')
     .transform((v) => v === 'true'),
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-  CURRENCY: z.string().length(3).default('USD'),
+  /**
+   * What `GET /v1/localization` answers. Plan prices, the ledger, receipts and top-ups are all in US
+   * dollars and nothing converts them, so another code would only relabel dollar amounts.
+   */
+  CURRENCY: z
+    .literal('USD', { error: 'prices and balances are kept in US dollars with no conversion, so only USD is supported' })
+    .default('USD'),
   /** Multiplies every rate limit; only for load tests and benchmarks. */
   RATE_LIMIT_FACTOR: z.coerce.number().min(1).default(1),
 });

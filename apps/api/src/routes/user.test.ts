@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedback, users } from '../db/schema.ts';
+import { loadConfig } from '../config.ts';
 import { buildTestApp, signedUp, uniqueIp } from '../test/build-test-app.ts';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -8,7 +9,7 @@ let cookie: string;
 let userId: string;
 
 beforeAll(async () => {
-  t = await buildTestApp({ CURRENCY: 'EUR' });
+  t = await buildTestApp();
   ({ cookie, userId } = await signedUp(t));
 });
 afterAll(async () => {
@@ -73,8 +74,10 @@ describe('the polled list, answered from memory', () => {
 });
 
 describe('public endpoints', () => {
-  it('GET /v1/localization answers the configured currency', async () => {
-    expect((await get('/v1/localization')).json()).toEqual({ status: 'SUCCESS', result: { currency: 'EUR' } });
+  it('GET /v1/localization answers the currency every price and balance is in; another one is refused at start', async () => {
+    expect((await get('/v1/localization')).json()).toEqual({ status: 'SUCCESS', result: { currency: 'USD' } });
+    // Relabelling dollar amounts as euros (with no conversion) would show the wrong price.
+    expect(() => loadConfig({ CURRENCY: 'EUR' })).toThrow(/CURRENCY: prices and balances are kept in US dollars/);
   });
 
   it('GET /healthz reports the database', async () => {
