@@ -79,6 +79,11 @@ describe('web app serving', () => {
     expect((await get('/blog/real-post')).body).toBe('<html>post</html>');
     expect((await get('/blog/page/2/')).body).toBe('<html>blog page 2</html>');
     expect((await get('/blog/real-post.data')).body).toBe('post data');
+    for (const url of ['/blog/page/1', '/blog/page/1/']) {
+      const first = await get(url);
+      expect([first.statusCode, first.headers.location], url).toEqual([301, '/blog']);
+    }
+    expect((await get('/blog/page/1?r=abc123')).headers.location).toBe('/blog?r=abc123');
     // The app fetches a page's `.data` when it has no prerendered data: an unknown one must say 404 too.
     for (const url of ['/blog/nope', '/blog/page/9', '/blog/page/abc', '/blog/nope.data', '/blog/page/9.data?_routes=blog-page-current']) {
       const res = await get(url);

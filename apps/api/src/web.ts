@@ -91,6 +91,12 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
     if (isSupportPath(pathname)) return reply.redirect(config.SUPPORT_URL, 302);
     const rule = config.ROUTE_RULES[pathname];
     if (rule) return reply.redirect(rule, 302);
+    // The blog's first page is the blog itself (its links never name page 1; a typed or shared one may).
+    // The query is kept (a shared link's `?r=` referral code, say).
+    if (/^\/blog\/page\/0*1\/?$/.test(pathname)) {
+      const query = request.url.indexOf('?');
+      return reply.redirect(`/blog${query === -1 ? '' : request.url.slice(query)}`, 301);
+    }
     if (!built) {
       return reply.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build`, then reload.');
     }
