@@ -115,13 +115,16 @@ for (const { kind, path } of [
   { kind: 'an app page', path: '/blog' },
 ]) {
   test(`feedback is sent from the dialog of ${kind}`, async ({ page }) => {
-    await page.goto(path);
+    await page.goto(`${path}?from=e2e#top`);
     await page.getByRole('button', { name: 'Send feedback' }).click();
     const dialog = page.getByRole('dialog', { name: 'Send feedback' });
     await expect(dialog).toBeVisible();
     await dialog.getByRole('textbox').fill('Please add a dark mode.');
+    const sent = page.waitForRequest((request) => request.url().endsWith('/v1/feedback/submit'));
     await dialog.getByRole('button', { name: 'Send' }).click();
     await expect(page.getByText('Feedback sent')).toBeVisible();
+    // The page's full path, query and fragment included, so the team can open what the visitor saw.
+    expect(((await sent).postDataJSON() as { route: string }).route).toBe(`${path}?from=e2e#top`);
     await expect(dialog).toHaveCount(0);
   });
 }

@@ -40,7 +40,7 @@ export function DialogsHost() {
     case 'input':
       return <InputDialog {...open.options} />;
     case 'feedback':
-      return <FeedbackDialog route={location.pathname + location.search + location.hash} />;
+      return <FeedbackDialog route={(location.pathname + location.search + location.hash).slice(0, 2048)} />;
     case 'enable-twofactor':
       return <EnableTwoFactorDialog {...open.options} />;
     case 'disable-twofactor':

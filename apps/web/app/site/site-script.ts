@@ -173,7 +173,11 @@ function openFeedback(): void {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     send.disabled = true;
-    const body: z.input<typeof feedbackRequest> = { message: message.value, route: location.pathname };
+    // The full path, as the app's own dialog sends it (spec: the current page's full path).
+    const body: z.input<typeof feedbackRequest> = {
+      message: message.value,
+      route: (location.pathname + location.search + location.hash).slice(0, 2048),
+    };
     const answer = await call('POST', '/v1/feedback/submit', body);
     send.disabled = false;
     if (answer.status === 'SUCCESS') {
