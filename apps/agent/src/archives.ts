@@ -166,14 +166,40 @@ export async function extractArchive(
   limits = defaultExtractLimits(sandbox),
 ): Promise<ExtractResult> {
   const destination = pathParts(destinationPath);
-  await sandbox.ensureDir(destination);
   const lower = archivePath.toLowerCase();
-  if (lower.endsWith('.zip')) return extractZip(sandbox, archivePath, destination, limits);
-  if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz') || lower.endsWith('.tar')) {
+  const zip = lower.endsWith('.zip');
+  if (!zip && !lower.endsWith('.tar.gz') && !lower.endsWith('.tgz') && !lower.endsWith('.tar'))
+    throw new SandboxError('INVALID_INPUT', 'Only .zip, .tar, .tar.gz and .tgz archives can be extracted.');
+  // Refusals come before any folder is made: a missing archive, or a destination that is a file.
+  await sandbox.stat(archivePath);
+  const made = await firstMissing(sandbox, destination);
+  await sandbox.ensureDir(destination);
+  try {
+    if (zip) return await extractZip(sandbox, archivePath, destination, limits);
     const { stream } = await sandbox.readStream(archivePath);
-    return extractTar(sandbox, stream, { gzip: !lower.endsWith('.tar'), destination, limits, literal: false });
+    return await extractTar(sandbox, stream, { gzip: !lower.endsWith('.tar'), destination, limits, literal: false });
+  } catch (err) {
+    // A refused or damaged archive leaves nothing behind in folders it made; in a folder that was already
+    // there, what was written before the refusal stays (it may sit among the owner's own files).
+    if (made) await sandbox.remove(made).catch(() => undefined);
+    throw err;
   }
-  throw new SandboxError('INVALID_INPUT', 'Only .zip, .tar, .tar.gz and .tgz archives can be extracted.');
+}
+
+/** The outermost folder of `parts` that does not exist yet (what `ensureDir` would make), or null. */
+async function firstMissing(sandbox: Sandbox, parts: string[]): Promise<string[] | null> {
+  for (let i = 1; i <= parts.length; i++) {
+    const prefix = parts.slice(0, i);
+    const found = await sandbox.stat(prefix).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof SandboxError && err.code === 'NOT_FOUND') return false;
+        throw err;
+      },
+    );
+    if (!found) return prefix;
+  }
+  return null;
 }
 
 export interface TarExtractOptions {

@@ -280,11 +280,43 @@ describe('archives', () => {
     });
   });
 
+  it('leaves no folder behind when it refuses an archive (wrong kind, missing, damaged, a slip entry)', async () => {
+    writeFileSync(path.join(root, 'empty.txt'), '');
+    writeFileSync(path.join(root, 'fake.zip'), 'not a zip');
+    zipWith(path.join(root, 'slip.zip'), "z.writestr('ok.txt','fine')\nz.writestr('../slip.txt','x')");
+    await expect(extractArchive(sandbox, 'empty.txt', 'fresh-a')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(extractArchive(sandbox, 'nothing.zip', 'fresh-b/c/d')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(extractArchive(sandbox, 'fake.zip', 'fresh-e')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(extractArchive(sandbox, 'slip.zip', 'fresh-f/inner')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    for (const made of ['fresh-a', 'fresh-b', 'fresh-e', 'fresh-f']) expect(existsSync(path.join(root, made)), made).toBe(false);
+    // Into a folder that was there: the owner's files stay, and so does what came before the refusal.
+    mkdirSync(path.join(root, 'mine'));
+    writeFileSync(path.join(root, 'mine/keep.txt'), 'keep');
+    await expect(extractArchive(sandbox, 'slip.zip', 'mine')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(readFileSync(path.join(root, 'mine/keep.txt'), 'utf8')).toBe('keep');
+  });
+
   it('extracts a normal archive into a folder', async () => {
     zipWith(path.join(root, 'plugins.zip'), "z.writestr('plugins/a.txt','A')\nz.writestr('plugins/sub/b.txt','B')");
     const result = await extractArchive(sandbox, 'plugins.zip', 'unpacked');
     expect(result.files).toBe(2);
     expect(readFileSync(path.join(root, 'unpacked/plugins/sub/b.txt'), 'utf8')).toBe('B');
+  });
+});
+
+describe('overwrites', () => {
+  it("keep the file's permissions (an exec bit, an owner's 600), never a setuid bit", async () => {
+    await sandbox.writeFrom('run.sh', body('#!/bin/sh\n'), { overwrite: true });
+    await sandbox.chmod('run.sh', 0o755);
+    await sandbox.writeFrom('run.sh', body('#!/bin/sh\necho bye\n'), { overwrite: true });
+    expect(statSync(path.join(root, 'run.sh')).mode & 0o7777).toBe(0o755);
+    await sandbox.chmod('run.sh', 0o600);
+    await sandbox.writeFrom('run.sh', body('again'), { overwrite: true });
+    expect((await sandbox.stat('run.sh')).mode).toBe(0o600);
+    chmodSync(path.join(root, 'run.sh'), 0o4755);
+    await sandbox.writeFrom('run.sh', body('once more'), { overwrite: true });
+    expect(statSync(path.join(root, 'run.sh')).mode & 0o7777).toBe(0o755);
+    expect(readFileSync(path.join(root, 'run.sh'), 'utf8')).toBe('once more');
   });
 });
 

@@ -464,6 +464,8 @@ export class Sandbox {
         mapError(err, name),
       );
       this.temps.set(temp, (await handle.stat()).ino);
+      // Replacing a file's content keeps its permissions (an owner's 600, a script's exec bit); never setuid.
+      if (existing) await handle.chmod(existing.mode & 0o777);
       const meter = new Transform({
         transform: (chunk: Buffer | string, _encoding, done) => {
           const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;

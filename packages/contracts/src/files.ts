@@ -5,6 +5,18 @@ import { isMissing, validationMessages } from './validation.ts';
 
 /** Files, server.properties and backups (ARCHITECTURE §6). */
 export const filePath = z.string().max(4096, 'The path is too long.');
+
+/**
+ * Text-direction controls (and the invisible direction marks): in a name they make `evil\u202Etxt.exe` read
+ * as `evilexe.txt`. New names may not hold them; names already in a folder (a plugin may write any) are
+ * shown with each one spelled out.
+ */
+export const DIRECTION_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+export const directionControlsMessage = 'Names may not contain text-direction control characters (they make a name look like another).';
+
+/** A file name as the file manager shows it: direction controls as `⟨U+202E⟩`, so every name reads as it is. */
+export const visibleFileName = (name: string) =>
+  name.replace(new RegExp(DIRECTION_CONTROLS.source, 'g'), (c) => `⟨U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}⟩`);
 export const fileEntry = z.object({
   name: z.string(),
   type: z.enum(['file', 'directory', 'symlink', 'other']),
@@ -28,14 +40,17 @@ const namedPath = (field: string) =>
     .string({ error: validationMessages.required(field) })
     .max(4096, 'The path is too long.')
     .refine((value) => !isMissing(value) && !/\/\s*$/.test(value), validationMessages.required(field));
+/** A path that names something to be made or written: no direction controls (see `DIRECTION_CONTROLS`). */
+const plain = <T extends z.ZodType<string>>(schema: T) =>
+  schema.refine((value) => !DIRECTION_CONTROLS.test(value), directionControlsMessage);
 export const writeFileRequest = z.object({
-  path: namedPath('file name'),
+  path: plain(namedPath('file name')),
   content: z.string(),
   /** False for "New file": an existing file of that name is refused (INVALID_STATE), never emptied. */
   overwrite: z.boolean().default(true),
 });
 export const mkdirRequest = z.object({
-  path: namedPath('folder name'),
+  path: plain(namedPath('folder name')),
   /**
    * `mkdir -p`: missing parents are made too and a folder that already exists is no failure (uploads of a
    * folder tree send every folder they need). Without it, an existing name is INVALID_STATE.
@@ -44,11 +59,11 @@ export const mkdirRequest = z.object({
 });
 /** How many folders the call made (0 when, with `parents`, everything already existed). */
 export const mkdirResult = z.object({ created: z.number().int().min(0) });
-export const renameRequest = z.object({ from: namedPath('path'), to: namedPath('new name') });
+export const renameRequest = z.object({ from: namedPath('path'), to: plain(namedPath('new name')) });
 export const deleteFilesRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500) });
 export const chmodRequest = z.object({ path: filePath.min(1), mode: z.number().int().min(0).max(0o777) });
-export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: filePath.min(1) });
-export const extractRequest = z.object({ path: filePath.min(1), destination: filePath.default('/') });
+export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: plain(filePath.min(1)) });
+export const extractRequest = z.object({ path: filePath.min(1), destination: plain(filePath).default('/') });
 /** What an extraction made; links and special files in the archive are never created (`skipped`). */
 export const extractResult = z.object({
   files: z.number().int().min(0),
@@ -152,14 +167,14 @@ export const diskUsageResult = z.object({ used: z.number(), quota: z.number() })
 export const fileContentResult = z.object({ path: z.string(), content: z.string() });
 /** The upload's target and the size the browser declares, so a file that cannot fit is refused at once. */
 export const uploadQuery = z.object({
-  path: z.string().min(1).max(4096),
+  path: plain(z.string().min(1).max(4096)),
   size: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   /** `false`: refused with INVALID_STATE when the name exists (the user did not choose Replace). */
   overwrite: z.enum(['true', 'false']).default('true'),
 });
 /** Asks for a link the browser sends one file to, straight to the server's node (`fileUploadLink`). */
 export const uploadLinkRequest = z.object({
-  path: z.string().min(1).max(4096),
+  path: plain(z.string().min(1).max(4096)),
   /** The file's exact size: the node takes exactly this many bytes, and a file that cannot fit is refused now. */
   size: z
     .number()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdirRequest, renameRequest, writeFileRequest } from './files.ts';
+import { mkdirRequest, renameRequest, visibleFileName, writeFileRequest } from './files.ts';
 import { nameAvailabilityQuery } from './servers.ts';
 import { fieldRules, isMissing, validateValue } from './validation.ts';
 
@@ -67,5 +67,14 @@ describe("request schemas answer in the form rules' words", () => {
       'The server name field may not be greater than 16 characters',
     );
     expect(firstMessage(nameAvailabilityQuery.safeParse({}))).toBe('The server name field is required');
+  });
+});
+
+describe('file names that read as another', () => {
+  it('spells out text-direction controls and leaves every other character as it is', () => {
+    expect(visibleFileName('rtl\u202Etxt.exe')).toBe('rtl⟨U+202E⟩txt.exe');
+    expect(visibleFileName('a\u2066b\u200Fc')).toBe('a⟨U+2066⟩b⟨U+200F⟩c');
+    expect(visibleFileName(' lead.txt')).toBe(' lead.txt');
+    expect(visibleFileName('名前 ✓.yml')).toBe('名前 ✓.yml');
   });
 });

@@ -182,7 +182,9 @@ describe('backups under failure', () => {
       (s) => s === 'SUCCESS',
     );
     expect((await backUp(cookie, id)).backups).toHaveLength(1);
-  });
+    // 192 MB written, packed, an agent killed and started again, a second backup: more than the default
+    // 30 s when the machine is busy.
+  }, 90_000);
 
   it("keeps a complete backup that a failure is reported for afterwards (a node's report can cross its hello)", async () => {
     const { cookie, id } = await ownerWithServer();

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { DOWNLOAD_LINK_SECONDS } from '@spawnpoint/contracts';
+import { DIRECTION_CONTROLS, directionControlsMessage, DOWNLOAD_LINK_SECONDS } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backups, serverMembers } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
@@ -459,6 +459,27 @@ describe('files', () => {
       'INVALID_INPUT',
     );
     expect(await modeOf('server.properties')).toBe(0o600);
+    // Saving new content from the editor keeps the bits the owner chose.
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/server.properties', content: 'motd=kept mode\n' });
+    expect(await modeOf('server.properties')).toBe(0o600);
+  });
+
+  it('refuses names with text-direction controls, which make a name read as another, wherever a name is made', async () => {
+    const { cookie, id } = await ownerWithServer();
+    const sneaky = '/rtl\u202Etxt.exe';
+    const answers = [
+      await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: sneaky, content: 'hi' }),
+      await send('POST', `/v1/server/${id}/files/mkdir`, cookie, { path: '/dir\u2067x' }),
+      await send('POST', `/v1/server/${id}/files/rename`, cookie, { from: '/server.properties', to: sneaky }),
+      await send('POST', `/v1/server/${id}/files/upload-link`, cookie, { path: sneaky, size: 2 }),
+      await send('POST', `/v1/server/${id}/files/archive`, cookie, { paths: ['/server.properties'], destination: '/a\u202E.zip' }),
+    ];
+    for (const res of answers) {
+      expect(res.statusCode).toBe(400);
+      expect(Object.values(res.json().fields ?? {})).toContain(directionControlsMessage);
+    }
+    const names = (await send('GET', `/v1/server/${id}/files/list?path=/`, cookie)).json().result.map((e: { name: string }) => e.name);
+    expect(names.some((n: string) => DIRECTION_CONTROLS.test(n))).toBe(false);
   });
 
   it("answers NOT_FOUND for another user's server", async () => {

@@ -1,4 +1,4 @@
-import type { FileEntry } from '@spawnpoint/contracts';
+import { visibleFileName, type FileEntry } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { openDialog } from '../lib/dialogs.ts';
 import { changeMode, downloadUrl, extractArchive, joinPath, renamePath } from '../lib/files.ts';
@@ -43,6 +43,8 @@ export function FileRow({
   onChanged: () => void;
 }) {
   const full = joinPath(dir, entry.name);
+  // Spelled out where direction controls would make it read as another name; spaces kept (white-space).
+  const shown = visibleFileName(entry.name);
   const [extracting, setExtracting] = useState(false);
   const openable = entry.type === 'file' || entry.type === 'directory';
   const rename = () =>
@@ -79,21 +81,29 @@ export function FileRow({
     <tr key={entry.name} data-testid="file-row">
       <td className="p-3 max-lg:pr-1">
         {mayWrite ? (
-          <input type="checkbox" aria-label={`Select ${entry.name}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
+          <input type="checkbox" aria-label={`Select ${shown}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
         ) : null}
       </td>
       <td className="p-3 font-mono max-lg:px-2">
         {entry.type === 'directory' ? (
-          <button type="button" className="text-left text-brand-700 wrap-anywhere hover:underline" onClick={() => onOpenFolder(full)}>
-            {entry.name}/
+          <button
+            type="button"
+            className="text-left whitespace-pre-wrap text-brand-700 wrap-anywhere hover:underline"
+            onClick={() => onOpenFolder(full)}
+          >
+            {shown}/
           </button>
         ) : entry.type === 'file' ? (
-          <button type="button" className="text-left text-slate-900 wrap-anywhere hover:underline" onClick={() => onEdit(full)}>
-            {entry.name}
+          <button
+            type="button"
+            className="text-left whitespace-pre-wrap text-slate-900 wrap-anywhere hover:underline"
+            onClick={() => onEdit(full)}
+          >
+            {shown}
           </button>
         ) : (
-          <span className="text-slate-400 wrap-anywhere" title="Links and special files cannot be opened">
-            {entry.name} ({entry.type})
+          <span className="whitespace-pre-wrap text-slate-400 wrap-anywhere" title="Links and special files cannot be opened">
+            {shown} ({entry.type})
           </span>
         )}
       </td>
@@ -140,7 +150,7 @@ export function FileRow({
               </Button>
             ) : null}
             {openable && mayWrite ? (
-              <Button variant="ghost" aria-label={`Permissions of ${entry.name}: ${formatMode(entry.mode)}`} onClick={permissions}>
+              <Button variant="ghost" aria-label={`Permissions of ${shown}: ${formatMode(entry.mode)}`} onClick={permissions}>
                 Permissions
               </Button>
             ) : null}
@@ -149,7 +159,7 @@ export function FileRow({
               wait in the row's menu. Extract stays out: it is what an archive's row is for. */}
           <ActionMenu
             className="lg:hidden"
-            label={`Actions for ${entry.name}`}
+            label={`Actions for ${shown}`}
             actions={[
               ...(openable ? [{ key: 'download', label: 'Download', href: downloadUrl(serverId, full), download: true }] : []),
               ...(mayWrite ? [{ key: 'rename', label: 'Rename', onSelect: rename }] : []),
