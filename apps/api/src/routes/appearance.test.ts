@@ -100,6 +100,21 @@ describe('appearance', () => {
 
     expect((await send('DELETE', icon, cookie)).json().result.icon).toBeNull();
     expect((await send('DELETE', icon, cookie)).json().status).toBe('SUCCESS');
+
+    // The public face of the server changes with a trace: the owner sees who changed what (refusals: nothing).
+    await send('PUT', `/v1/server/${id}/appearance`, cookie, { motd: 'Hello\nthere' });
+    await send('POST', `/v1/server/${id}/appearance`, cookie, { publicListing: true });
+    await send('PUT', `/v1/server/${id}/properties`, cookie, {});
+    const log = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as { action: string; target: string }[];
+    expect(log.map((e) => [e.action, e.target])).toEqual([
+      ['listing.update', 'listed publicly'],
+      ['appearance.update', 'motd: Hello / there'],
+      ['appearance.update', 'icon: removed'],
+      ['appearance.update', 'icon: removed'],
+      ['appearance.update', 'icon: uploaded'],
+      ['appearance.update', 'icon: uploaded'],
+      ['appearance.update', 'icon: uploaded'],
+    ]);
   });
 
   // A sleeping server is answered by the join proxy: its icon must stay beside its entry in the list.

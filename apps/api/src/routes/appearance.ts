@@ -45,26 +45,35 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
       bytes,
     );
 
-  route(endpoints.appearanceShopIcon, async ({ nodes, server, body }) => {
-    const item = shopItem(body.itemId);
-    if (item?.kind !== 'icon') throw new ApiError('INVALID_INPUT', { itemId: 'There is no such icon in the shop.' });
-    if (!(await ctx.billing.shop.iconsOf(ctx.database.db, server.ownerId)).has(item.id))
-      throw new ApiError('INVALID_STATE', undefined, `The ${item.name} icon is not unlocked: its owner buys it in the server's Shop.`);
-    await writeIcon(nodes, server, await shopIconPng(item.art));
-    return current(nodes, server);
-  });
+  // Each change of the server's public face is logged (who, and what: the MOTD's text, which icon).
+  route(
+    endpoints.appearanceShopIcon,
+    async ({ nodes, server, body }) => {
+      const item = shopItem(body.itemId);
+      if (item?.kind !== 'icon') throw new ApiError('INVALID_INPUT', { itemId: 'There is no such icon in the shop.' });
+      if (!(await ctx.billing.shop.iconsOf(ctx.database.db, server.ownerId)).has(item.id))
+        throw new ApiError('INVALID_STATE', undefined, `The ${item.name} icon is not unlocked: its owner buys it in the server's Shop.`);
+      await writeIcon(nodes, server, await shopIconPng(item.art));
+      return current(nodes, server);
+    },
+    { activity: ({ body }) => ({ action: 'appearance.update', target: `icon: ${shopItem(body.itemId)?.name ?? body.itemId}` }) },
+  );
 
   route(endpoints.appearance, async ({ nodes, server }) => current(nodes, server));
 
-  route(endpoints.appearanceUpdate, async ({ nodes, server, body }) => {
-    // Codes typed with & are saved as the game reads them; the schema already refused unknown codes,
-    // more than two lines or 59 visible characters on one, and restricted words.
-    await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
-      params: { serverId: server.id },
-      body: { values: { motd: toSectionCodes(body.motd) } },
-    });
-    return current(nodes, server);
-  });
+  route(
+    endpoints.appearanceUpdate,
+    async ({ nodes, server, body }) => {
+      // Codes typed with & are saved as the game reads them; the schema already refused unknown codes,
+      // more than two lines or 59 visible characters on one, and restricted words.
+      await nodes.call(server.nodeId, agentEndpoints.propertiesWrite, {
+        params: { serverId: server.id },
+        body: { values: { motd: toSectionCodes(body.motd) } },
+      });
+      return current(nodes, server);
+    },
+    { activity: ({ body }) => ({ action: 'appearance.update', target: `motd: ${body.motd.replace(/\n/g, ' / ')}` }) },
+  );
 
   route(
     endpoints.appearanceIcon,
@@ -72,15 +81,19 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
       await writeIcon(nodes, server, await serverIconFrom(Buffer.from(body.image, 'base64')));
       return current(nodes, server);
     },
-    { bodyLimit: 4 * SERVER_ICON_UPLOAD_MAX_BYTES },
+    { bodyLimit: 4 * SERVER_ICON_UPLOAD_MAX_BYTES, activity: () => ({ action: 'appearance.update', target: 'icon: uploaded' }) },
   );
 
-  route(endpoints.appearanceIconDelete, async ({ nodes, server }) => {
-    await nodes
-      .call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body: { paths: [`/${SERVER_ICON_FILE}`] } })
-      .catch((err: unknown) => {
-        if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
-      });
-    return current(nodes, server);
-  });
+  route(
+    endpoints.appearanceIconDelete,
+    async ({ nodes, server }) => {
+      await nodes
+        .call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body: { paths: [`/${SERVER_ICON_FILE}`] } })
+        .catch((err: unknown) => {
+          if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
+        });
+      return current(nodes, server);
+    },
+    { activity: () => ({ action: 'appearance.update', target: 'icon: removed' }) },
+  );
 }

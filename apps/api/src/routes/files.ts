@@ -170,7 +170,8 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
       if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
       return typed;
     },
-    { activity: ({ body }) => ({ action: 'properties.update', target: Object.keys(body).join(', ') }) },
+    // Nothing to save (an empty body, or keys the schema drops) is no change to log.
+    { activity: ({ body }) => (Object.keys(body).length ? { action: 'properties.update', target: Object.keys(body).join(', ') } : null) },
   );
 }
 

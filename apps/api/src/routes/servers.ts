@@ -123,8 +123,10 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     return directory.details(server, access);
   });
 
-  route(endpoints.serverAppearance, async ({ server, access, body }) =>
-    directory.details(await directory.setPublicListing(server, body.publicListing), access),
+  route(
+    endpoints.serverAppearance,
+    async ({ server, access, body }) => directory.details(await directory.setPublicListing(server, body.publicListing), access),
+    { activity: ({ body }) => ({ action: 'listing.update', target: body.publicListing ? 'listed publicly' : 'not listed' }) },
   );
 
   // A player joining a stopped server through the join proxy starts it through this same power.run
