@@ -144,9 +144,22 @@ export async function purchase(tx: Tx, posting: Posting, commissionPercent: numb
  * idempotency key answered with null (the first purchase already happened), billing information required,
  * and the server's row locked and returned.
  */
-export async function openPurchase(tx: Tx, server: { id: string; ownerId: string }, idempotencyKey: string) {
+export async function openPurchase(
+  tx: Tx,
+  server: { id: string; ownerId: string },
+  idempotencyKey: string,
+  /** What the purchase's ledger row names (`reference`), and older spellings of it that count as the same. */
+  reference: { now: string; also?: string[] },
+) {
   await lockAccount(tx, server.ownerId);
-  if (await rowByKey(tx, server.ownerId, idempotencyKey)) return null;
+  const earlier = await rowByKey(tx, server.ownerId, idempotencyKey);
+  if (earlier) {
+    // A replay of the same purchase answers the state now; the key reused for another purchase is a mistake
+    // to say, not a success that bought nothing (as top-ups refuse another amount).
+    if (earlier.reference !== reference.now && !reference.also?.includes(earlier.reference))
+      throw new ApiError('INVALID_INPUT', undefined, 'This idempotency key was used for another purchase. Start a new one.');
+    return null;
+  }
   await requireBillingInfo(tx, server.ownerId);
   const [row] = await tx.select().from(servers).where(eq(servers.id, server.id)).for('update');
   if (!row) throw new ApiError('NOT_FOUND');

@@ -72,7 +72,7 @@ export class Shop {
     const item = shopItem(itemId);
     if (!item) throw new ApiError('INVALID_INPUT', { itemId: 'There is no such item in the shop.' }, 'There is no such item in the shop.');
     return this.db.transaction(async (tx) => {
-      const row = await openPurchase(tx, server, idempotencyKey);
+      const row = await openPurchase(tx, server, idempotencyKey, { now: item.id });
       if (!row) return false;
       if (item.kind === 'icon') {
         if ((await this.iconsOf(tx, server.ownerId)).has(item.id))

@@ -51,6 +51,9 @@ export type PlanChanged = (change: { serverId: string; ownerId: string; planId: 
  * not at all. Limits: players and memory on the server row at once (the running game applies them at its
  * next start), disk and backups from the plan, sleeping and play time through the free tier.
  */
+/** A plan purchase's ledger reference: the server and the plan bought for it. */
+const planReference = (serverId: string, planId: string) => `${serverId}/${planId}`;
+
 export class Subscriptions {
   private timer: NodeJS.Timeout | null = null;
   private listeners = new Set<PlanChanged>();
@@ -114,7 +117,8 @@ export class Subscriptions {
     if (plan.monthlyPriceCents === 0)
       throw new ApiError('INVALID_INPUT', { planId: 'To go back to Free, turn renewal off: the plan then ends with its period.' });
     const changed = await this.db.transaction(async (tx) => {
-      const row = await openPurchase(tx, server, idempotencyKey);
+      // Rows written before the plan was part of the reference named the server only.
+      const row = await openPurchase(tx, server, idempotencyKey, { now: planReference(server.id, plan.id), also: [server.id] });
       if (!row) return null;
       const now = this.now();
       const subscription = await this.current(tx, server.id);
@@ -133,7 +137,7 @@ export class Subscriptions {
             userId: server.ownerId,
             amountCents: -plan.monthlyPriceCents,
             kind: 'plan',
-            reference: server.id,
+            reference: planReference(server.id, plan.id),
             description: `${plan.name} plan for ${row.name}, one month`,
             idempotencyKey,
           },
@@ -162,7 +166,7 @@ export class Subscriptions {
           userId: server.ownerId,
           amountCents: -charge,
           kind: 'plan',
-          reference: server.id,
+          reference: planReference(server.id, plan.id),
           description: `Upgrade of ${row.name} from ${current.name} to ${plan.name} until ${subscription.periodEnd.toISOString().slice(0, 10)} (prorated)`,
           idempotencyKey,
         },

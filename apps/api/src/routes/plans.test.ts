@@ -76,6 +76,11 @@ describe('plans', () => {
     expect(new Date(periodEnd).toISOString()).toBe(addMonth(new Date(periodStart)).toISOString());
     // The same request again (a double click, a retry): the state now, no second month.
     expect((await choose(cookie, id, 'starter', idempotencyKey)).result.balanceCents).toBe(1501);
+    // The same key for another plan is a mistake, said as such (not a success that bought nothing).
+    expect(await choose(cookie, id, 'community', idempotencyKey)).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: 'This idempotency key was used for another purchase. Start a new one.',
+    });
     // Limits: slots and memory on the server, backups from the plan.
     expect(await serverRow(id)).toMatchObject({ planId: 'starter', maxPlayers: 35, memoryMb: 3072 });
     expect((await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.limit).toBe(10);
@@ -230,6 +235,7 @@ describe('plans', () => {
     expect(bought.status, bought.message).toBe('SUCCESS');
     expect(bought.result.items.find((i: { id: string }) => i.id === 'icon-diamond')).toMatchObject({ owned: 1, max: 1 });
     expect((await buy('icon-diamond', idempotencyKey)).result.balanceCents).toBe(351);
+    expect(await buy('icon-heart', idempotencyKey)).toMatchObject({ status: 'INVALID_INPUT' });
     expect(await buy('icon-diamond')).toMatchObject({ status: 'INVALID_STATE' });
     const shown = (await send('PUT', `/v1/server/${id}/appearance/shop-icon`, cookie, { itemId: 'icon-diamond' })).json();
     expect(shown.status, shown.message).toBe('SUCCESS');
