@@ -76,6 +76,16 @@ test('an invited friend registers from the mailed link, lands on the server and 
   await expect(page.locator('.cm-content')).toHaveAttribute('contenteditable', 'false');
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
 
+  // The friend leaves on their own: the server is gone from their list, and the owner sees them go.
+  await page.goto(serverPath);
+  await page.getByRole('button', { name: 'Leave server' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Leave server' }).click();
+  await expect(page).toHaveURL(/\/servers$/);
+  await expect(page.getByText('You left the server')).toBeVisible();
+  await expect(page.getByTestId('server-card')).toHaveCount(0);
+  await owner.reload();
+  await expect(owner.getByLabel(`Role of ${friend}`)).toHaveCount(0);
+
   await ownerContext.close();
   await friendContext.close();
 });

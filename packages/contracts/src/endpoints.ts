@@ -714,6 +714,17 @@ export const endpoints = {
     permission: 'members.manage',
     result: empty,
   },
+  memberLeave: {
+    method: 'POST',
+    path: '/v1/server/:serverId/leave',
+    params: serverIdParams,
+    tag: 'Members',
+    summary: 'Leave a server you are a member of (your access ends at once)',
+    access: 'session',
+    // Every role holds it: any member may leave.
+    permission: 'console.read',
+    result: empty,
+  },
   serverActivity: {
     method: 'GET',
     path: '/v1/server/:serverId/activity',

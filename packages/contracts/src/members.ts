@@ -81,6 +81,7 @@ export const memberMessages = {
   tooManyMembers: `A server can have at most ${SERVER_MEMBERS_MAX} members.`,
   ownRole: 'You cannot change your own role.',
   ownerRole: 'The owner of a server cannot be changed or removed.',
+  ownerLeave: 'You own this server, so you cannot leave it. Delete it instead.',
   grant: 'You can only give a role whose permissions you hold yourself.',
   invalidToken: 'This invitation link is not valid. Ask for a new invitation.',
   expiredToken: 'This invitation has expired. Ask the server owner for a new one.',

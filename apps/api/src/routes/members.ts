@@ -247,6 +247,18 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     return null;
   });
 
+  route(endpoints.memberLeave, async ({ session, server, access, recordActivity: record }) => {
+    if (access.role === 'owner') throw new ApiError('INVALID_STATE', undefined, memberMessages.ownerLeave);
+    const me = { userId: session.user.id, emailAddress: session.user.emailAddress, role: null };
+    await db.transaction(async (tx) => {
+      await tx.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, me.userId)));
+      await record(tx, { action: 'member.leave', target: `${me.emailAddress} (${access.role})` });
+      await revokeInvitationsOf(tx, record, server.id, me);
+    });
+    directory.accessChanged({ serverId: server.id, userId: me.userId, role: null });
+    return null;
+  });
+
   route(
     endpoints.invitationAccept,
     async ({ request, session, body }) => {

@@ -1,4 +1,4 @@
-import type { ServerStats, StatsSample } from '@spawnpoint/contracts';
+import { endpoints, type ServerStats, type StatsSample } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
@@ -8,6 +8,7 @@ import { ServerShell } from '../components/server-shell.tsx';
 import { PlayerHead } from '../components/player-head.tsx';
 import { FreeTierPanel } from '../components/free-tier-panel.tsx';
 import { StatsChart } from '../components/stats-chart.tsx';
+import { call } from '../lib/api.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { deleteServer, formatBytes, updateAppearance } from '../lib/servers.ts';
@@ -16,6 +17,7 @@ import { formatMemory, formatPercent, formatPlayers, mergeSamples } from '../lib
 import { notify } from '../lib/toasts.ts';
 import { useSending } from '../lib/use-sending.ts';
 import { useLiveStatus } from '../lib/use-live-status.ts';
+import { fetchServers } from '../lib/user-store.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id', 'Your server at a glance.');
@@ -219,6 +221,37 @@ export default function ServerOverview() {
                 }
               >
                 Delete server
+              </Button>
+            </section>
+          ) : null}
+
+          {load.server.role !== 'owner' ? (
+            <section aria-labelledby="leave-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+              <h2 id="leave-heading" className="text-lg font-semibold">
+                Leave this server
+              </h2>
+              <p className="mt-1 text-sm text-slate-600">
+                You stop being a member at once. Invitations you sent that nobody accepted yet are revoked.
+              </p>
+              <Button
+                variant="secondary"
+                className="mt-4"
+                onClick={() =>
+                  openDialog('confirm', {
+                    title: `Leave ${load.server.name}?`,
+                    message: 'Only the owner or an administrator can invite you back.',
+                    confirmLabel: 'Leave server',
+                    danger: true,
+                    onConfirm: async () => {
+                      await call(endpoints.memberLeave, { params: { serverId: id } });
+                      await fetchServers();
+                      notify('success', 'You left the server', `${load.server.name} is no longer in your list.`);
+                      navigate('/servers');
+                    },
+                  })
+                }
+              >
+                Leave server
               </Button>
             </section>
           ) : null}
