@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import {
+  agentEndpoints,
   GAME_PLANE_REFUSAL,
   joinMayStart,
   joinStartRefusal,
   PROXY_NAMESPACE,
   proxyWakeRequest,
   type ApiToProxyEvents,
+  type JoinStart,
   type ProxyRoute,
   type ProxyToApiEvents,
   type ProxyWakeResult,
@@ -28,6 +30,20 @@ type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 
 
 /** States in which a wake has nothing to do: the server is on its way up or up. */
 const UNDER_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online'];
+/** A stopped server (or one on its way to sleep) that the owner's setting keeps stopped when a player joins. */
+const keptStopped = (mode: JoinStart, state: ServerState) =>
+  (state === 'offline' || state === 'sleeping' || state === 'uploading') && !joinMayStart(mode, state);
+
+/** How long a wake waits for the server's bans and whitelist before deciding without them. */
+const LISTS_WAIT_MS = 3000;
+
+/** Whether a ban of `banned-players.json` holds at `now`: `forever`, or an end (`2026-12-01 10:00:00 +0000`) still ahead; one that cannot be read holds. */
+export function banInForce(expires: string, now: number): boolean {
+  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) ([+-]\d{2})(\d{2})$/.exec(expires.trim());
+  if (!match) return true;
+  const end = Date.parse(`${match[1]}T${match[2]}${match[3]}:${match[4]}`);
+  return Number.isNaN(end) || end > now;
+}
 const WAKE_FAILED = 'The server could not be started. Try again in a moment.';
 
 function sameToken(a: string, b: unknown): boolean {
@@ -102,7 +118,7 @@ export class ProxyGateway {
         if (typeof ack !== 'function') return;
         const request = proxyWakeRequest.safeParse(payload);
         if (!request.success) return ack({ result: 'refused', message: WAKE_FAILED } satisfies ProxyWakeResult);
-        void this.wake(request.data.serverId).then((result) => ack(result));
+        void this.wake(request.data.serverId, request.data.player).then((result) => ack(result));
       });
       socket.on('disconnect', () => {
         this.log.warn({ proxies: ns.sockets.size }, 'join proxy disconnected');
@@ -160,16 +176,22 @@ export class ProxyGateway {
    * same checks (state, node, capacity, and whatever rules a start gains). A server already on its way up
    * needs nothing.
    */
-  async wake(serverId: string): Promise<ProxyWakeResult> {
+  async wake(serverId: string, player?: string): Promise<ProxyWakeResult> {
     try {
       const [row] = await this.db.select().from(servers).where(eq(servers.id, serverId)).limit(1);
       if (!row) return { result: 'refused', message: 'No server with this name' };
       const state = this.hub.stateOf(row.id);
       if (UNDER_WAY.includes(state)) return { result: 'started' };
       // The owner's setting, checked here too: a proxy's route may be a moment older than the setting.
-      if ((state === 'offline' || state === 'sleeping') && !joinMayStart(row.joinStart, state))
-        return { result: 'refused', message: joinStartRefusal };
-      await this.power.run(row, 'start');
+      if (keptStopped(row.joinStart, state)) return { result: 'refused', message: joinStartRefusal };
+      const turnedAway = player ? await this.turnedAway(row, player) : null;
+      if (turnedAway) return { result: 'refused', message: turnedAway };
+      // Checked again when the start has its turn (it may wait behind an upload to storage or a restore),
+      // with the setting and the state as they are then.
+      await this.power.run(row, 'start', async () => {
+        const [now] = await this.db.select({ joinStart: servers.joinStart }).from(servers).where(eq(servers.id, row.id)).limit(1);
+        if (now && keptStopped(now.joinStart, this.hub.stateOf(row.id))) throw new ApiError('INVALID_STATE', undefined, joinStartRefusal);
+      });
       this.log.info({ serverId }, 'a player woke a server');
       return { result: 'started' };
     } catch (err) {
@@ -177,6 +199,25 @@ export class ProxyGateway {
       this.log.error({ err, serverId }, 'waking a server failed');
       return { result: 'refused', message: WAKE_FAILED };
     }
+  }
+
+  /**
+   * Why the game would refuse `player` at once (banned, or not on an enforced whitelist), read from the
+   * server's own lists on its node, so a name it turns away does not start it and spend its owner's play
+   * time. Unknown (the folder in storage, the node slow or away, the lists unreadable): null, and the game
+   * decides as ever once it runs.
+   */
+  private async turnedAway(row: { id: string; nodeId: string }, player: string): Promise<string | null> {
+    if (this.hub.inStorage(row.id) || !this.nodes.isConnected(row.nodeId)) return null;
+    const lists = await this.nodes
+      .call(row.nodeId, agentEndpoints.players, { params: { serverId: row.id } }, LISTS_WAIT_MS)
+      .catch(() => null);
+    if (!lists) return null;
+    const named = (entry: { name: string }) => entry.name.toLowerCase() === player.toLowerCase();
+    if (lists.bans.some((ban) => named(ban) && banInForce(ban.expires, Date.now()))) return 'You are banned from this server.';
+    if (lists.whitelistEnabled && !lists.whitelist.some(named) && !lists.operators.some(named))
+      return 'You are not white-listed on this server!';
+    return null;
   }
 
   private table(): ProxyRoute[] {

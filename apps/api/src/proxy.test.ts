@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import mc from 'minecraft-protocol';
 import { joinStartRefusal } from '@spawnpoint/contracts';
+import { eq } from 'drizzle-orm';
+import { servers } from './db/schema.ts';
 import type { Bot } from 'mineflayer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/until.ts';
 import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from './test/build-test-app.ts';
@@ -137,10 +139,52 @@ describe('joining by name through the join proxy', () => {
     await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'never' });
     expect(await t.ctx.game.proxies.wake(id)).toEqual({ result: 'refused', message: joinStartRefusal });
     expect(stateOf(id)).toBe('offline');
+
+    // A join that waits in the server's power line (behind a restore, an upload to storage) is decided when
+    // its turn comes: the owner switching to "never" meanwhile keeps the server stopped.
+    await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'always' });
+    const [row] = await t.ctx.database.db.select().from(servers).where(eq(servers.id, id));
+    const power = t.ctx.game.power;
+    const run = power.run.bind(power);
+    let inLine!: () => void;
+    const waiting = new Promise<void>((resolve) => (inLine = resolve));
+    const spy = vi.spyOn(power, 'run').mockImplementation((...args) => {
+      const done = run(...args);
+      inLine();
+      return done;
+    });
+    let woken: Promise<unknown> = Promise.resolve();
+    try {
+      await power.exclusive(row!, async () => {
+        woken = t.ctx.game.proxies.wake(id);
+        // The wake passed its first check (the setting said "always") and waits in the line now.
+        await waiting;
+        await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'never' });
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await woken).toEqual({ result: 'refused', message: joinStartRefusal });
+    expect(stateOf(id)).toBe('offline');
     const log = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result;
     expect(log.entries.map((e: { target: string }) => e.target)).toEqual(
       expect.arrayContaining(['join-start=sleeping', 'join-start=never']),
     );
+  });
+
+  it('does not start a server for a player it bans or whose name is not on its whitelist', async () => {
+    const { id, name, cookie } = await server('guarded');
+    const players = (body: object) => send('POST', `/v1/server/${id}/players`, cookie, body);
+    expect((await players({ action: 'ban', name: 'Griefer' })).json().status).toBe('SUCCESS');
+    await expect(join(name, 'griefer')).rejects.toThrow(/You are banned from this server/);
+    expect((await players({ action: 'whitelist-add', name: 'Friend' })).json().status).toBe('SUCCESS');
+    expect((await players({ action: 'whitelist', enabled: true })).json().status).toBe('SUCCESS');
+    await expect(join(name, 'Stranger')).rejects.toThrow(/not white-listed/);
+    expect(stateOf(id)).toBe('offline');
+    // Someone the server lets in starts it as before.
+    const bot = await join(name, 'Friend');
+    expect(stateOf(id)).toBe('online');
+    bot.end();
   });
 
   it('reaches two servers behind one proxy by their names', async () => {

@@ -6,6 +6,7 @@ import {
   proxyWakeResult,
   type ApiToProxyEvents,
   type ProxyToApiEvents,
+  type ProxyWakeRequest,
   type ProxyWakeResult,
 } from '@spawnpoint/contracts';
 import { io, type Socket } from 'socket.io-client';
@@ -17,7 +18,7 @@ const WAKE_ANSWER_MS = 10_000;
 export const API_AWAY_MESSAGE = 'Spawnpoint cannot be reached right now. Try again in a moment.';
 
 export interface ApiLink {
-  wake(serverId: string): Promise<ProxyWakeResult>;
+  wake(serverId: string, player?: string): Promise<ProxyWakeResult>;
   connected(): boolean;
   close(): void;
 }
@@ -60,10 +61,11 @@ export function connectToApi(options: { apiUrls: string[]; token: string; table:
     else log.warn({ issues: event.error.issues.slice(0, 3) }, 'ignored a route change that is not the protocol');
   });
   return {
-    async wake(serverId) {
+    async wake(serverId, player) {
       if (!socket.connected) return { result: 'refused', message: API_AWAY_MESSAGE };
       try {
-        const answer: unknown = await socket.timeout(WAKE_ANSWER_MS).emitWithAck('proxy:wake', { serverId });
+        const request: ProxyWakeRequest = player ? { serverId, player } : { serverId };
+        const answer: unknown = await socket.timeout(WAKE_ANSWER_MS).emitWithAck('proxy:wake', request);
         const parsed = proxyWakeResult.safeParse(answer);
         return parsed.success ? parsed.data : { result: 'refused', message: API_AWAY_MESSAGE };
       } catch {

@@ -117,11 +117,17 @@ describe('the join proxy', () => {
   let proxy: JoinProxy;
   let game: Backend;
   let wakes: string[];
+  let wakingPlayers: (string | undefined)[];
   let answerWake: (serverId: string) => Promise<ProxyWakeResult>;
 
   async function start(options: Partial<JoinProxyOptions> = {}) {
     proxy = await startJoinProxy(
-      { table, log: silent, wake: (serverId) => (wakes.push(serverId), answerWake(serverId)), ...options },
+      {
+        table,
+        log: silent,
+        wake: (serverId, player) => (wakes.push(serverId), wakingPlayers.push(player), answerWake(serverId)),
+        ...options,
+      },
       { port: 0, host: '127.0.0.1' },
     );
   }
@@ -129,6 +135,7 @@ describe('the join proxy', () => {
   beforeEach(async () => {
     table = new RouteTable();
     wakes = [];
+    wakingPlayers = [];
     answerWake = async () => ({ result: 'started' });
     game = await backend();
     table.replace({ playDomain: DOMAIN, routes: [] });
@@ -306,6 +313,8 @@ describe('the join proxy', () => {
     const { socket } = dial(proxy.port);
     socket.write(sent);
     await expect.poll(() => wakes).toEqual(['id-sleepy']);
+    // The player's name from their Login Start goes with it (the API checks bans and the whitelist).
+    expect(wakingPlayers).toEqual(['Steve']);
     expect(game.sockets).toHaveLength(0);
     table.apply({ name: 'sleepy', route: route('sleepy', 'online', game.port) });
     await expect.poll(() => game.received[0]?.equals(sent)).toBe(true);

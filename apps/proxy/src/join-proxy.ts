@@ -10,6 +10,7 @@ import {
   proxyV2Header,
   readHandshake,
   readLegacyPing,
+  readLoginName,
   readPacket,
   serverNameOf,
   statusResponse,
@@ -45,8 +46,8 @@ export interface ProxyLog {
 
 export interface JoinProxyOptions {
   table: RouteTable;
-  /** Asks the API to start a server as its owner's Start would (the API decides). */
-  wake(serverId: string): Promise<ProxyWakeResult>;
+  /** Asks the API to start a server as its owner's Start would (the API decides), naming the player when known. */
+  wake(serverId: string, player?: string): Promise<ProxyWakeResult>;
   log: ProxyLog;
   /** The handshake must arrive within this (and a status exchange the proxy answers, within as long again). */
   handshakeTimeoutMs?: number;
@@ -75,6 +76,8 @@ export const HELD_BYTES_MAX = 64 * 1024;
 /** After a disconnect message, a client that does not close is closed. */
 const LINGER_MS = 2_000;
 
+/** How long a login waits for its Login Start (sent right after the handshake) before waking without the name. */
+const LOGIN_WAIT_MS = 2000;
 const STARTING: readonly ServerState[] = ['queued', 'downloading', 'installing', 'starting', 'waking'];
 const STOPPED: readonly ServerState[] = ['offline', 'sleeping'];
 
@@ -110,12 +113,14 @@ export async function startJoinProxy(options: JoinProxyOptions, listen: { port: 
   const open = new Set<Socket>();
   const wakes = new Map<string, Promise<ProxyWakeResult>>();
 
-  // Logins arriving together for one server share one request to the API.
-  const wakeOnce = (serverId: string): Promise<ProxyWakeResult> => {
-    let pending = wakes.get(serverId);
+  // Logins of one player arriving together for one server share one request to the API (another player
+  // asks for themselves: the API may refuse one name and not another).
+  const wakeOnce = (serverId: string, player?: string): Promise<ProxyWakeResult> => {
+    const key = `${serverId}\0${player ?? ''}`;
+    let pending = wakes.get(key);
     if (!pending) {
-      pending = options.wake(serverId).finally(() => wakes.delete(serverId));
-      wakes.set(serverId, pending);
+      pending = options.wake(serverId, player).finally(() => wakes.delete(key));
+      wakes.set(key, pending);
     }
     return pending;
   };
@@ -156,7 +161,7 @@ export async function startJoinProxy(options: JoinProxyOptions, listen: { port: 
 
 type Settings = JoinProxyOptions & { [K in keyof typeof PROXY_DEFAULTS]: number };
 
-function handleConnection(client: Socket, settings: Settings, wake: (serverId: string) => Promise<ProxyWakeResult>): void {
+function handleConnection(client: Socket, settings: Settings, wake: (serverId: string, player?: string) => Promise<ProxyWakeResult>): void {
   const { table, log } = settings;
   const left = new AbortController();
   let phase: 'handshake' | 'legacy' | 'status' | 'hold' | 'forward' | 'done' = 'handshake';
@@ -194,6 +199,27 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
     else if (phase === 'legacy') legacyStep();
     else if (phase === 'status') statusStep();
     // hold: bytes wait in `buffered` until the server is up; forward and done read nothing here
+    else if (phase === 'hold') heldMore?.();
+  }
+
+  // While holding: called when more bytes arrived (the Login Start after its handshake).
+  let heldMore: (() => void) | null = null;
+  /** The player's name once their Login Start is here; null when it does not come within `LOGIN_WAIT_MS` or is no name. */
+  async function loginName(): Promise<string | null> {
+    const complete = () => readPacket(buffered, HANDSHAKE_MAX_BYTES).kind !== 'incomplete';
+    if (!complete()) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, LOGIN_WAIT_MS);
+        left.signal.addEventListener('abort', done, { once: true });
+        heldMore = () => complete() && done();
+        function done() {
+          clearTimeout(timer);
+          heldMore = null;
+          resolve();
+        }
+      });
+    }
+    return readLoginName(buffered);
   }
 
   function readHandshakeStep(): void {
@@ -323,11 +349,15 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       if (route.state === 'online') return forward(route);
       if (STARTING.includes(route.state)) seenStarting = true;
       else if (STOPPED.includes(route.state) && seenStarting) return disconnect(proxyMessages.failedToStart);
-      else if (STOPPED.includes(route.state) && !joinMayStart(route.joinStart, route.state)) return disconnect(joinStartRefusal);
+      else if ((STOPPED.includes(route.state) || route.state === 'uploading') && !joinMayStart(route.joinStart, route.state))
+        return disconnect(joinStartRefusal);
       else if (!woke && route.state !== 'stopping') {
         // Stopped (or busy, where the API's refusal says why): start it as the owner's Start would.
         woke = true;
-        const result = await wake(route.serverId);
+        // The Login Start follows the handshake at once; without it the API decides without the name.
+        const player = await loginName();
+        if (client.destroyed) return;
+        const result = await wake(route.serverId, player ?? undefined);
         if (client.destroyed) return;
         if (result.result === 'refused') return disconnect(result.message);
         continue;
@@ -490,7 +520,7 @@ function motdOf(route: ProxyRoute): string {
     case 'online':
       return proxyMessages.motd.starting;
     case 'stopping':
-      return proxyMessages.motd.stopping;
+      return joinMayStart(route.joinStart, 'offline') ? proxyMessages.motd.stopping : proxyMessages.motd.stopped;
     case 'locked':
       return proxyMessages.motd.locked;
     default:

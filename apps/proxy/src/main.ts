@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     proxy = await startJoinProxy(
       {
         table,
-        wake: (serverId) => wake(serverId),
+        wake: (serverId, player) => wake(serverId, player),
         log,
         holdMs: config.PROXY_HOLD_SECONDS * 1000,
         connectionsPerSecondPerAddress: config.PROXY_CONNECTIONS_PER_SECOND,

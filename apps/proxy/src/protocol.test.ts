@@ -7,6 +7,7 @@ import {
   normaliseAddress,
   readHandshake,
   readLegacyPing,
+  readLoginName,
   readPacket,
   readVarInt,
   serverNameOf,
@@ -101,6 +102,23 @@ describe('the handshake', () => {
       expect(() => readLegacyPing(bytes)).not.toThrow();
       expect(() => readPacket(bytes, HANDSHAKE_MAX_BYTES)).not.toThrow();
     }
+  });
+});
+
+describe('the Login Start', () => {
+  const login = (name: Buffer) => {
+    const body = Buffer.concat([writeVarInt(0), writeVarInt(name.length), name, Buffer.alloc(16)]);
+    return Buffer.concat([writeVarInt(body.length), body]);
+  };
+
+  it('reads the player name, and nothing from a partial packet, another packet or a name the game would refuse', () => {
+    expect(readLoginName(login(Buffer.from('Steve_01')))).toBe('Steve_01');
+    expect(readLoginName(login(Buffer.from('Steve')).subarray(0, 5))).toBeNull();
+    expect(readLoginName(Buffer.alloc(0))).toBeNull();
+    for (const bad of ['', 'a'.repeat(17), 'Ste ve', 'Stéve', '\u202Eevil'])
+      expect(readLoginName(login(Buffer.from(bad))), JSON.stringify(bad)).toBeNull();
+    const otherPacket = Buffer.concat([writeVarInt(3), writeVarInt(1), Buffer.from([1, 65])]);
+    expect(readLoginName(otherPacket)).toBeNull();
   });
 });
 

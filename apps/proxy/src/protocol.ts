@@ -62,6 +62,20 @@ export function readPacket(buf: Buffer, maxBytes: number): Read<{ id: number; bo
   return { kind: 'ok', value: { id: id.value, body: frame.subarray(id.size) }, size: end };
 }
 
+/**
+ * The player name of a Login Start packet at the start of `buf` (its first field in every version since
+ * 1.7), or null when it is not all there yet or is not a valid name. Only read to tell the API who is
+ * joining; the bytes go to the game unchanged.
+ */
+export function readLoginName(buf: Buffer): string | null {
+  const read = readPacket(buf, HANDSHAKE_MAX_BYTES);
+  if (read.kind !== 'ok' || read.value.id !== 0) return null;
+  const length = readVarInt(read.value.body);
+  if (length.kind !== 'ok' || length.value < 1 || length.value > 16) return null;
+  const name = read.value.body.subarray(length.size, length.size + length.value).toString('utf8');
+  return /^[A-Za-z0-9_]{1,16}$/.test(name) ? name : null;
+}
+
 export type NextState = 1 | 2 | 3;
 
 export interface Handshake {

@@ -14,7 +14,8 @@ export const joinStartRequest = z.object({ joinStart });
 
 /** Whether a login may start a server in `state` under `mode` (the proxy asks first, the API decides). */
 export function joinMayStart(mode: JoinStart, state: z.infer<typeof serverState>): boolean {
-  if (state === 'sleeping') return mode !== 'never';
+  // `uploading`: on its way to sleep in shared storage, asleep once that is done.
+  if (state === 'sleeping' || state === 'uploading') return mode !== 'never';
   return state === 'offline' && mode === 'always';
 }
 
@@ -73,7 +74,14 @@ export const proxyRouteEvent = z.object({ name: z.string().min(1).max(64), route
 export type ProxyRouteEvent = z.infer<typeof proxyRouteEvent>;
 
 /** A player logs in to a server that is not running: start it as its owner's Start would. */
-export const proxyWakeRequest = z.object({ serverId: z.string().min(1).max(64) });
+export const proxyWakeRequest = z.object({
+  serverId: z.string().min(1).max(64),
+  /** The joining player's name from their Login Start, when the proxy has it: the API checks it against the server's bans and whitelist. */
+  player: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,16}$/)
+    .optional(),
+});
 export type ProxyWakeRequest = z.infer<typeof proxyWakeRequest>;
 export const proxyWakeResult = z.discriminatedUnion('result', [
   z.object({ result: z.literal('started') }),

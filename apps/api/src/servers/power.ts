@@ -71,9 +71,17 @@ export class PowerDispatcher {
    */
   fetchAnswerMs = 5_000;
 
-  run(server: ServerRow, action: PowerAction): Promise<void> {
+  /**
+   * `guard` runs once the action has its turn in the server's line, before anything else is checked: a
+   * join's start asks there whether the owner's setting lets it start the server as it is then (a start
+   * queued behind an upload to storage or a restore must not slip through).
+   */
+  run(server: ServerRow, action: PowerAction, guard?: () => Promise<void>): Promise<void> {
     if (action === 'kill') return this.execute(server, action);
-    const done = this.inLine(server.id, () => this.execute(server, action));
+    const done = this.inLine(server.id, async () => {
+      await guard?.();
+      return this.execute(server, action);
+    });
     return action === 'start' ? this.answeredWhileFetching(server.id, done) : done;
   }
 
