@@ -464,8 +464,6 @@ export class Sandbox {
         mapError(err, name),
       );
       this.temps.set(temp, (await handle.stat()).ino);
-      // Replacing a file's content keeps its permissions (an owner's 600, a script's exec bit); never setuid.
-      if (existing) await handle.chmod(existing.mode & 0o777);
       const meter = new Transform({
         transform: (chunk: Buffer | string, _encoding, done) => {
           const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -488,6 +486,8 @@ export class Sandbox {
         },
       });
       try {
+        // Replacing a file's content keeps its permissions (an owner's 600, a script's exec bit); never setuid.
+        if (existing) await handle.chmod(existing.mode & 0o777);
         // 1 MiB of room, not 16 KiB: while one write is on the disk, what arrives meanwhile gathers and goes
         // in one writev, instead of one write per 64 KiB network read (uploads ≈ 1.9 × faster, docs/performance.md).
         await pipeline(source, meter, handle.createWriteStream({ autoClose: true, highWaterMark: 1024 * 1024 }), { signal: stopped });
@@ -508,6 +508,8 @@ export class Sandbox {
           return written;
         });
       } catch (err) {
+        // Closed by the write stream once it ran; not when the failure came before it.
+        await handle.close().catch(() => undefined);
         await unlink(fdPath(dir.fd, temp)).catch(() => undefined);
         // A stopped write says why (the pipeline's own error is a bare AbortError).
         return mapError(stopped.aborted ? stopped.reason : err, name);

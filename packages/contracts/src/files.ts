@@ -15,6 +15,8 @@ export const DIRECTION_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069
 export const directionControlsMessage = 'Names may not contain text-direction control characters (they make a name look like another).';
 
 /** A file name as the file manager shows it: direction controls as `⟨U+202E⟩`, so every name reads as it is. */
+/** A name with its direction controls taken out (what Rename offers to start from). */
+export const withoutDirectionControls = (name: string) => name.replace(new RegExp(DIRECTION_CONTROLS.source, 'g'), '');
 export const visibleFileName = (name: string) =>
   name.replace(new RegExp(DIRECTION_CONTROLS.source, 'g'), (c) => `⟨U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}⟩`);
 export const fileEntry = z.object({
@@ -41,8 +43,9 @@ const namedPath = (field: string) =>
     .max(4096, 'The path is too long.')
     .refine((value) => !isMissing(value) && !/\/\s*$/.test(value), validationMessages.required(field));
 /** A path that names something to be made or written: no direction controls (see `DIRECTION_CONTROLS`). */
+// Only the name being made (the last part): a file inside a folder a plugin named that way can still be saved.
 const plain = <T extends z.ZodType<string>>(schema: T) =>
-  schema.refine((value) => !DIRECTION_CONTROLS.test(value), directionControlsMessage);
+  schema.refine((value) => !DIRECTION_CONTROLS.test(value.split('/').at(-1) ?? ''), directionControlsMessage);
 export const writeFileRequest = z.object({
   path: plain(namedPath('file name')),
   content: z.string(),

@@ -110,7 +110,6 @@ describe('appearance', () => {
       ['listing.update', 'listed publicly'],
       ['appearance.update', 'motd: Hello / there'],
       ['appearance.update', 'icon: removed'],
-      ['appearance.update', 'icon: removed'],
       ['appearance.update', 'icon: uploaded'],
       ['appearance.update', 'icon: uploaded'],
       ['appearance.update', 'icon: uploaded'],

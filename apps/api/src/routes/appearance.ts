@@ -84,16 +84,18 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
     { bodyLimit: 4 * SERVER_ICON_UPLOAD_MAX_BYTES, activity: () => ({ action: 'appearance.update', target: 'icon: uploaded' }) },
   );
 
-  route(
-    endpoints.appearanceIconDelete,
-    async ({ nodes, server }) => {
-      await nodes
-        .call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body: { paths: [`/${SERVER_ICON_FILE}`] } })
-        .catch((err: unknown) => {
+  route(endpoints.appearanceIconDelete, async ({ nodes, server, recordActivity: record }) => {
+    const removed = await nodes
+      .call(server.nodeId, agentEndpoints.fileDelete, { params: { serverId: server.id }, body: { paths: [`/${SERVER_ICON_FILE}`] } })
+      .then(
+        () => true,
+        (err: unknown) => {
           if (!(err instanceof ApiError && err.code === 'NOT_FOUND')) throw err;
-        });
-      return current(nodes, server);
-    },
-    { activity: () => ({ action: 'appearance.update', target: 'icon: removed' }) },
-  );
+          return false;
+        },
+      );
+    // Logged only when there was an icon to remove.
+    if (removed) await record(ctx.database.db, { action: 'appearance.update', target: 'icon: removed' });
+    return current(nodes, server);
+  });
 }

@@ -266,6 +266,29 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
       const tokenHash = sha256(body.token);
       const now = new Date();
       const accepted = await db.transaction(async (tx) => {
+        // The sender's membership is locked before the invitation, the order in which removing or demoting
+        // them takes the two (their member row, then their invitations), so neither waits on the other in a
+        // circle. A removal that holds it first wins (the sender is gone: refused below, or the invitation
+        // already revoked); one that comes after this accept finds the invitation no longer pending, and the
+        // new member stays.
+        const [found] = await tx
+          .select({ serverId: serverInvitations.serverId, invitedBy: serverInvitations.invitedBy })
+          .from(serverInvitations)
+          .where(eq(serverInvitations.tokenHash, tokenHash))
+          .limit(1);
+        if (!found) return null;
+        // The owner (who may have moved to the invited address since) holds every key already.
+        const [server] = await tx.select({ ownerId: servers.ownerId }).from(servers).where(eq(servers.id, found.serverId)).limit(1);
+        const bySender = Boolean(server) && found.invitedBy !== server?.ownerId;
+        const [sender] =
+          bySender && found.invitedBy
+            ? await tx
+                .select({ role: serverMembers.role })
+                .from(serverMembers)
+                .where(and(eq(serverMembers.serverId, found.serverId), eq(serverMembers.userId, found.invitedBy)))
+                .limit(1)
+                .for('update')
+            : [];
         // One conditional update decides: of two accepts at once, only one finds the row still open.
         const [row] = await tx
           .update(serverInvitations)
@@ -280,22 +303,10 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
           )
           .returning();
         if (!row) return null;
-        // The owner (who may have moved to the invited address since) holds every key already.
-        const [server] = await tx.select({ ownerId: servers.ownerId }).from(servers).where(eq(servers.id, row.serverId)).limit(1);
         // Only as good as its sender's authority now: thrown in the transaction, so the row stays open
         // for the revocation that removing or demoting the sender makes.
-        if (server && row.invitedBy !== server.ownerId) {
-          const [sender] = row.invitedBy
-            ? await tx
-                .select({ role: serverMembers.role })
-                .from(serverMembers)
-                .where(and(eq(serverMembers.serverId, row.serverId), eq(serverMembers.userId, row.invitedBy)))
-                .limit(1)
-                // Locked: a removal at this moment waits for this accept (and then takes the new member too) or wins.
-                .for('update')
-            : [];
-          if (!mayStillInvite(sender?.role ?? null, row.role)) throw new ApiError('INVALID_STATE', undefined, memberMessages.senderGone);
-        }
+        if (bySender && !mayStillInvite(sender?.role ?? null, row.role))
+          throw new ApiError('INVALID_STATE', undefined, memberMessages.senderGone);
         if (server && server.ownerId !== user.id)
           await tx
             .insert(serverMembers)

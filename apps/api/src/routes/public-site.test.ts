@@ -74,6 +74,10 @@ describe('referrals', () => {
     const b = await account({ referral: aCode });
     expect((await send('POST', '/v1/referral', a.cookie, { referral: await codeOf(b) })).json().status).toBe('SUCCESS');
     expect(await referralOf(a.userId)).toBeNull();
+    // Nor through others: A referred B, B referred C; A naming C would close a ring of three.
+    const c = await account({ referral: await codeOf(b) });
+    await send('POST', '/v1/referral', a.cookie, { referral: await codeOf(c) });
+    expect(await referralOf(a.userId)).toBeNull();
 
     // An account that has already paid in keeps buying without a referrer.
     const payer = await account();

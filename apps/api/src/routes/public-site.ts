@@ -9,6 +9,8 @@ import type { Route } from '../http/route.ts';
 
 /** How long after registering an account can still name who referred it (`POST /v1/referral`). */
 export const REFERRAL_ATTACH_DAYS = 7;
+/** How many referrers up the chain a later referral is checked against (rings longer than this are not looked for). */
+const REFERRAL_CHAIN_CHECKED = 20;
 
 export const GIVEAWAY = { slug: '10-minecraft-accounts', title: '10 Minecraft Java Edition accounts', winnersCount: 10 };
 /**
@@ -70,8 +72,7 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
         .where(eq(users.referralCode, referral))
         .limit(1);
       const [paid] = await db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.userId, user.id)).limit(1);
-      const mutual = referrer?.referral !== null && referrer?.referral === user.referralCode;
-      if (referrer && referrer.id !== session.user.id && !paid && !mutual) {
+      if (referrer && referrer.id !== session.user.id && !paid && !(await referredBy(referrer.referral, user.referralCode))) {
         await db
           .update(users)
           .set({ referral })
@@ -81,6 +82,23 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
     }
     return null;
   });
+
+  /**
+   * Whether the chain of referrers starting at `code` reaches `own` (this account's code) within a few
+   * steps: naming someone this account referred, directly or through others, would close a ring of
+   * accounts each earning a commission on the next one's purchases.
+   */
+  async function referredBy(code: string | null, own: string | null): Promise<boolean> {
+    if (!own) return false;
+    const seen = new Set<string>();
+    for (let next = code; next && !seen.has(next) && seen.size < REFERRAL_CHAIN_CHECKED;) {
+      if (next === own) return true;
+      seen.add(next);
+      const [up] = await db.select({ referral: users.referral }).from(users).where(eq(users.referralCode, next)).limit(1);
+      next = up?.referral ?? null;
+    }
+    return false;
+  }
 
   route(endpoints.referral, async ({ session }) => {
     let code = session.user.referralCode;

@@ -1,4 +1,4 @@
-import { visibleFileName, type FileEntry } from '@spawnpoint/contracts';
+import { visibleFileName, withoutDirectionControls, type FileEntry } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { openDialog } from '../lib/dialogs.ts';
 import { changeMode, downloadUrl, extractArchive, joinPath, renamePath } from '../lib/files.ts';
@@ -49,10 +49,11 @@ export function FileRow({
   const openable = entry.type === 'file' || entry.type === 'directory';
   const rename = () =>
     openDialog('input', {
-      title: `Rename or move ${entry.name}`,
+      title: `Rename or move ${shown}`,
       message: 'Give a new name, or a path such as /plugins/name to move it.',
       label: 'New name or path',
-      initialValue: entry.name,
+      // Controls the user cannot see (and may not keep) are taken out of the name offered.
+      initialValue: withoutDirectionControls(entry.name),
       onContinue: async (value) => {
         const name = typedName(value, 'new name');
         if (name === null) throw new Error('name required');
@@ -62,7 +63,7 @@ export function FileRow({
     });
   const permissions = () =>
     openDialog('input', {
-      title: `Permissions of ${entry.name}`,
+      title: `Permissions of ${shown}`,
       message:
         'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
       label: 'Permissions',
@@ -73,7 +74,7 @@ export function FileRow({
           throw new Error('invalid mode');
         }
         await changeMode(serverId, full, parseInt(value.trim(), 8));
-        notify('success', 'Permissions changed', `${entry.name} is now ${value.trim()}.`);
+        notify('success', 'Permissions changed', `${shown} is now ${value.trim()}.`);
         onChanged();
       },
     });
@@ -125,7 +126,7 @@ export function FileRow({
                 setExtracting(true);
                 try {
                   await extractArchive(serverId, full, dir);
-                  notify('success', 'Extracted', `${entry.name} was unpacked here.`);
+                  notify('success', 'Extracted', `${shown} was unpacked here.`);
                   onChanged();
                 } catch {
                   // shown by the §8 handling
