@@ -29,6 +29,8 @@ interface SocketData {
 export type Realtime = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
 export const userRoom = (userId: string) => `user:${userId}`;
+/** The sockets of a server's members (not its owner, who has `userRoom`): its state reaches their server list live. */
+export const memberRoom = (serverId: string) => `members:${serverId}`;
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
 // Inbound budget per socket (as Wings does): 10 messages per 200 ms; beyond it messages are ignored.
@@ -162,7 +164,8 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
         perSession.remove(session.sessionId);
         perUser.remove(session.user.id);
       });
-      await socket.join([userRoom(session.user.id), sessionRoom(session.sessionId)]);
+      const shared = await directory.membershipsOf(session.user.id).catch(() => []);
+      await socket.join([userRoom(session.user.id), sessionRoom(session.sessionId), ...shared.map((m) => memberRoom(m.row.id))]);
       socket.emit('auth:success');
     });
 
@@ -230,6 +233,9 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
   // (each hears of it and ends its own sockets' subscriptions); commands are refused anyway, since every one
   // is checked against the database.
   directory.onAccessChanged(({ serverId, userId, role }) => {
+    // The member's sockets on this process hear of the server's state from now on (or no longer).
+    if (role) io.local.in(userRoom(userId)).socketsJoin(memberRoom(serverId));
+    else io.local.in(userRoom(userId)).socketsLeave(memberRoom(serverId));
     if (role && roleHas(role, socketEventPermissions['server:subscribe'])) return;
     hub.unsubscribeUser(serverId, userId);
     io.local.to(userRoom(userId)).emit('server:error', { serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });

@@ -14,7 +14,7 @@ import type { Socket } from 'socket.io';
 import { ApiError } from './http/errors.ts';
 import type { NodeEvents, NodeRegistry } from './nodes.ts';
 import type { Realtime } from './realtime.ts';
-import { userRoom } from './realtime.ts';
+import { memberRoom, userRoom } from './realtime.ts';
 import { StatsRing } from './stats-history.ts';
 
 export interface ServerPlacement {
@@ -609,9 +609,8 @@ export class ServerHub implements NodeEvents {
   }
 
   private audience(placement: ServerPlacement): string[] {
-    // Members hear of their servers through its console, which every role may read (and which they leave
-    // at once when they lose it).
-    return [userRoom(placement.ownerId), consoleRoom(placement.serverId)];
+    // The owner's sockets, the console's subscribers, and every member's sockets (their server list).
+    return [userRoom(placement.ownerId), consoleRoom(placement.serverId), memberRoom(placement.serverId)];
   }
 }
 

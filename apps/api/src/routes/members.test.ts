@@ -213,6 +213,39 @@ function nextError(socket: Socket, serverId: string): Promise<{ serverId: string
   });
 }
 
+describe('live state for members', () => {
+  it("pushes a shared server's state to its members' sockets (their server list), and stops once they are removed", async () => {
+    const owner = await account();
+    const member = await account();
+    const serverId = await serverOf(owner);
+    await addMember(serverId, member, 'viewer');
+    t.ctx.game.directory.invalidate(member.userId);
+    const socket = await authedSocket(member);
+    const states: string[] = [];
+    socket.on('server:state', (payload: { serverId: string; state: string }) => {
+      if (payload.serverId === serverId) states.push(payload.state);
+    });
+    // Not subscribed to the console: the server list hears of it all the same.
+    t.ctx.game.hub.setState(serverId, 'starting');
+    await until(
+      () => states,
+      (seen) => seen.includes('starting'),
+    );
+
+    expect((await send('DELETE', `/v1/server/${serverId}/members/${member.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
+    t.ctx.game.hub.setState(serverId, 'online');
+    // A request answered on the same socket after the change: anything sent to it before has arrived.
+    const refused = new Promise<void>((resolve) =>
+      socket.on('server:error', (payload: { serverId: string; status: string }) => {
+        if (payload.serverId === serverId && payload.status === 'NOT_FOUND') resolve();
+      }),
+    );
+    socket.emit('server:subscribe', { serverId });
+    await refused;
+    expect(states).toEqual(['starting']);
+  });
+});
+
 describe('invitations', () => {
   it('an account that exists accepts, and sees the server with its role and only its keys', async () => {
     const owner = await account();
