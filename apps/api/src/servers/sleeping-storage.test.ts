@@ -96,11 +96,13 @@ const agentOf = (nodeId: string) => agents.find((a) => a.nodeConfig.id === nodeI
 async function sleepIntoStorage(cookie: string, id: string) {
   const states = await watchServer(send, base, sockets, cookie, id);
   expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
-  await states.reached('uploading');
+  // Start, the idle timer and the packing: on a busy 2-core machine this can pass the default minute.
+  await states.reached('uploading', 120_000);
   // Awaited on the socket, as the page sees it: asleep again once the folder is in storage.
   await until(
     () => states.order().at(-1),
     (s) => s === 'sleeping',
+    120_000,
   );
   expect((await details(cookie, id)).state).toBe('sleeping');
   return states;
