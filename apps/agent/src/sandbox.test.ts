@@ -304,6 +304,26 @@ describe('archives', () => {
   });
 });
 
+describe('removing a folder the game is still writing in', () => {
+  it('counts files that vanish midway (a temporary file renamed into place) as removed, and leaves nothing', async () => {
+    const world = path.join(root, 'world');
+    mkdirSync(world);
+    for (let i = 0; i < 3000; i++) writeFileSync(path.join(world, `f${i}.tmp`), 'x');
+    // Another writer takes files away while the removal walks the folder.
+    let taking = true;
+    const taker = (async () => {
+      for (let i = 2999; taking && i >= 0; i -= 2) {
+        rmSync(path.join(world, `f${i}.tmp`), { force: true });
+        if (i % 50 === 1) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    })();
+    await sandbox.remove('world');
+    taking = false;
+    await taker;
+    expect(existsSync(world)).toBe(false);
+  });
+});
+
 describe('overwrites', () => {
   it("keep the file's permissions (an exec bit, an owner's 600), never a setuid bit", async () => {
     await sandbox.writeFrom('run.sh', body('#!/bin/sh\n'), { overwrite: true });

@@ -591,7 +591,7 @@ export class Sandbox {
 
   /** Empties the server folder (deleting a server): through descriptors, never through a link. */
   async clear(): Promise<void> {
-    for (const name of await readdir(fdPath(this.rootHandle.fd))) await removeAt(this.rootHandle.fd, name);
+    await emptyFolder(this.rootHandle.fd);
     await this.measure();
   }
 
@@ -716,23 +716,40 @@ export class Sandbox {
   }
 }
 
-/** Removes `name` in the open folder `dirFd`: files and links unlinked, folders emptied through descriptors first. */
-async function removeAt(dirFd: number, name: string): Promise<void> {
-  const st = await lstat(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
+/**
+ * Removes `name` in the open folder `dirFd`: files and links unlinked, folders emptied through descriptors
+ * first. `listed`: the name came from listing a folder being removed, where the game or a write finishing
+ * (its temporary file renamed into place) may take it away first: gone is then done, not a failure.
+ */
+async function removeAt(dirFd: number, name: string, listed = false): Promise<void> {
+  const gone = (err: unknown) => listed && (err as NodeJS.ErrnoException).code === 'ENOENT';
+  const st = await lstat(fdPath(dirFd, name)).catch((err: unknown) => (gone(err) ? null : mapError(err, name)));
+  if (!st) return;
   if (!st.isDirectory()) {
-    await unlink(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
+    await unlink(fdPath(dirFd, name)).catch((err: unknown) => (gone(err) ? undefined : mapError(err, name)));
     return;
   }
-  const child = await open(fdPath(dirFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) => mapError(err, name));
+  const child = await open(fdPath(dirFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) =>
+    gone(err) ? null : mapError(err, name),
+  );
+  if (!child) return;
   try {
-    for (const entry of await readdir(fdPath(child.fd))) await removeAt(child.fd, entry);
+    await emptyFolder(child.fd);
   } finally {
     await child.close();
   }
-  await rmdir(fdPath(dirFd, name)).catch((err: unknown) => mapError(err, name));
+  await rmdir(fdPath(dirFd, name)).catch((err: unknown) => (gone(err) ? undefined : mapError(err, name)));
 }
 
-/** Deletes a whole folder the agent owns (a server folder, a restore's old copy) without following any link inside. */
+/** Removes everything in the open folder `fd`, listing it again while something new appeared meanwhile (a write finishing). */
+async function emptyFolder(fd: number): Promise<void> {
+  for (let pass = 0; pass < 5; pass++) {
+    const names = await readdir(fdPath(fd));
+    if (names.length === 0) return;
+    for (const entry of names) await removeAt(fd, entry, true);
+  }
+}
+
 export async function removeTree(folder: string): Promise<void> {
   const handle = await open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: unknown) => {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -740,9 +757,11 @@ export async function removeTree(folder: string): Promise<void> {
   });
   if (!handle) return;
   try {
-    for (const name of await readdir(fdPath(handle.fd))) await removeAt(handle.fd, name);
+    await emptyFolder(handle.fd);
   } finally {
     await handle.close();
   }
-  await rmdir(folder);
+  await rmdir(folder).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  });
 }
