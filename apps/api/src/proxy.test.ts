@@ -148,8 +148,8 @@ describe('joining by name through the join proxy', () => {
     const run = power.run.bind(power);
     let inLine!: () => void;
     const waiting = new Promise<void>((resolve) => (inLine = resolve));
-    const spy = vi.spyOn(power, 'run').mockImplementation((...args) => {
-      const done = run(...args);
+    const spy = vi.spyOn(power, 'run').mockImplementation((server, action, guard) => {
+      const done = run(server, action, guard);
       inLine();
       return done;
     });

@@ -60,8 +60,8 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
   });
 
   // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
-  // Only for a new account that has not paid or bought anything yet, and never for the account it referred
-  // itself: otherwise any two accounts could name each other and take a commission on all they buy.
+  // Only for a new account that has not paid or bought anything yet, and never for an account it referred,
+  // directly or through others (`referredBy`): accounts naming each other would earn on all they buy.
   route(endpoints.referralCredit, async ({ session, body: { referral } }) => {
     const user = session.user;
     const fresh = Date.now() - user.createdAt.getTime() < REFERRAL_ATTACH_DAYS * 24 * 60 * 60 * 1000;
