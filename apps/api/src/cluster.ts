@@ -139,6 +139,36 @@ function sharedLimitStore(redis: Redis, prefix: string, log: FastifyBaseLogger):
 }
 
 /**
+ * The command connection as the Socket.IO adapter's publisher. The adapter publishes every room broadcast
+ * without awaiting it, so while Redis is away (restarting, unreachable) each broadcast was a promise failing
+ * with nobody waiting. Here a failed publish is one warning per outage: the event has already reached this
+ * process's own sockets (the adapter emits locally first); browsers on other processes miss it, as they miss
+ * every cluster message while Redis is away.
+ */
+function adapterPublisher(commands: Redis, log: FastifyBaseLogger): Redis {
+  let away = false;
+  const publish = (channel: string, message: string | Buffer) =>
+    commands.publish(channel, message).then(
+      (receivers) => {
+        away = false;
+        return receivers;
+      },
+      (err: unknown) => {
+        if (!away) log.warn({ err }, 'Redis does not answer: live events reach only this process until it does');
+        away = true;
+        return 0;
+      },
+    );
+  return new Proxy(commands, {
+    get(target, property) {
+      if (property === 'publish') return publish;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
  * Connects to Redis (the start fails, naming REDIS_URL, when it does not answer) with one connection for
  * commands and publishing and one each for the channel and the Socket.IO adapter's subscriptions.
  */
@@ -186,7 +216,7 @@ export async function redisCluster(url: string, prefix: string, log: FastifyBase
         .catch((err: unknown) => log.error({ err, event: event.type }, 'could not tell the other API processes'));
     },
     onEvent: (listener) => void listeners.push(listener),
-    attach: (io) => void io.adapter(createAdapter(commands, adapterSub, { key: name.socketRooms })),
+    attach: (io) => void io.adapter(createAdapter(adapterPublisher(commands, log), adapterSub, { key: name.socketRooms })),
     async close() {
       await gamePlane.close();
       await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
