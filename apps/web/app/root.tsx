@@ -21,7 +21,7 @@ import './app.css';
 import headingFont from '@fontsource/pixelify-sans/files/pixelify-sans-latin-700-normal.woff2?url';
 import { CookieBanner } from './components/cookie-banner.tsx';
 import { DialogsHost } from './components/dialogs-host.tsx';
-import { initConsent, trackPageView } from './lib/integrations.ts';
+import { identifyChat, initConsent, trackPageView } from './lib/integrations.ts';
 import { LoadingBar } from './components/loading-bar.tsx';
 import { ErrorPage, NotFoundPage } from './components/error-pages.tsx';
 import { analytics } from './lib/analytics.ts';
@@ -91,6 +91,8 @@ export default function App() {
   const initialized = useUser((s) => s.initialized);
   const signedIn = useUser((s) => s.userData !== null);
   const userId = useUser((s) => s.userData?.userId);
+  const emailAddress = useUser((s) => s.userData?.emailAddress);
+  const chatWidgetToken = useUser((s) => s.userData?.chatWidgetToken);
   const [rulesLoaded, setRulesLoaded] = useState(0);
 
   // First fetch of the user (and their servers), route rules, and chunk-failure reloads.
@@ -111,6 +113,12 @@ export default function App() {
     window.addEventListener('vite:preloadError', onPreloadError);
     return () => window.removeEventListener('vite:preloadError', onPreloadError);
   }, []);
+
+  // The support chat (when configured and consented to) is the signed-in user's own conversation.
+  useEffect(() => {
+    if (!initialized) return;
+    identifyChat(emailAddress && chatWidgetToken ? { emailAddress, chatWidgetToken } : null);
+  }, [initialized, emailAddress, chatWidgetToken]);
 
   // Signed in: live socket, 5 s server polling, analytics identity. Signed out: none of them.
   useEffect(() => {

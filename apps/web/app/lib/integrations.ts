@@ -1,5 +1,6 @@
 import { CHAT_COOKIE_SECONDS, CONSENT_KEY, integrationHosts } from '@spawnpoint/contracts';
 import { setAnalyticsProvider } from './analytics.ts';
+import { prepareChat, switchChat, type ChatUser } from './chat-identity.ts';
 import { settings } from './settings.ts';
 import { createStore } from './store.ts';
 
@@ -50,6 +51,7 @@ type Win = Window & {
     reset(): void;
   };
   $crisp?: unknown[];
+  CRISP_TOKEN_ID?: string;
   CRISP_WEBSITE_ID?: string;
   CRISP_COOKIE_EXPIRE?: number;
   dataLayer?: unknown[];
@@ -57,6 +59,16 @@ type Win = Window & {
 };
 
 let loaded = false;
+let chatLoaded = false;
+let chatUser: ChatUser | null = null;
+
+/** Called whenever who is signed in is known or changes (null: signed out). */
+export function identifyChat(user: ChatUser | null): void {
+  const previous = chatUser;
+  chatUser = user && { emailAddress: user.emailAddress, chatWidgetToken: user.chatWidgetToken };
+  if (chatLoaded) switchChat(window as Win, previous, chatUser);
+}
+
 /** Loads each configured integration once, after consent. With no keys this does nothing at all. */
 function loadIntegrations(): void {
   if (loaded || !anyIntegration) return;
@@ -81,7 +93,8 @@ function loadIntegrations(): void {
     }, 200);
   }
   if (keys.chatWidgetId) {
-    w.$crisp = [];
+    prepareChat(w, chatUser);
+    chatLoaded = true;
     w.CRISP_WEBSITE_ID = keys.chatWidgetId;
     w.CRISP_COOKIE_EXPIRE = CHAT_COOKIE_SECONDS;
     script(`${integrationHosts.chatWidget.script}/l.js`);

@@ -15,7 +15,7 @@ import {
 } from '@spawnpoint/contracts';
 import { buttonClass, navLinkClass } from '../components/styles.ts';
 import { analytics } from '../lib/analytics.ts';
-import { anyIntegration, consentStore, initConsent, setConsent } from '../lib/integrations.ts';
+import { anyIntegration, consentStore, identifyChat, initConsent, setConsent } from '../lib/integrations.ts';
 import { forgetReferral, keepQueryParams, storedReferral } from '../lib/query-params.ts';
 import { settings } from '../lib/settings.ts';
 import type { z } from 'zod';
@@ -37,6 +37,12 @@ function currencyOf(result: unknown): z.output<typeof localizationResult>['curre
 function userIdOf(result: unknown): UserData['userId'] | null {
   const userId = (result as { userId?: unknown } | null)?.userId;
   return typeof userId === 'string' ? userId : null;
+}
+
+/** The support chat's identity from `GET /v1/user/me` (its email and `chatWidgetToken`). */
+function chatUserOf(result: unknown): Pick<UserData, 'emailAddress' | 'chatWidgetToken'> | null {
+  const { emailAddress, chatWidgetToken } = (result ?? {}) as { emailAddress?: unknown; chatWidgetToken?: unknown };
+  return typeof emailAddress === 'string' && typeof chatWidgetToken === 'string' ? { emailAddress, chatWidgetToken } : null;
 }
 
 async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Envelope> {
@@ -223,6 +229,7 @@ async function main(): Promise<void> {
   const me = await call('GET', '/v1/user/me');
   const userId = me.status === 'SUCCESS' ? userIdOf(me.result) : null;
   if (userId === null) return;
+  identifyChat(chatUserOf(me.result));
   onSignedIn(userId);
 }
 
