@@ -14,11 +14,22 @@ export const filePath = z.string().max(4096, 'The path is too long.');
 export const DIRECTION_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 export const directionControlsMessage = 'Names may not contain text-direction control characters (they make a name look like another).';
 
-/** A file name as the file manager shows it: direction controls as `⟨U+202E⟩`, so every name reads as it is. */
+/**
+ * Characters that take no space (zero-width space, word joiner and its kin, byte-order mark, soft hyphen,
+ * Mongolian vowel separator): `config\u200B.yml` would show exactly as `config.yml`. The joiners U+200C/D
+ * are left alone, as Persian, Indic scripts and emoji sequences need them.
+ */
+const INVISIBLE = /[\u00ad\u180e\u200b\u2060-\u2064\ufeff]/;
+const spelledOut = new RegExp(`${DIRECTION_CONTROLS.source}|${INVISIBLE.source}`, 'g');
+
 /** A name with its direction controls taken out (what Rename offers to start from). */
 export const withoutDirectionControls = (name: string) => name.replace(new RegExp(DIRECTION_CONTROLS.source, 'g'), '');
+/**
+ * A file name as the file manager shows it: direction controls and invisible characters as `⟨U+202E⟩`,
+ * so every name reads as it is and two names never look the same.
+ */
 export const visibleFileName = (name: string) =>
-  name.replace(new RegExp(DIRECTION_CONTROLS.source, 'g'), (c) => `⟨U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  name.replace(spelledOut, (c) => `⟨U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}⟩`);
 export const fileEntry = z.object({
   name: z.string(),
   type: z.enum(['file', 'directory', 'symlink', 'other']),

@@ -77,4 +77,12 @@ describe('file names that read as another', () => {
     expect(visibleFileName(' lead.txt')).toBe(' lead.txt');
     expect(visibleFileName('名前 ✓.yml')).toBe('名前 ✓.yml');
   });
+
+  it('spells out characters that take no space, so config\u200B.yml does not pass for config.yml', () => {
+    expect(visibleFileName('config\u200B.yml')).toBe('config⟨U+200B⟩.yml');
+    expect(visibleFileName('\uFEFFops.json')).toBe('⟨U+FEFF⟩ops.json');
+    expect(visibleFileName('plug\u00ADin.jar')).toBe('plug⟨U+00AD⟩in.jar');
+    // Joiners stay: scripts and emoji need them.
+    expect(visibleFileName('👨\u200D👩.png')).toBe('👨\u200D👩.png');
+  });
 });
