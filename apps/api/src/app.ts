@@ -201,6 +201,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     mover,
   );
   power.fetchAnswerMs = config.FETCH_ANSWER_SECONDS * 1000;
+  // Starts that waited for a node's hello (its free slots were unknown until then) go at once.
+  nodes.onGreeted = (nodeId) => power.drain(nodeId);
   liveGauges(metrics.registry, { io, nodes, hub, power });
   // Join proxies get the routing table from memory and every change after it (proxy-gateway.ts).
   let proxiesConnected = () => false;

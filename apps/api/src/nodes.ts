@@ -62,6 +62,8 @@ interface NodeEntry {
   javaMajors?: number[];
   /** The shared storage it keeps sleeping servers in (`s3://host/bucket`), from its hello; null: its own disk. */
   storage?: string | null;
+  /** Its hello on the current socket arrived: what runs on it is known (false from connection until then). */
+  greeted?: boolean;
 }
 
 const agentAnswer = z.object({ status: z.string(), message: z.string().optional(), result: z.unknown().optional() });
@@ -115,6 +117,8 @@ export class NodeRegistry {
   accepting: () => boolean = () => true;
   /** Set by the app: tells the mirroring API processes a node's presence (game-plane.ts). */
   share: ((node: LiveNode) => void) | null = null;
+  /** Called once a node's hello has been applied (`isGreeted` is true): starts waiting for it may go. */
+  onGreeted: ((nodeId: string) => void) | null = null;
   // On a mirroring process: the nodes as the game plane's holder last said (their sockets are there).
   private remote = new Map<string, LiveNode>();
 
@@ -159,6 +163,7 @@ export class NodeRegistry {
       const entry = this.nodes.get(nodeId) as NodeEntry;
       entry.socket?.disconnect(true);
       entry.socket = socket;
+      entry.greeted = false;
       this.log.info({ nodeId }, 'agent connected');
       socket.emit('api:clock', { now: Date.now() });
       // Events name servers; the state layer drops any server that is not on this node.
@@ -178,6 +183,8 @@ export class NodeRegistry {
         entry.storage = hello.data.storage;
         this.share?.(this.liveOf(nodeId));
         events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
+        entry.greeted = true;
+        this.onGreeted?.(nodeId);
       });
       socket.on('agent:state', (payload) => {
         const event = agentStateEvent.safeParse(payload);
@@ -249,6 +256,17 @@ export class NodeRegistry {
   isConnected(nodeId: string): boolean {
     const entry = this.nodes.get(nodeId);
     return entry ? this.present(entry) : false;
+  }
+
+  /**
+   * Connected to this process and its hello has arrived, so the states of its servers are known. Counting
+   * free slots needs that: between a node's connection and its hello (after this process took the game
+   * plane over, its states start empty) a running server would count as stopped, and a waiting start would
+   * take its slot.
+   */
+  isGreeted(nodeId: string): boolean {
+    const entry = this.nodes.get(nodeId);
+    return entry?.socket?.connected === true && entry.greeted === true;
   }
 
   /** The shared storage a node said it keeps sleeping servers in; null for its own disk (or before its hello). */

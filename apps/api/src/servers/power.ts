@@ -165,7 +165,7 @@ export class PowerDispatcher {
     if (this.draining.has(nodeId)) return;
     this.draining.add(nodeId);
     try {
-      while (this.queue.length(nodeId) > 0 && this.nodes.isConnected(nodeId) && this.hasRoom(nodeId)) {
+      while (this.queue.length(nodeId) > 0 && this.nodes.isGreeted(nodeId) && this.hasRoom(nodeId)) {
         const entry = this.queue.shift(nodeId) as QueuedStart;
         this.hub.pushQueuePosition(entry.server.id, null);
         this.pushPositions(nodeId);
@@ -234,8 +234,9 @@ export class PowerDispatcher {
       throw new ApiError('INVALID_STATE', undefined, eulaMessages.required);
     if (action === 'start') {
       await this.rules.check(server);
-      // No room on its node (or others wait before it): it waits in line, unless the line is full.
-      if (this.queue.length(server.nodeId) > 0 || !this.hasRoom(server.nodeId)) {
+      // No room on its node (or others wait before it, or the node has connected but not yet said what runs
+      // on it, so its free slots are unknown): it waits in line, unless the line is full.
+      if (this.queue.length(server.nodeId) > 0 || !this.nodes.isGreeted(server.nodeId) || !this.hasRoom(server.nodeId)) {
         if (!this.queue.add({ server, from: state })) throw new ApiError('NO_SERVERS_AVAILABLE');
         this.hub.hold(server.id, 'queued');
         this.pushPositions(server.nodeId);

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { AGENT_NAMESPACE, AGENT_PROTOCOL_VERSION } from '@spawnpoint/contracts';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
@@ -121,5 +122,59 @@ describe('start queue', { timeout: 120_000 }, () => {
     await paid.power('kill');
     await until(free.details, (s) => s.state === 'online');
     await free.power('kill');
+  });
+
+  it('after the game plane changes hands, a waiting start keeps its place until the node has said what runs on it', async () => {
+    const a = await owner('ha');
+    const b = await owner('hb');
+    const c = await owner('hc');
+    expect((await a.power('start')).json().status).toBe('SUCCESS');
+    await until(a.details, (s) => s.state === 'online');
+    expect((await b.power('start')).json().result.state).toBe('queued');
+    const { hub, power } = t.ctx.game;
+    const [waiting] = await t.ctx.database.db.select().from(servers).where(eq(servers.id, b.id));
+
+    // The node's link drops and its new link has not said what runs yet, as after another API process took the
+    // game plane over: this process starts from nothing known (hub.takeOver) and puts the waiting start back.
+    // The socket stands in for the node's agent between its connection and its hello.
+    await agent.stop();
+    await until(
+      async () => (await send('GET', '/healthz')).json().result.agents as string[],
+      (ids) => !ids.includes('test-node'),
+    );
+    power.queue.remove(b.id);
+    hub.takeOver();
+    power.waitAgain(waiting as NonNullable<typeof waiting>, 'offline');
+    const node = connect(`${base}${AGENT_NAMESPACE}`, {
+      transports: ['websocket'],
+      reconnection: false,
+      auth: { nodeId: agent.nodeConfig.id, token: agent.nodeConfig.token },
+    });
+    sockets.push(node);
+    await new Promise<void>((resolve) => node.once('connect', resolve));
+    // The queue check every second does this; here it is called at once. The node is full (a's game runs),
+    // which only its hello will say: b must not take the slot meanwhile.
+    power.drain(agent.nodeConfig.id);
+    expect(await b.details()).toMatchObject({ state: 'queued', queuePosition: 1 });
+    // A start asked for now waits too, behind it.
+    expect((await c.power('start')).json().result.state).toBe('queued');
+
+    node.emit('agent:hello', {
+      protocol: AGENT_PROTOCOL_VERSION,
+      nodeId: agent.nodeConfig.id,
+      servers: [{ serverId: a.id, state: 'online' }],
+    });
+    // (Read from the live state: the details page would ask the node, and this socket answers nothing.)
+    await until(
+      () => hub.stateOf(a.id),
+      (state) => state === 'online',
+    );
+    power.drain(agent.nodeConfig.id);
+    expect([hub.stateOf(b.id), power.queue.positionOf(b.id)]).toEqual(['queued', 1]);
+    expect([hub.stateOf(c.id), power.queue.positionOf(c.id)]).toEqual(['queued', 2]);
+    expect(b.positions.at(-1)).toBe(1);
+    await b.power('stop');
+    await c.power('stop');
+    expect([hub.stateOf(b.id), hub.stateOf(c.id)]).toEqual(['offline', 'offline']);
   });
 });
