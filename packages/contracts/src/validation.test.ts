@@ -15,6 +15,19 @@ describe('rules and messages of spec §5', () => {
   it('email', () => {
     expect(validateValue('email', 'steve@minecraft', [{ rule: 'email' }])).toBe('The email field must be a valid email');
     expect(validateValue('email', 'steve@example.com', [{ rule: 'email' }])).toBeNull();
+    // What a mail library would read as a display name, a list or a quoted name: stored as one address,
+    // delivered to another.
+    for (const value of [
+      'x<victim@example.com>',
+      'x,victim@example.com',
+      '"a b"@example.com',
+      'a;b@example.com',
+      'a@b..com',
+      'a@example.com.',
+    ])
+      expect(validateValue('email', value, [{ rule: 'email' }])).toBe('The email field must be a valid email');
+    for (const value of ['first.last+tag@example.co.uk', "o'brien@example.com", 'joão@exemplo.pt', 'a@b.c'])
+      expect(validateValue('email', value, [{ rule: 'email' }])).toBeNull();
   });
 
   it('min and max count characters, not bytes', () => {

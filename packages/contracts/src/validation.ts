@@ -33,8 +33,13 @@ export function isMissing(value: unknown): boolean {
   return false;
 }
 
-// Deliberately simple: one @, no spaces, a dot in the domain part.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * A plain address and nothing else: one @, a local part without spaces, control characters or the
+ * characters that make a mail header's address list (`<>()[]\\,;:"`), and a domain of dot-separated labels
+ * with at least one dot. Mail libraries read `x<victim@example.com>` or `x,victim@example.com` as a
+ * display name or a list, so such a value was stored as one address while its mail went to another.
+ */
+const EMAIL = /^[^\s@<>()[\]\\,;:"\p{Cc}]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const ALPHA_NUM = /^[\p{L}\p{N}]*$/u;
 
 /** Free text the database keeps may not hold a NUL character (PostgreSQL cannot store one). */

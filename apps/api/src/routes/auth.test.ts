@@ -73,6 +73,19 @@ describe('register', () => {
     expect(res.json()).toEqual({ status: 'EMAIL_ALREADY_REGISTERED', message: 'This email address is already registered.' });
   });
 
+  it('refuses an address with a display name or a list, whose mail would go to another mailbox', async () => {
+    // Stored as written, a mail library delivers `x<victim@…>` to victim@…: one mailbox could verify any
+    // number of accounts, and anyone could mail a registered user's inbox again and again.
+    const { email } = await register();
+    for (const emailAddress of [`another<${email}>`, `another,${email}`]) {
+      const res = await post('/v1/auth/register', { emailAddress, password: PASSWORD });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().fields).toEqual({ emailAddress: 'The email address field must be a valid email' });
+    }
+    await t.drain();
+    expect(mailsTo(t.dataDir, email)).toHaveLength(1);
+  });
+
   it('answers bad fields with INVALID_INPUT and the form messages', async () => {
     const res = await post('/v1/auth/register', { emailAddress: 'not-an-email', password: 'short' });
     expect(res.statusCode).toBe(400);
