@@ -74,3 +74,11 @@ export const roleDescriptions: Record<ServerRole, string> = {
   administrator: 'Everything but billing and deleting the server, including files, settings and members.',
   owner: 'Everything, including billing and deleting the server.',
 };
+
+/**
+ * A backup made with every slot taken deletes the oldest unlocked one when it completes; a role without
+ * `backups.delete` (a moderator) may not do that, or three backups of a wrecked world would replace every
+ * good one.
+ */
+export const backupSlotsFullMessage = (limit: number) =>
+  `All ${limit} backup slots are used, and a new backup would delete the oldest. Ask the owner or an administrator to delete one first.`;

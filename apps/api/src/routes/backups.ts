@@ -56,11 +56,12 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.backupCreate,
-    async ({ request, server }) => {
+    async ({ request, server, access }) => {
       // A refusal (a job running, a state that cannot back up) does not use the server's budget.
       backupJobs.check(server);
       await ctx.limit('backupsPerServer', request, server.id);
-      const { backupId } = await backupJobs.create(server);
+      // Only a role that may delete backups may make one that rotates the oldest out.
+      const { backupId } = await backupJobs.create(server, null, access.permissions.includes('backups.delete'));
       return { backupId };
     },
     // Logged once the node took the job (whether it completes shows on the Backups page).

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import {
+  backupSlotsFullMessage,
   endpoints,
   errorMessage,
+  FREE_BACKUP_LIMIT,
   fillPath,
   memberMessages,
   rolePermissions,
@@ -488,6 +490,32 @@ describe('invitations', () => {
     expect((await send('DELETE', `/v1/server/${serverId}/members/${other.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
     const gone = await send('GET', `/v1/server/${serverId}`, other.cookie);
     expect([gone.statusCode, gone.json().status]).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
+describe('backups a moderator makes', () => {
+  it('never delete older ones: with every slot used a moderator is refused, an administrator may rotate', async () => {
+    const owner = await account();
+    const moderator = await account();
+    const admin = await account();
+    const serverId = await serverOf(owner);
+    await addMember(serverId, moderator, 'moderator');
+    await addMember(serverId, admin, 'administrator');
+    const create = (by: Account) => send('POST', `/v1/server/${serverId}/backups`, by.cookie);
+    // A free server keeps FREE_BACKUP_LIMIT backups; one slot left, a moderator's backup goes to the node.
+    for (let i = 1; i < FREE_BACKUP_LIMIT; i++)
+      await t.ctx.database.db.insert(backups).values({ id: `kept-${serverId}-${i}`, serverId, status: 'complete' });
+    expect((await create(moderator)).json().status).toBe('NODE_UNAVAILABLE');
+    // Every slot used: the moderator's backup would delete the oldest when it completes.
+    await t.ctx.database.db.insert(backups).values({ id: `kept-${serverId}-last`, serverId, status: 'complete' });
+    const refused = await create(moderator);
+    expect([refused.statusCode, refused.json()]).toEqual([
+      403,
+      { status: 'NO_PERMISSION', message: backupSlotsFullMessage(FREE_BACKUP_LIMIT) },
+    ]);
+    expect(await t.ctx.database.db.select().from(backups).where(eq(backups.serverId, serverId))).toHaveLength(FREE_BACKUP_LIMIT);
+    // An administrator (who may delete backups) passes that check; only the missing node stops it here.
+    expect((await create(admin)).json().status).toBe('NODE_UNAVAILABLE');
   });
 });
 

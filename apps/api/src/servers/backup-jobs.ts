@@ -1,4 +1,4 @@
-import { FREE_BACKUP_LIMIT, agentEndpoints, planById, type AgentBackupEvent } from '@spawnpoint/contracts';
+import { FREE_BACKUP_LIMIT, agentEndpoints, backupSlotsFullMessage, planById, type AgentBackupEvent } from '@spawnpoint/contracts';
 
 /** Backups a server keeps: its plan's number and the slots bought for it (Free's when the server is unknown). */
 export const backupLimitOf = (row: { planId: string; extraBackups: number } | undefined) =>
@@ -102,6 +102,8 @@ export class BackupJobs {
   async create(
     server: ServerRow,
     scheduleId: string | null = null,
+    /** Whether this backup may rotate the oldest unlocked one out (the caller holds `backups.delete`, or a schedule). */
+    mayRotate = true,
   ): Promise<{ backupId: string; finished: Promise<{ ok: boolean; error?: string | undefined }> }> {
     this.check(server);
     const state = this.hub.stateOf(server.id);
@@ -126,6 +128,7 @@ export class BackupJobs {
         const limit = backupLimitOf(locked);
         if (complete.length >= limit && complete.every((b) => b.locked))
           throw new ApiError('INVALID_STATE', undefined, `All ${limit} backups are locked. Unlock or delete one first.`);
+        if (complete.length >= limit && !mayRotate) throw new ApiError('NO_PERMISSION', undefined, backupSlotsFullMessage(limit));
         await tx.insert(backups).values({ id: backupId, serverId: server.id, status: 'pending', scheduleId });
       });
       if (stored) await this.fromStorage(server.id, backupId);

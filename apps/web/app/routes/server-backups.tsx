@@ -1,4 +1,4 @@
-import type { PermissionKey } from '@spawnpoint/contracts';
+import { backupSlotsFullMessage, type PermissionKey } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
@@ -87,6 +87,8 @@ function BackupsPage({ id }: { id: string }) {
 
   // Moderators make backups; restoring, deleting and (un)locking are an administrator's (the API checks too).
   const can = (key: PermissionKey) => load.status === 'ready' && load.server.permissions.includes(key);
+  // A new backup with every slot taken deletes the oldest unlocked one: only a role that may delete may.
+  const slotsFull = data !== null && data.backups.length >= data.limit && load.status === 'ready' && !can('backups.delete');
 
   return (
     <ServerShell serverId={id} load={load}>
@@ -94,11 +96,13 @@ function BackupsPage({ id }: { id: string }) {
         <div className="flex flex-wrap items-center justify-between gap-3">
           <p className="text-sm text-slate-600">
             {data
-              ? `${data.backups.length} of ${data.limit} backups. When full, the oldest unlocked one makes room; locked ones are kept.`
+              ? slotsFull
+                ? backupSlotsFullMessage(data.limit)
+                : `${data.backups.length} of ${data.limit} backups. When full, the oldest unlocked one makes room; locked ones are kept.`
               : ''}
           </p>
           <Button
-            disabled={running}
+            disabled={running || slotsFull}
             onClick={async () => {
               const { backupId } = await createBackup(id);
               applied.current = asked.current;
