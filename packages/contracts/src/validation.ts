@@ -49,6 +49,12 @@ export function isEmail(value: string): boolean {
   return EMAIL.test(value);
 }
 
+/** An address shown to people who may not see it whole (the giveaway's winners, a viewer's activity log): s****@example.com. */
+export function maskEmail(email: string): string {
+  const [name = '', domain = ''] = email.split('@');
+  return `${name.slice(0, 1)}${'*'.repeat(Math.max(3, name.length - 1))}@${domain}`;
+}
+
 /** Runs the rules in order and returns the first message, or null when the value passes. */
 export function validateValue(field: string, value: unknown, rules: readonly Rule[], values: Record<string, unknown> = {}): string | null {
   for (const r of rules) {

@@ -127,6 +127,20 @@ describe('the activity log of a server', () => {
       expect(entry.ip).toMatch(/\d/);
       expect(Number.isNaN(Date.parse(entry.createdAt))).toBe(false);
     }
+    // The friend (now a moderator, without members.manage) reads the same log without the owner's address of
+    // origin or the friend's own address in full: those are for whoever manages members.
+    const seen = await page(id, friend.cookie);
+    expect(seen.entries.map((e) => e.ip)).toEqual(entries.map(() => null));
+    const masked = `${friend.emailAddress.slice(0, 1)}${'*'.repeat(friend.emailAddress.split('@')[0]!.length - 1)}@example.com`;
+    expect(seen.entries[0]?.target).toBe(`${masked}: viewer → moderator`);
+    expect(JSON.stringify(seen)).not.toContain(friend.emailAddress);
+    // What the friend does shows the friend their own address.
+    expect((await send('POST', `/v1/server/${id}/command`, friend.cookie, { command: 'say hi from a friend' })).json().status).toBe(
+      'SUCCESS',
+    );
+    const own = (await page(id, friend.cookie)).entries[0];
+    expect(own).toMatchObject({ action: 'console.command', actor: { userId: friend.userId } });
+    expect(own?.ip).toMatch(/\d/);
     // File contents never reach the log, neither the answer nor the table.
     expect(JSON.stringify(entries)).not.toContain('do-not-log-this');
     const rows = await t.ctx.database.db.execute('select * from server_activity');

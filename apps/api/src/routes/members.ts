@@ -117,7 +117,9 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     };
   });
 
-  route(endpoints.serverActivity, async ({ server, query }) => listActivity(db, server.id, query));
+  route(endpoints.serverActivity, async ({ server, session, access, query }) =>
+    listActivity(db, server.id, query, { userId: session.user.id, managesMembers: access.permissions.includes('members.manage') }),
+  );
 
   // Every change below is logged in the transaction that makes it, with the address it concerns.
   route(endpoints.invitationCreate, async ({ request, session, server, access, body, recordActivity: record }) => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { endpoints, plans } from '@spawnpoint/contracts';
+import { endpoints, maskEmail, plans } from '@spawnpoint/contracts';
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import { optionalSession, type AppContext } from '../context.ts';
@@ -23,12 +23,6 @@ export function drawWinners(seed: string, entryIds: string[], winners: number): 
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .slice(0, winners)
     .map((e) => e.id);
-}
-
-/** Masks an address for the public winners list: s****@example.com. */
-function mask(email: string): string {
-  const [name = '', domain = ''] = email.split('@');
-  return `${name.slice(0, 1)}${'*'.repeat(Math.max(3, name.length - 1))}@${domain}`;
 }
 
 export function publicSiteRoutes(route: Route, ctx: AppContext): void {
@@ -151,7 +145,7 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
             .innerJoin(users, eq(users.id, giveawayEntries.userId))
             .where(and(eq(giveawayEntries.slug, slug), eq(giveawayEntries.winner, true)))
             .orderBy(asc(users.emailAddress))
-        ).map((w) => mask(w.email))
+        ).map((w) => maskEmail(w.email))
       : [];
     return {
       slug,

@@ -1,5 +1,6 @@
 import {
   ACTIVITY_TARGET_MAX,
+  maskEmail,
   SERVER_ACTIVITY_RETENTION_DAYS,
   type ServerActivityAction,
   type ServerActivityPage,
@@ -41,11 +42,26 @@ export async function recordActivity(db: DbOrTx, entry: ActivityEntryInput): Pro
   });
 }
 
+/** Addresses in an entry's target (an invitation's or a member's): masked for readers who do not manage members. */
+const ADDRESS_IN_TARGET = /[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+/gu;
+
+/**
+ * Who reads the log. Every role may (`activity.read`), but the addresses of origin and the email addresses
+ * of invitations and members are for those who manage members (`members.manage`) — the members page is
+ * theirs too: a viewer must not learn the owner's home address (a way to attack their connection) or the
+ * mailboxes of people invited. A reader always sees the address of their own actions.
+ */
+export interface ActivityReader {
+  userId: string;
+  managesMembers: boolean;
+}
+
 /** A page of a server's log, newest first; `next` is the cursor of the page after it. */
 export async function listActivity(
   db: Db,
   serverId: string,
   page: { before?: string | undefined; limit: number },
+  reader: ActivityReader,
 ): Promise<ServerActivityPage> {
   const rows = await db
     .select()
@@ -60,8 +76,8 @@ export async function listActivity(
       id: String(row.seq),
       actor: { userId: row.actorId, emailAddress: row.actorEmail },
       action: row.action,
-      target: row.target,
-      ip: row.ip,
+      target: reader.managesMembers ? row.target : row.target.replace(ADDRESS_IN_TARGET, maskEmail),
+      ip: reader.managesMembers || row.actorId === reader.userId ? row.ip : null,
       createdAt: row.createdAt.toISOString(),
     })),
     next: rows.length > page.limit && last ? String(last.seq) : null,
