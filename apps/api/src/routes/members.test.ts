@@ -18,7 +18,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../../test-support/until.ts';
 import { sha256 } from '../auth/tokens.ts';
-import { backups, serverInvitations, serverMembers, servers, users } from '../db/schema.ts';
+import { backups, serverInvitations, serverMembers, serverSchedules, servers, users } from '../db/schema.ts';
 import { buildTestApp, cookieFrom, linkIn, mailsTo, requester, uniqueEmail, type Send } from '../test/build-test-app.ts';
 
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
@@ -490,6 +490,65 @@ describe('invitations', () => {
     expect((await send('DELETE', `/v1/server/${serverId}/members/${other.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
     const gone = await send('GET', `/v1/server/${serverId}`, other.cookie);
     expect([gone.statusCode, gone.json().status]).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
+describe('schedules of a member who loses the right to them', () => {
+  it('are paused (and logged) when their author is removed, demoted or leaves; resumed, they are the resumer’s', async () => {
+    const owner = await account();
+    const removed = await account();
+    const demoted = await account();
+    const leaving = await account();
+    const serverId = await serverOf(owner);
+    const listed = async () =>
+      (await send('GET', `/v1/server/${serverId}/schedules`, owner.cookie)).json().result.schedules as {
+        scheduleId: string;
+        name: string;
+        enabled: boolean;
+      }[];
+    const make = async (by: Account, name: string) => {
+      const body = { name, cron: '0 4 * * *', timeZone: 'UTC', action: { kind: 'command', command: 'op Mallory' } };
+      expect((await send('POST', `/v1/server/${serverId}/schedules`, by.cookie, body)).json().status).toBe('SUCCESS');
+    };
+    for (const [who, name] of [
+      [removed, 'by removed'],
+      [demoted, 'by demoted'],
+      [leaving, 'by leaving'],
+    ] as const) {
+      await addMember(serverId, who, 'administrator');
+      await make(who, name);
+    }
+    await make(owner, 'by owner');
+
+    expect((await send('DELETE', `/v1/server/${serverId}/members/${removed.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
+    expect((await send('PUT', `/v1/server/${serverId}/members/${demoted.userId}`, owner.cookie, { role: 'moderator' })).json().status).toBe(
+      'SUCCESS',
+    );
+    expect((await send('POST', `/v1/server/${serverId}/leave`, leaving.cookie)).json().status).toBe('SUCCESS');
+    const enabled = Object.fromEntries((await listed()).map((s) => [s.name, s.enabled]));
+    expect(enabled).toEqual({ 'by removed': false, 'by demoted': false, 'by leaving': false, 'by owner': true });
+    const log = (await send('GET', `/v1/server/${serverId}/activity`, owner.cookie)).json().result.entries as {
+      action: string;
+      target: string;
+    }[];
+    expect(log.filter((e) => e.action === 'schedule.update').map((e) => e.target)).toEqual([
+      `by leaving: paused (made by ${leaving.emailAddress})`,
+      `by demoted: paused (made by ${demoted.emailAddress})`,
+      `by removed: paused (made by ${removed.emailAddress})`,
+    ]);
+    // Nothing of theirs runs: paused schedules are never due.
+    const [row] = await t.ctx.database.db.select().from(serverSchedules).where(eq(serverSchedules.name, 'by removed'));
+    expect(row).toMatchObject({ enabled: false, nextRunAt: null });
+
+    // The owner resumes one after reading it: it runs again, on the owner's authority.
+    const paused = (await listed()).find((s) => s.name === 'by removed');
+    const body = { name: 'by removed', cron: '0 4 * * *', timeZone: 'UTC', action: { kind: 'command', command: 'say hi' }, enabled: true };
+    expect((await send('PUT', `/v1/server/${serverId}/schedules/${paused?.scheduleId}`, owner.cookie, body)).json().status).toBe('SUCCESS');
+    const [resumed] = await t.ctx.database.db
+      .select()
+      .from(serverSchedules)
+      .where(eq(serverSchedules.id, paused?.scheduleId ?? ''));
+    expect(resumed).toMatchObject({ enabled: true, createdBy: owner.userId });
   });
 });
 

@@ -12,7 +12,7 @@ import {
 import { and, asc, count, eq, gt, isNull, lte } from 'drizzle-orm';
 import { newId, randomToken, sha256 } from '../auth/tokens.ts';
 import type { AppContext } from '../context.ts';
-import { serverInvitations, serverMembers, servers, users } from '../db/schema.ts';
+import { serverInvitations, serverMembers, serverSchedules, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { invitationMail } from '../mail/templates.ts';
@@ -72,10 +72,11 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
   }
 
   /**
-   * In the transaction that removes a member or changes their role: their pending invitations for roles
-   * they can no longer give are revoked (and logged), so the owner's list shows what can still be accepted.
+   * In the transaction that removes a member or changes their role (or they leave): their pending invitations
+   * for roles they can no longer give are revoked (and logged), so the owner's list shows what can still be
+   * accepted, and without `schedules.manage` the schedules they made are paused (and logged).
    */
-  async function revokeInvitationsOf(
+  async function withdrawAuthorityOf(
     tx: DbOrTx,
     record: (tx: DbOrTx, note: ActivityNote) => Promise<void>,
     serverId: string,
@@ -91,6 +92,16 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
       await tx.delete(serverInvitations).where(eq(serverInvitations.id, invitation.id));
       await record(tx, { action: 'invitation.revoke', target: `${invitation.emailAddress} (sent by ${member.emailAddress})` });
     }
+    // Their schedules would go on running commands, stops and backups on the authority they no longer have:
+    // paused (and logged), for the owner or an administrator to review and resume as their own.
+    if (member.role && roleHas(member.role, 'schedules.manage')) return;
+    const paused = await tx
+      .update(serverSchedules)
+      .set({ enabled: false, nextRunAt: null })
+      .where(and(eq(serverSchedules.serverId, serverId), eq(serverSchedules.createdBy, member.userId), eq(serverSchedules.enabled, true)))
+      .returning({ name: serverSchedules.name });
+    for (const schedule of paused)
+      await record(tx, { action: 'schedule.update', target: `${schedule.name}: paused (made by ${member.emailAddress})` });
   }
 
   route(endpoints.serverMembers, async ({ server }) => {
@@ -231,7 +242,7 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
           .set({ role: body.role })
           .where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
         await record(tx, { action: 'member.role', target: `${member.emailAddress}: ${member.role} → ${body.role}` });
-        await revokeInvitationsOf(tx, record, server.id, { userId: params.userId, emailAddress: member.emailAddress, role: body.role });
+        await withdrawAuthorityOf(tx, record, server.id, { userId: params.userId, emailAddress: member.emailAddress, role: body.role });
       });
       directory.accessChanged({ serverId: server.id, userId: params.userId, role: body.role });
     }
@@ -243,7 +254,7 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     await db.transaction(async (tx) => {
       await tx.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, params.userId)));
       await record(tx, { action: 'member.remove', target: `${member.emailAddress} (${member.role})` });
-      await revokeInvitationsOf(tx, record, server.id, { userId: params.userId, emailAddress: member.emailAddress, role: null });
+      await withdrawAuthorityOf(tx, record, server.id, { userId: params.userId, emailAddress: member.emailAddress, role: null });
     });
     directory.accessChanged({ serverId: server.id, userId: params.userId, role: null });
     return null;
@@ -255,7 +266,7 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     await db.transaction(async (tx) => {
       await tx.delete(serverMembers).where(and(eq(serverMembers.serverId, server.id), eq(serverMembers.userId, me.userId)));
       await record(tx, { action: 'member.leave', target: `${me.emailAddress} (${access.role})` });
-      await revokeInvitationsOf(tx, record, server.id, me);
+      await withdrawAuthorityOf(tx, record, server.id, me);
     });
     directory.accessChanged({ serverId: server.id, userId: me.userId, role: null });
     return null;

@@ -92,12 +92,13 @@ export function scheduleRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.scheduleUpdate,
-    async ({ server, params, body, recordActivity }) => {
+    async ({ server, session, params, body, recordActivity }) => {
       const before = await scheduleOf(server.id, params.scheduleId);
       const row = await db.transaction(async (tx) => {
+        // Whoever changes a schedule stands behind it from then on (it is paused if they lose the right).
         const [updated] = await tx
           .update(serverSchedules)
-          .set(fields(body, before.lastRunAt))
+          .set({ ...fields(body, before.lastRunAt), createdBy: session.user.id })
           .where(and(eq(serverSchedules.id, params.scheduleId), eq(serverSchedules.serverId, server.id)))
           .returning();
         if (!updated) throw new ApiError('NOT_FOUND');
