@@ -9,7 +9,8 @@ const concrete = (path: string) =>
     .replace(':slug', 'nether-hubs-explained')
     .replace(':current', '2')
     .replace(':entryId', 'entry123')
-    .replace(':paymentId', 'pay123');
+    .replace(':paymentId', 'pay123')
+    .replace(':name', 'some-server');
 
 test('an unknown path shows the 404 page with its exact text and HTTP 404', async ({ page }) => {
   const response = await page.goto('/this/does/not/exist');
@@ -23,7 +24,13 @@ test('an unknown path shows the 404 page with its exact text and HTTP 404', asyn
 });
 
 test('unknown blog posts and pages show the same 404 page with their path and HTTP 404', async ({ page }) => {
-  for (const path of ['/blog/nope', '/blog/page/9', '/blog/page/abc']) {
+  // A public server page only exists for a name a server could have: other text is not shown as a heading.
+  for (const path of [
+    '/blog/nope',
+    '/blog/page/9',
+    '/blog/page/abc',
+    '/server-list/Spawnpoint%20is%20closing%20-%20move%20to%20evil.example',
+  ]) {
     const response = await page.goto(path);
     expect(response?.status(), path).toBe(404);
     await expect(page.getByText('404', { exact: true }), path).toBeVisible();

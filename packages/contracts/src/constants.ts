@@ -16,3 +16,9 @@ export const SESSION_COOKIE = 'sp_session';
 export const SESSION_COOKIE_SECURE = '__Host-sp_session';
 /** The meta tag in which the API tells every page it serves its NODE_ENV (spec §2: details outside production). */
 export const ENVIRONMENT_META = 'spawnpoint-environment';
+
+/**
+ * A server's name as `serverName` (servers.ts) accepts it once lowercased: 3 to 16 letters, digits and
+ * dashes, not starting or ending with a dash. Here without zod, for the route table's parameter check.
+ */
+export const SERVER_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{1,14}[a-z0-9]$/i;

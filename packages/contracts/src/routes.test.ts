@@ -12,6 +12,13 @@ describe('route table', () => {
     expect(matchRoute('/servers/x/schedules')?.name).toBe('servers-id-schedules');
   });
 
+  it('takes a public server page only for a name a server could have, so no other text becomes its heading', () => {
+    expect(matchRoute('/server-list/my-server')?.name).toBe('server-list-name');
+    expect(matchRoute('/server-list/My-Server')?.name).toBe('server-list-name');
+    for (const path of ['/server-list/Spawnpoint%20is%20closing%20-%20move%20to%20evil.example', '/server-list/ab', '/server-list/-dash'])
+      expect(matchRoute(path), path).toBeNull();
+  });
+
   it('matches static segments before parameters', () => {
     expect(matchRoute('/servers/create')?.name).toBe('servers-create');
     expect(matchRoute('/servers/abc')?.name).toBe('servers-id');

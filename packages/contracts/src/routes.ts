@@ -2,6 +2,7 @@
  * The route table of spec §2 as data. The web app builds its router from it, the API uses it to decide
  * between the SPA page (200) and the 404 page, and the prerender list comes from it.
  */
+import { SERVER_NAME_PATTERN } from './constants.ts';
 export type RouteAccess = 'public' | 'authenticated' | 'unauthenticated';
 export type RouteLayout = 'default' | 'auth' | 'dashboard-account' | 'fullscreen';
 
@@ -17,6 +18,11 @@ export interface RouteDefinition {
    */
   prerender: boolean | 'content';
   title: string;
+  /**
+   * What each `:param` may be. A path whose parameter fails is no page of this route (HTTP 404, the 404
+   * screen): `/server-list/<any text>` would otherwise put a stranger's words in the page's heading.
+   */
+  params?: Record<string, RegExp>;
 }
 
 export const routeTable = [
@@ -44,7 +50,15 @@ export const routeTable = [
     title: 'Blog',
   },
   { name: 'server-list', path: '/server-list', access: 'public', layout: 'default', prerender: true, title: 'Server list' },
-  { name: 'server-list-name', path: '/server-list/:name', access: 'public', layout: 'default', prerender: false, title: 'Server' },
+  {
+    name: 'server-list-name',
+    path: '/server-list/:name',
+    access: 'public',
+    layout: 'default',
+    prerender: false,
+    title: 'Server',
+    params: { name: SERVER_NAME_PATTERN },
+  },
   { name: 'account', path: '/account', access: 'authenticated', layout: 'dashboard-account', prerender: false, title: 'Account' },
   {
     name: 'account-security',
@@ -205,7 +219,12 @@ export function matchRoute(pathname: string): RouteDefinition | null {
     let ok = true;
     for (let i = 0; i < pattern.length; i++) {
       const seg = pattern[i] as string;
-      if (seg.startsWith(':')) continue;
+      if (seg.startsWith(':')) {
+        const rule = route.params?.[seg.slice(1)];
+        if (rule && !rule.test(parts[i] as string)) ok = false;
+        if (!ok) break;
+        continue;
+      }
       if (seg !== parts[i]) {
         ok = false;
         break;

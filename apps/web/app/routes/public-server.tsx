@@ -1,7 +1,8 @@
-import { endpoints, type PublicServerEntry } from '@spawnpoint/contracts';
+import { endpoints, SERVER_NAME_PATTERN, type PublicServerEntry } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useLocation, useParams } from 'react-router';
 import { CopyButton } from '../components/copy-button.tsx';
+import { NotFoundPage } from '../components/error-pages.tsx';
 import { PublicServerCard } from '../components/public-server-card.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -11,9 +12,18 @@ export const meta = () => pageMeta('server-list-name', 'A Minecraft server on Sp
 
 const REFRESH_MS = 15_000;
 
-/** A listed server's public page: the same entry as the list, live, with how to join. */
+/**
+ * A listed server's public page. Only a name a server could have is a page (the API answers 404 for the
+ * others too): any other text in the address would be shown as the page's heading.
+ */
 export default function PublicServerPage() {
   const { name = '' } = useParams();
+  const location = useLocation();
+  return SERVER_NAME_PATTERN.test(name) ? <ListedServer name={name} /> : <NotFoundPage path={location.pathname} />;
+}
+
+/** The same entry as the list, live, with how to join. */
+function ListedServer({ name }: { name: string }) {
   const [server, setServer] = useState<PublicServerEntry | null>(null);
   const [problem, setProblem] = useState<'missing' | 'failed' | null>(null);
 
@@ -52,7 +62,7 @@ export default function PublicServerPage() {
           ← Server list
         </Link>
       </p>
-      <h1 className="mt-2 text-4xl font-extrabold break-words">{name}</h1>
+      <h1 className="mt-2 text-4xl font-extrabold break-words">{server?.name ?? name.toLowerCase()}</h1>
       <div className="mt-6" aria-live="polite">
         {problem === 'missing' ? (
           <p className="rounded-xl border border-slate-200 bg-white p-6 text-slate-700" role="alert">
