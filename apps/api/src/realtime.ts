@@ -172,12 +172,19 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
     socket.on('server:subscribe', async (payload) => {
       const parsed = serverSubscribePayload.safeParse(payload);
       if (!parsed.success || !socket.data.userId) return;
+      const { userId } = socket.data;
+      const check = () => directory.authorize(userId, parsed.data.serverId, socketEventPermissions['server:subscribe']);
+      const epoch = directory.accessEpoch(userId);
       try {
-        const row = await directory.authorize(socket.data.userId, parsed.data.serverId, socketEventPermissions['server:subscribe']);
+        const row = await check();
         // A server made through another API process is placed here from its row when first watched.
         if (!hub.nodeOf(row.id)) hub.place({ serverId: row.id, nodeId: row.nodeId, ownerId: row.ownerId });
         await hub.subscribe(socket, parsed.data.serverId);
+        // The access changed meanwhile (a removal): its ending of this account's subscriptions may have run
+        // before this one existed, so it is checked again now that it does.
+        if (directory.accessEpoch(userId) !== epoch) await check();
       } catch (error) {
+        hub.unsubscribe(socket, parsed.data.serverId);
         refuse(parsed.data.serverId, error);
       }
     });

@@ -612,6 +612,36 @@ describe('ids of one server used under another (IDOR)', () => {
 });
 
 describe('live revocation', () => {
+  it('a removal while a subscribe is being checked does not leave that console open', async () => {
+    const owner = await account();
+    const member = await account();
+    const serverId = await serverOf(owner);
+    await addMember(serverId, member, 'moderator');
+    const memberSocket = await authedSocket(member);
+    // The member's subscribe is checked (and passes), then the owner removes them before the subscription
+    // exists: the removal's ending of their subscriptions finds nothing to end.
+    const directory = t.ctx.game.directory;
+    const authorize = directory.authorize.bind(directory);
+    const spy = vi.spyOn(directory, 'authorize').mockImplementationOnce(async (userId, id, permission) => {
+      const row = await authorize(userId, id, permission);
+      expect((await send('DELETE', `/v1/server/${serverId}/members/${member.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
+      return row;
+    });
+    try {
+      const errors: string[] = [];
+      memberSocket.on('server:error', (e: { serverId: string; status: string }) => e.serverId === serverId && errors.push(e.status));
+      memberSocket.emit('server:subscribe', { serverId });
+      // Told of the removal (NO_PERMISSION), then the subscribe itself is refused: the server is not theirs.
+      await until(
+        () => errors,
+        (seen) => seen.includes('NOT_FOUND'),
+      );
+      expect(t.ctx.game.hub.subscriberCount(serverId)).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('stops a removed member’s console at once and refuses their next command', async () => {
     const owner = await account();
     const member = await account();

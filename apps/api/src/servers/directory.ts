@@ -80,6 +80,8 @@ export class ServerDirectory {
   private ownerReads = new SharedReads<string, ServerRow[]>();
   private memberReads = new SharedReads<string, { row: ServerRow; role: ServerRole }[]>();
   private accessListeners = new Set<(change: AccessChange) => void>();
+  /** How many times each account's access changed here: a check that read it before a change can tell. */
+  private accessEpochs = new Map<string, number>();
   private listed: { rows: ListedRow[]; at: number } | null = null;
 
   constructor(
@@ -255,8 +257,14 @@ export class ServerDirectory {
   }
 
   accessChangedHere(change: AccessChange): void {
+    this.accessEpochs.set(change.userId, this.accessEpoch(change.userId) + 1);
     this.invalidateHere(change.userId);
     for (const listener of this.accessListeners) listener(change);
+  }
+
+  /** Changes to an account's access seen by this process so far (compare two readings to see one happened). */
+  accessEpoch(userId: string): number {
+    return this.accessEpochs.get(userId) ?? 0;
   }
 
   onAccessChanged(listener: (change: AccessChange) => void): () => void {
