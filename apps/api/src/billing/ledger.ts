@@ -37,6 +37,9 @@ export interface Posting {
   idempotencyKey?: string | null;
 }
 
+/** The most a balance may hold once a top-up of `amountCents` is paid, as the message the payer sees. */
+export const balanceCeilingMessage = `A balance holds at most $${BALANCE_MAX_CENTS / 100}.`;
+
 /** The row an idempotency key already wrote for an account, if any. */
 export async function rowByKey(db: DbOrTx, userId: string, idempotencyKey: string): Promise<LedgerRow | null> {
   const [row] = await db
@@ -49,8 +52,8 @@ export async function rowByKey(db: DbOrTx, userId: string, idempotencyKey: strin
 
 /**
  * Writes one ledger row, in the caller's transaction, with the account locked (lockAccount first). A debit
- * that would take the balance below zero is INSUFFICIENT_BALANCE, and a credit beyond BALANCE_MAX_CENTS is
- * refused; either way nothing is written and the caller's transaction rolls back. A key already used
+ * that would take the balance below zero is INSUFFICIENT_BALANCE: nothing is written and the caller's
+ * transaction rolls back. A key already used
  * answers its first row and writes nothing (`replayed`).
  */
 export async function post(tx: Tx, posting: Posting): Promise<{ row: LedgerRow; replayed: boolean }> {
@@ -61,13 +64,8 @@ export async function post(tx: Tx, posting: Posting): Promise<{ row: LedgerRow; 
   }
   const balance = await balanceOf(tx, posting.userId);
   if (balance + posting.amountCents < 0) throw new ApiError('INSUFFICIENT_BALANCE');
-  // The ceiling bounds what is paid in; money the service credits (a commission, a refund) always lands.
-  if (posting.kind === 'topup' && balance + posting.amountCents > BALANCE_MAX_CENTS)
-    throw new ApiError(
-      'INVALID_INPUT',
-      { amountCents: `A balance holds at most $${BALANCE_MAX_CENTS / 100}.` },
-      `A balance holds at most $${BALANCE_MAX_CENTS / 100}.`,
-    );
+  // No ceiling here: it bounds what may be paid in, so it is checked when a top-up starts (Payments.start).
+  // Money the provider has confirmed taking always lands, or the payer would have paid for nothing.
   const [row] = await tx
     .insert(ledgerEntries)
     .values({

@@ -1,5 +1,5 @@
-import { CURRENCY, formatPrice, type PaymentStatus, type PaymentView, type TopupRequest } from '@spawnpoint/contracts';
-import { and, desc, eq } from 'drizzle-orm';
+import { BALANCE_MAX_CENTS, CURRENCY, formatPrice, type PaymentStatus, type PaymentView, type TopupRequest } from '@spawnpoint/contracts';
+import { and, desc, eq, gt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import Stripe from 'stripe';
 import { newId } from '../auth/tokens.ts';
@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { paymentEvents, payments } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
-import { balanceOf, lockAccount, post, requireBillingInfo } from './ledger.ts';
+import { balanceCeilingMessage, balanceOf, lockAccount, post, requireBillingInfo } from './ledger.ts';
 
 type PaymentRow = typeof payments.$inferSelect;
 
@@ -140,18 +140,33 @@ export class Payments {
     }
     await requireBillingInfo(this.db, user.id);
     const id = newId();
-    const [row] = await this.db
-      .insert(payments)
-      .values({
-        id,
-        userId: user.id,
-        provider: this.provider.name,
-        amountCents: request.amountCents,
-        currency: CURRENCY,
-        idempotencyKey: request.idempotencyKey,
-      })
-      .onConflictDoNothing()
-      .returning();
+    const provider = this.provider.name;
+    const [row] = await this.db.transaction(async (tx) => {
+      // The ceiling counts the balance and the top-ups still open (a checkout lives a day at most), under the
+      // account's lock so two tabs cannot both pass it. It is checked here, before anyone pays: once the
+      // provider confirms a payment, its money always lands.
+      await lockAccount(tx, user.id);
+      const [open] = await tx
+        .select({ sum: sql<string | null>`sum(${payments.amountCents})` })
+        .from(payments)
+        .where(
+          and(eq(payments.userId, user.id), eq(payments.status, 'pending'), gt(payments.createdAt, new Date(Date.now() - 86_400_000))),
+        );
+      if ((await balanceOf(tx, user.id)) + Number(open?.sum ?? 0) + request.amountCents > BALANCE_MAX_CENTS)
+        throw new ApiError('INVALID_INPUT', { amountCents: balanceCeilingMessage }, balanceCeilingMessage);
+      return tx
+        .insert(payments)
+        .values({
+          id,
+          userId: user.id,
+          provider,
+          amountCents: request.amountCents,
+          currency: CURRENCY,
+          idempotencyKey: request.idempotencyKey,
+        })
+        .onConflictDoNothing()
+        .returning();
+    });
     // Two requests with one key at once: the other made the row; answer it.
     if (!row) {
       const other = await this.byKey(user.id, request.idempotencyKey);
@@ -244,7 +259,8 @@ export class Payments {
         kind: 'topup',
         reference: payment.id,
         description: `Top-up by card (${payment.provider === 'stripe' ? 'Stripe' : 'sandbox'})`,
-        idempotencyKey: `payment-${payment.id}`,
+        // A colon never appears in a client's key (contracts `idempotencyKey`), so no purchase can take this one.
+        idempotencyKey: `payment:${payment.id}`,
       });
       await tx.update(payments).set({ status: 'succeeded', completedAt: new Date() }).where(eq(payments.id, payment.id));
       return 'succeeded';

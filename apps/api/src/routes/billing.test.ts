@@ -5,6 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../../test-support/free-port.ts';
+import { BALANCE_MAX_CENTS } from '@spawnpoint/contracts';
 import { balanceOf, lockAccount, post } from '../billing/ledger.ts';
 import { ledgerEntries } from '../db/schema.ts';
 import { buildTestApp, requester, uniqueEmail, verifiedOwner, type Send, type TestApp } from '../test/build-test-app.ts';
@@ -140,6 +141,51 @@ describe('top-ups through the sandbox provider', () => {
       'NOT_FOUND',
     );
     expect((await send('GET', `/v1/user/topups/${left.paymentId}`, other.cookie)).json().status).toBe('NOT_FOUND');
+  });
+});
+
+describe('the balance ceiling', () => {
+  it('refuses a top-up that would pass it before anyone pays (open checkouts count); a payment once confirmed always lands', async () => {
+    const { cookie, userId } = await payer('ceiling');
+    const credit = (amountCents: number, kind: 'topup' | 'commission') =>
+      t.ctx.database.db.transaction(async (tx) => {
+        await lockAccount(tx, userId);
+        await post(tx, { userId, amountCents, kind, reference: 'test', description: kind });
+      });
+    await credit(BALANCE_MAX_CENTS - 55_000, 'topup');
+    const topup = (amountCents: number) => send('POST', '/v1/user/topups', cookie, { amountCents, idempotencyKey: key() });
+    const open = (await topup(50_000)).json();
+    expect(open.result).toMatchObject({ status: 'pending', amountCents: 50_000 });
+    // $50 left under the ceiling once the open checkout is paid: $100 more is refused.
+    expect((await topup(10_000)).json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      fields: { amountCents: `A balance holds at most $${BALANCE_MAX_CENTS / 100}.` },
+    });
+    // The balance grows meanwhile (a commission), then the provider confirms the open payment: the money the
+    // payer paid is credited even though it passes the ceiling now (it was refused forever before).
+    await credit(20_000, 'commission');
+    const paid = (await send('POST', `/v1/payments/sandbox/${open.result.paymentId}`, cookie, { outcome: 'pay' })).json();
+    expect(paid.result.status).toBe('succeeded');
+    expect((await transactions(cookie)).balanceCents).toBe(BALANCE_MAX_CENTS + 15_000);
+  });
+
+  it('keeps the provider’s credit apart from every key a customer may send', async () => {
+    const { cookie, userId } = await payer('keyspace');
+    const open = (await send('POST', '/v1/user/topups', cookie, { amountCents: 1000, idempotencyKey: key() })).json().result;
+    // A shop purchase or any posting with the key the credit used to take ("payment-<id>") does not stop it.
+    await t.ctx.database.db.transaction(async (tx) => {
+      await lockAccount(tx, userId);
+      await post(tx, {
+        userId,
+        amountCents: 0,
+        kind: 'adjustment',
+        reference: 'test',
+        description: 'a customer key',
+        idempotencyKey: `payment-${open.paymentId}`,
+      });
+    });
+    await send('POST', `/v1/payments/sandbox/${open.paymentId}`, cookie, { outcome: 'pay' });
+    expect((await transactions(cookie)).balanceCents).toBe(1000);
   });
 });
 
