@@ -176,7 +176,7 @@ export class ProxyGateway {
    * same checks (state, node, capacity, and whatever rules a start gains). A server already on its way up
    * needs nothing.
    */
-  async wake(serverId: string, player?: string): Promise<ProxyWakeResult> {
+  async wake(serverId: string, player: string): Promise<ProxyWakeResult> {
     try {
       const [row] = await this.db.select().from(servers).where(eq(servers.id, serverId)).limit(1);
       if (!row) return { result: 'refused', message: 'No server with this name' };
@@ -184,7 +184,7 @@ export class ProxyGateway {
       if (UNDER_WAY.includes(state)) return { result: 'started' };
       // The owner's setting, checked here too: a proxy's route may be a moment older than the setting.
       if (keptStopped(row.joinStart, state)) return { result: 'refused', message: joinStartRefusal };
-      const turnedAway = player ? await this.turnedAway(row, player) : null;
+      const turnedAway = await this.turnedAway(row, player);
       if (turnedAway) return { result: 'refused', message: turnedAway };
       // Checked again when the start has its turn (it may wait behind an upload to storage or a restore),
       // with the setting and the state as they are then.

@@ -135,9 +135,9 @@ describe('joining by name through the join proxy', () => {
     await expect(join(name, 'Stranger')).rejects.toThrow(/doesn't start when players join/);
     expect(stateOf(id)).toBe('offline');
     // The API decides too, whatever route a proxy holds.
-    expect(await t.ctx.game.proxies.wake(id)).toEqual({ result: 'refused', message: joinStartRefusal });
+    expect(await t.ctx.game.proxies.wake(id, 'Stranger')).toEqual({ result: 'refused', message: joinStartRefusal });
     await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'never' });
-    expect(await t.ctx.game.proxies.wake(id)).toEqual({ result: 'refused', message: joinStartRefusal });
+    expect(await t.ctx.game.proxies.wake(id, 'Stranger')).toEqual({ result: 'refused', message: joinStartRefusal });
     expect(stateOf(id)).toBe('offline');
 
     // A join that waits in the server's power line (behind a restore, an upload to storage) is decided when
@@ -156,7 +156,7 @@ describe('joining by name through the join proxy', () => {
     let woken: Promise<unknown> = Promise.resolve();
     try {
       await power.exclusive(row!, async () => {
-        woken = t.ctx.game.proxies.wake(id);
+        woken = t.ctx.game.proxies.wake(id, 'Stranger');
         // The wake passed its first check (the setting said "always") and waits in the line now.
         await waiting;
         await send('POST', `/v1/server/${id}/join-start`, cookie, { joinStart: 'never' });

@@ -18,7 +18,7 @@ const WAKE_ANSWER_MS = 10_000;
 export const API_AWAY_MESSAGE = 'Spawnpoint cannot be reached right now. Try again in a moment.';
 
 export interface ApiLink {
-  wake(serverId: string, player?: string): Promise<ProxyWakeResult>;
+  wake(serverId: string, player: string): Promise<ProxyWakeResult>;
   connected(): boolean;
   close(): void;
 }
@@ -64,7 +64,7 @@ export function connectToApi(options: { apiUrls: string[]; token: string; table:
     async wake(serverId, player) {
       if (!socket.connected) return { result: 'refused', message: API_AWAY_MESSAGE };
       try {
-        const request: ProxyWakeRequest = player ? { serverId, player } : { serverId };
+        const request: ProxyWakeRequest = { serverId, player };
         const answer: unknown = await socket.timeout(WAKE_ANSWER_MS).emitWithAck('proxy:wake', request);
         const parsed = proxyWakeResult.safeParse(answer);
         return parsed.success ? parsed.data : { result: 'refused', message: API_AWAY_MESSAGE };

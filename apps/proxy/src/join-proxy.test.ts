@@ -117,7 +117,7 @@ describe('the join proxy', () => {
   let proxy: JoinProxy;
   let game: Backend;
   let wakes: string[];
-  let wakingPlayers: (string | undefined)[];
+  let wakingPlayers: string[];
   let answerWake: (serverId: string) => Promise<ProxyWakeResult>;
 
   async function start(options: Partial<JoinProxyOptions> = {}) {
@@ -319,6 +319,21 @@ describe('the join proxy', () => {
     table.apply({ name: 'sleepy', route: route('sleepy', 'online', game.port) });
     await expect.poll(() => game.received[0]?.equals(sent)).toBe(true);
     socket.destroy();
+  });
+
+  it('starts nothing for a login without a player name (none sent, garbage, or no valid name), and says why', async () => {
+    await start();
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    const handshake = handshakeBytes('1.21.4', `sleepy.${DOMAIN}`, 2);
+    // The API checks the name against the server's bans and whitelist: without one, a stranger's client
+    // would start a whitelisted server.
+    const garbage = Buffer.concat([writeVarInt(3), Buffer.from([0x00, 0xff, 0xff])]);
+    for (const after of [Buffer.alloc(0), garbage, loginStart('a-b'), loginStart('x'.repeat(17))]) {
+      const { socket, all } = dial(proxy.port);
+      socket.write(Buffer.concat([handshake, after]));
+      expect(disconnectText(await all)).toBe(proxyMessages.noName);
+    }
+    expect(wakes).toEqual([]);
   });
 
   it('gives the API’s refusal, a failed start and an expired hold as disconnect messages', async () => {

@@ -26,6 +26,7 @@ export const proxyMessages = {
   holdExpired: 'The server is starting, try again in a moment.',
   failedToStart: 'The server could not start. Its owner can see why in its console.',
   unreachable: 'The server cannot be reached right now. Try again in a moment.',
+  noName: 'Your player name could not be read, so the server was not started. Join again from Minecraft.',
   motd: {
     offline: 'Offline — join to start it',
     sleeping: 'Sleeping — join to wake it',
@@ -47,7 +48,7 @@ export interface ProxyLog {
 export interface JoinProxyOptions {
   table: RouteTable;
   /** Asks the API to start a server as its owner's Start would (the API decides), naming the player when known. */
-  wake(serverId: string, player?: string): Promise<ProxyWakeResult>;
+  wake(serverId: string, player: string): Promise<ProxyWakeResult>;
   log: ProxyLog;
   /** The handshake must arrive within this (and a status exchange the proxy answers, within as long again). */
   handshakeTimeoutMs?: number;
@@ -115,8 +116,8 @@ export async function startJoinProxy(options: JoinProxyOptions, listen: { port: 
 
   // Logins of one player arriving together for one server share one request to the API (another player
   // asks for themselves: the API may refuse one name and not another).
-  const wakeOnce = (serverId: string, player?: string): Promise<ProxyWakeResult> => {
-    const key = `${serverId}\0${player ?? ''}`;
+  const wakeOnce = (serverId: string, player: string): Promise<ProxyWakeResult> => {
+    const key = `${serverId}\0${player}`;
     let pending = wakes.get(key);
     if (!pending) {
       pending = options.wake(serverId, player).finally(() => wakes.delete(key));
@@ -161,7 +162,7 @@ export async function startJoinProxy(options: JoinProxyOptions, listen: { port: 
 
 type Settings = JoinProxyOptions & { [K in keyof typeof PROXY_DEFAULTS]: number };
 
-function handleConnection(client: Socket, settings: Settings, wake: (serverId: string, player?: string) => Promise<ProxyWakeResult>): void {
+function handleConnection(client: Socket, settings: Settings, wake: (serverId: string, player: string) => Promise<ProxyWakeResult>): void {
   const { table, log } = settings;
   const left = new AbortController();
   let phase: 'handshake' | 'legacy' | 'status' | 'hold' | 'forward' | 'done' = 'handshake';
@@ -354,10 +355,12 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       else if (!woke && route.state !== 'stopping') {
         // Stopped (or busy, where the API's refusal says why): start it as the owner's Start would.
         woke = true;
-        // The Login Start follows the handshake at once; without it the API decides without the name.
+        // The Login Start follows the handshake at once. Without a name the server is not started: the API
+        // checks the name against its bans and whitelist, and a client that sends none must not pass that.
         const player = await loginName();
         if (client.destroyed) return;
-        const result = await wake(route.serverId, player ?? undefined);
+        if (!player) return disconnect(proxyMessages.noName);
+        const result = await wake(route.serverId, player);
         if (client.destroyed) return;
         if (result.result === 'refused') return disconnect(result.message);
         continue;

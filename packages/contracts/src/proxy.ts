@@ -76,11 +76,12 @@ export type ProxyRouteEvent = z.infer<typeof proxyRouteEvent>;
 /** A player logs in to a server that is not running: start it as its owner's Start would. */
 export const proxyWakeRequest = z.object({
   serverId: z.string().min(1).max(64),
-  /** The joining player's name from their Login Start, when the proxy has it: the API checks it against the server's bans and whitelist. */
-  player: z
-    .string()
-    .regex(/^[A-Za-z0-9_]{1,16}$/)
-    .optional(),
+  /**
+   * The joining player's name from their Login Start: the API checks it against the server's bans and
+   * whitelist. Required: a wake without a name would pass those checks (a client that sends none, or
+   * garbage, must not start a whitelisted server).
+   */
+  player: z.string().regex(/^[A-Za-z0-9_]{1,16}$/),
 });
 export type ProxyWakeRequest = z.infer<typeof proxyWakeRequest>;
 export const proxyWakeResult = z.discriminatedUnion('result', [
