@@ -146,4 +146,46 @@ describe('agent restart', () => {
     // Not adopted: the API's next install makes it known again, offline.
     expect(await stateOf('gone1')).toBeUndefined();
   });
+
+  it('a game that fills its own console input stops the next agent from nothing: it is adopted, told it cannot take commands, and stopped', async () => {
+    await install('full1', 'Full');
+    await call('POST', '/v1/servers/full1/power', { action: 'start' });
+    await until(
+      () => stateOf('full1'),
+      (s) => s === 'online',
+    );
+    // What a plugin can do: stop reading the console input and fill the pipe (it is the game's own fd 0).
+    // Here the game is paused and the test fills the pipe.
+    const { constants, openSync, writeSync, closeSync, readFileSync } = await import('node:fs');
+    const { pid } = JSON.parse(readFileSync(path.join(dataDir, 'run/full1/process.json'), 'utf8')) as { pid: number };
+    process.kill(pid, 'SIGSTOP');
+    const pipe = openSync(path.join(dataDir, 'run/full1/stdin'), constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      for (;;) writeSync(pipe, Buffer.alloc(4096, 0x61));
+    } catch (err) {
+      expect((err as NodeJS.ErrnoException).code).toBe('EAGAIN');
+    } finally {
+      closeSync(pipe);
+    }
+    const refused = await call('POST', '/v1/servers/full1/command', { command: 'say hello' });
+    expect(refused).toMatchObject({
+      status: 'INVALID_STATE',
+      message: 'The server is not reading its console input, so the command could not be sent.',
+    });
+
+    // An agent restart adopts it (its first command to an adopted game used to throw and end the agent).
+    await stopAgent('SIGTERM');
+    startAgent();
+    await until(
+      () => stateOf('full1'),
+      (s) => s === 'online',
+    );
+    // Stop cannot be sent, so the server is killed at once rather than left "stopping" for ever.
+    expect((await call('POST', '/v1/servers/full1/power', { action: 'stop' })).status).toBe('SUCCESS');
+    await until(
+      () => stateOf('full1'),
+      (s) => s === 'offline',
+    );
+    expect(await consoleOf('full1')).toContain('so the command could not be sent. It was killed.');
+  });
 });

@@ -185,15 +185,21 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   // A restore or a fetch from storage cut short by the agent's death: the folder last known good stays.
   const swaps = await recoverInterruptedSwaps(config.serversDir);
 
-  // Servers still running from before an agent restart.
+  // Servers still running from before an agent restart (failures are logged once the log exists, below).
+  const adoptionFailures: { err: unknown; serverId: string }[] = [];
   for (const entry of await readdir(config.runDir, { withFileTypes: true }).catch(() => [])) {
     if (!entry.isDirectory()) continue;
     const spec = agentServerSpec.safeParse(
       await readFile(path.join(config.runDir, entry.name, 'spec.json'), 'utf8').then(JSON.parse, () => null),
     );
     if (!spec.success || spec.data.serverId !== entry.name) continue;
+    // One server that cannot be adopted (its files damaged by its own game) must not keep the node down.
     const server = newServer(spec.data);
-    if (await server.adopt()) servers.set(spec.data.serverId, server);
+    const adopted = await server.adopt().catch((err: unknown) => {
+      adoptionFailures.push({ err, serverId: spec.data.serverId });
+      return false;
+    });
+    if (adopted) servers.set(spec.data.serverId, server);
   }
 
   const statuses = () => [...servers.values()].map((s) => ({ serverId: s.spec.serverId, state: s.state as ServerState }));
@@ -266,6 +272,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   nodeGauges(metrics.registry, servers, () => socket.connected);
   // Said at every start, loudly when the node cannot cage its games.
   if (swaps.putBack.length || swaps.removed.length) http.log.warn(swaps, 'finished folder swaps an earlier run left midway');
+  for (const failure of adoptionFailures) http.log.error(failure, 'could not adopt a server left running; it is left as it is');
   if (cage.refusal) http.log.error(cage.refusal);
   else if (cage.mode === 'uncaged' || cage.warning) http.log.warn(cage.summary);
   else http.log.info(cage.summary);

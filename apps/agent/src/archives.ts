@@ -54,10 +54,25 @@ const ZLIB_CHUNK = 256 * 1024;
  * folder each tree was chosen in. Every stream is awaited: a reader that goes away (a cancelled download,
  * a full disk on the other side) ends this with a rejection the caller handles, never an unhandled one.
  */
-export async function packTarGz(trees: Tree[], output: Writable, level = 1, onBytes?: (n: number) => void): Promise<void> {
+/**
+ * What a packing may read in all: the server's disk quota. Sizes are what the files claim, so a sparse file
+ * of terabytes (it costs the game no disk) or a file that grew past the quota since stops the packing before
+ * its bytes are read, rather than keeping a core busy for hours and filling the storage.
+ */
+export const packLimitMessage = (maxBytes: number) =>
+  `The files are larger than the server's disk (${Math.round(maxBytes / (1024 * 1024))} MB), so they were not packed. Delete or shrink some, then try again.`;
+
+export async function packTarGz(
+  trees: Tree[],
+  output: Writable,
+  level = 1,
+  onBytes?: (n: number) => void,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<void> {
   const pack = tar.pack();
   const gzip = createGzip({ level, chunkSize: ZLIB_CHUNK });
   const abort = new AbortController();
+  let claimed = 0;
   const feed = async () => {
     try {
       for (const tree of trees) {
@@ -71,6 +86,8 @@ export async function packTarGz(trees: Tree[], output: Writable, level = 1, onBy
           if (!file) continue; // went away or became a link while we walked
           try {
             abort.signal.throwIfAborted();
+            claimed += file.size;
+            if (claimed > maxBytes) throw new SandboxError('INVALID_STATE', packLimitMessage(maxBytes));
             const entry = pack.entry({ name, size: file.size, mtime: item.mtime, mode: 0o644 });
             const count = new Transform({
               transform(chunk: Buffer, _encoding, done) {

@@ -8,6 +8,7 @@ import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 import { pluginRuntime } from '../test-support/plugin-runtime.ts';
 import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { CAGE_OPEN_FILES } from './cage.ts';
 import { GAME_PIDS_MAX, groupName } from './cgroups.ts';
 
 /**
@@ -193,6 +194,11 @@ console.log('ESCAPE ' + JSON.stringify(report));
     const status = readFileSync(`/proc/${gamePid('attacker')}/status`, 'utf8');
     expect(status).toMatch(new RegExp(`^Uid:\\t${String(report.uid)}\\t`, 'm'));
     expect(status).toMatch(/^CapEff:\t0+$/m);
+    // It may hold a few thousand open files and sockets, not the node's limit (it shares the node's network:
+    // binding every local port would leave the agent, the proxy and every other game none), and cannot raise it.
+    expect(readFileSync(`/proc/${gamePid('attacker')}/limits`, 'utf8')).toMatch(
+      new RegExp(`^Max open files\\s+${CAGE_OPEN_FILES}\\s+${CAGE_OPEN_FILES}\\s`, 'm'),
+    );
     // The agent still reads what the game wrote, and the file manager still writes there.
     expect(readFileSync(path.join(folder('attacker'), 'own-file.txt'), 'utf8')).toBe('escaped');
     await put('attacker', 'from-the-file-manager.txt', 'hello');

@@ -25,6 +25,12 @@ const run = promisify(execFile);
 export const CAGE_SERVER_DIR = '/server';
 /** The private /tmp of a game (its pages also count against the memory limit). */
 export const CAGE_TMP_BYTES = 256 * 1024 * 1024;
+/**
+ * Open files (and so sockets) a caged game may hold, soft and hard. The game shares the node's network: with
+ * the node's own limit (often 524,288) it could bind every local port, and the agent's, the proxy's and every
+ * other game's connections would find none free. A Minecraft server with its players needs far fewer.
+ */
+export const CAGE_OPEN_FILES = 4096;
 const SETPRIV = '/usr/bin/setpriv';
 const INSTALL_HINT = 'Install it with `apt-get install bubblewrap` (Debian, Ubuntu) or `dnf install bubblewrap`.';
 
@@ -367,11 +373,17 @@ function cagedWith(parts: CageParts): GameCage {
         plan.command,
         ...(heapFromGroup ? plan.args : withHeapFlag(plan)),
       ];
-      let wrapper: LaunchWrapper = { command: bwrap, args, infoFd: true };
+      // The shell lowers the open-file limit (both: the game cannot raise it again) and becomes bwrap.
+      const limit = `ulimit -n ${CAGE_OPEN_FILES} || exit 125;`;
+      let wrapper: LaunchWrapper = {
+        command: '/bin/sh',
+        args: ['-c', `${limit} exec "$@"`, 'spawnpoint-cage', bwrap, ...args],
+        infoFd: true,
+      };
       if (cgroup) {
         // The shell joins the group and then becomes bwrap, so the cage and everything in it are
         // limited from their first instruction (no fork can start outside the group).
-        const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+        const join = `${limit} n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`;
         wrapper = {
           command: '/bin/sh',
           args: ['-c', join, 'spawnpoint-cage', String(cgroup.procsFiles.length), ...cgroup.procsFiles, bwrap, ...args],

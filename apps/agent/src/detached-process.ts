@@ -23,6 +23,18 @@ const EXIT_POLL_MS = 500;
 const execFileAsync = promisify(execFile);
 // inotify may coalesce events; this catches anything it missed.
 const TAIL_POLL_MS = 1000;
+/**
+ * What the agent reads of one game's console per second. Every line is split and matched (player counts,
+ * the output guard, the console ring); a game printing at disk speed would take the agent's CPU from every
+ * other server. The rest waits for the next second.
+ */
+export const CONSOLE_BYTES_PER_SECOND = 1024 * 1024;
+/**
+ * Unread console output beyond this is skipped, with a line saying so: the console shows what is new, and
+ * the log's blocks are given back at once, so a flood cannot fill the node's disk (the log is outside the
+ * server's disk quota).
+ */
+export const CONSOLE_SKIP_BYTES = 16 * 1024 * 1024;
 
 interface ProcessRecord {
   pid: number;
@@ -188,6 +200,9 @@ class DetachedProcess implements RuntimeProcess {
   private writer: number | null = null;
   private readonly f: ReturnType<typeof files>;
   private reclaimed = 0;
+  /** Bytes read in the current second (`CONSOLE_BYTES_PER_SECOND`). */
+  private windowStart = 0;
+  private windowBytes = 0;
 
   constructor(
     readonly pid: number,
@@ -206,10 +221,19 @@ class DetachedProcess implements RuntimeProcess {
     return this.usageFiles ? readGroupUsage(this.usageFiles) : null;
   }
 
-  send(command: string): void {
-    // Non-blocking: a game that stops reading its console must not hang the agent.
-    this.writer ??= openSync(this.f.stdin, constants.O_WRONLY | constants.O_NONBLOCK);
-    writeFileSync(this.writer, `${command}\n`);
+  /**
+   * Writes a line to the game's console input; false when it could not. Non-blocking: a game that stops
+   * reading its console (or fills the pipe itself: its input is the same pipe) must not hang the agent, nor
+   * make a stop or an adoption throw — the pipe answers EAGAIN then, and the caller says so or kills.
+   */
+  send(command: string): boolean {
+    try {
+      this.writer ??= openSync(this.f.stdin, constants.O_WRONLY | constants.O_NONBLOCK);
+      writeFileSync(this.writer, `${command}\n`);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   kill(signal: NodeJS.Signals): void {
@@ -322,15 +346,31 @@ class DetachedProcess implements RuntimeProcess {
       try {
         do {
           this.again = false;
+          const { size } = await handle.stat();
+          if (size - this.offset > CONSOLE_SKIP_BYTES) {
+            // The last 64 KiB are kept: the latest lines show (a crash's last words, say).
+            const skipped = size - 64 * 1024 - this.offset;
+            this.offset += skipped;
+            const line = `\n[Spawnpoint] ${Math.round(skipped / (1024 * 1024))} MB of console output skipped: the server wrote faster than the console can show.\n`;
+            for (const l of this.outputListeners) l(Buffer.from(line));
+          }
           for (;;) {
+            const now = Date.now();
+            if (now - this.windowStart >= 1000) {
+              this.windowStart = now;
+              this.windowBytes = 0;
+            }
+            // This second's share is read: the poll (or the next write) reads on.
+            if (this.windowBytes >= CONSOLE_BYTES_PER_SECOND) break;
             const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.offset);
             if (bytesRead === 0) break;
             this.offset += bytesRead;
+            this.windowBytes += bytesRead;
             const chunk = buffer.subarray(0, bytesRead);
             for (const l of this.outputListeners) l(chunk);
           }
-        } while (this.again);
-        if (this.offset - this.reclaimed > LOG_RECLAIM_BYTES) await this.reclaim();
+          if (this.offset - this.reclaimed > LOG_RECLAIM_BYTES) await this.reclaim();
+        } while (this.again && this.windowBytes < CONSOLE_BYTES_PER_SECOND);
       } finally {
         await handle.close();
       }

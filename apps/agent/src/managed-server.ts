@@ -22,6 +22,9 @@ export interface ServerEvents {
   stats(serverId: string, stats: ServerStats & { inGame?: number }): void;
 }
 
+/** A game whose console input is full (it stopped reading it, or filled it itself) cannot take a command. */
+export const CONSOLE_INPUT_FULL = 'The server is not reading its console input, so the command could not be sent.';
+
 export class InvalidStateError extends Error {}
 
 const CRASH_LOOP_MS = 60_000;
@@ -75,7 +78,7 @@ export class ManagedServer {
         state: () => this.state,
         setState: (state) => this.setState(state),
         quotaBytes: () => this.spec.diskMb * 1024 * 1024,
-        send: (command) => (this.proc ? (this.proc.send(command), true) : false),
+        send: (command) => this.proc?.send(command) ?? false,
         closeSandbox: () => this.closeSandbox(),
       },
       (message) => new InvalidStateError(message),
@@ -197,7 +200,10 @@ export class ManagedServer {
   command(command: string): void {
     if (!this.proc || (this.state !== 'online' && this.state !== 'starting')) throw new InvalidStateError('The server is not running.');
     this.console.write(`\x1b[36m> ${command}\x1b[0m\n`);
-    this.proc.send(command);
+    if (!this.proc.send(command)) {
+      this.console.notice(CONSOLE_INPUT_FULL);
+      throw new InvalidStateError(CONSOLE_INPUT_FULL);
+    }
   }
 
   private async run(action: Exclude<PowerAction, 'kill'>, accept: () => void): Promise<void> {
@@ -379,11 +385,15 @@ export class ManagedServer {
     this.setState('stopping');
     this.expectingExit = true;
     this.console.notice('Stopping the server…');
-    proc.send(this.runtime.stopCommand);
+    // The kill is armed first: however the stop command fares, the server is gone within the timeout.
     const timer = setTimeout(() => {
       this.console.notice(`The server did not stop within ${Math.round(this.stopTimeoutMs / 1000)} s, so it was killed.`);
       proc.kill('SIGKILL');
     }, this.stopTimeoutMs);
+    if (!proc.send(this.runtime.stopCommand)) {
+      this.console.notice(`${CONSOLE_INPUT_FULL} It was killed.`);
+      proc.kill('SIGKILL');
+    }
     await this.exited;
     clearTimeout(timer);
   }

@@ -23,7 +23,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { until } from '../../../test-support/until.ts';
-import { extractArchive } from './archives.ts';
+import { extractArchive, openTrees, packLimitMessage, packTarGz } from './archives.ts';
 import { MEASURE_MAX_AGE_MS, Sandbox } from './sandbox.ts';
 
 /**
@@ -439,6 +439,49 @@ describe('disk quota', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('names the game multiplied (hard links)', () => {
+  it('counts and archives a file with many names once, and walks a folder of thousands of names', async () => {
+    // One 1 MB file under 2,000 names (links cost the game no disk): as many copies, it would count 2 GB
+    // against a 10 MB quota and a backup would pack 2 GB.
+    mkdirSync(path.join(root, 'links'));
+    writeFileSync(path.join(root, 'links/one'), Buffer.alloc(MB, 1));
+    const { linkSync } = await import('node:fs');
+    for (let i = 0; i < 2000; i++) linkSync(path.join(root, 'links/one'), path.join(root, `links/name-${i}`));
+    expect(await sandbox.measure()).toBe(MB);
+    const tree = await sandbox.openTree('links');
+    let files = 0;
+    let bytes = 0;
+    for await (const item of tree.walk()) {
+      const file = await item.open();
+      if (!file) continue;
+      files++;
+      for await (const chunk of file.stream) bytes += (chunk as Buffer).length;
+    }
+    await tree.close();
+    expect([files, bytes]).toEqual([1, MB]);
+  });
+});
+
+describe('files that claim more than the disk', () => {
+  it('a sparse file of a terabyte stops a packing before its bytes are read', async () => {
+    // Free for the game (no blocks), but a backup, a download or an archive of it would gzip a terabyte.
+    const { truncateSync } = await import('node:fs');
+    writeFileSync(path.join(root, 'world.dat'), 'real data');
+    writeFileSync(path.join(root, 'huge.bin'), '');
+    truncateSync(path.join(root, 'huge.bin'), 1024 ** 4);
+    const out = new PassThrough();
+    let written = 0;
+    out.on('data', (chunk: Buffer) => (written += chunk.length));
+    await expect(packTarGz(await openTrees(sandbox, ['/']), out, 1, undefined, sandbox.quotaBytes)).rejects.toThrow(
+      packLimitMessage(sandbox.quotaBytes),
+    );
+    expect(packLimitMessage(10 * MB)).toBe(
+      "The files are larger than the server's disk (10 MB), so they were not packed. Delete or shrink some, then try again.",
+    );
+    expect(written).toBeLessThan(MB);
   });
 });
 

@@ -1,5 +1,5 @@
-import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, type Dirent, type Stats } from 'node:fs';
+import { lstat, mkdir, open, opendir, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -134,10 +134,42 @@ async function openRegular(dirFd: number, name: string): Promise<{ stream: Reada
   return { stream: file.createReadStream({ autoClose: true, start: 0, end: st.size - 1, highWaterMark: 1024 * 1024 }), size: st.size };
 }
 
+/**
+ * The entries of an open folder, read a few at a time: a folder the game filled with millions of names
+ * (hard links to one empty file cost it nothing) must not be held in the agent's memory whole, nor every
+ * folder above it while the walk is deeper down. An unreadable folder has no entries.
+ */
+async function* entriesOf(dirFd: number): AsyncGenerator<Dirent> {
+  const dir = await opendir(fdPath(dirFd), { bufferSize: 64 }).catch(() => null);
+  if (!dir) return;
+  try {
+    for await (const entry of dir) yield entry;
+  } catch {
+    // vanished or unreadable midway: what was read stands
+  }
+}
+
+/**
+ * A file with several names (hard links) is one file: it is archived and counted under its first name
+ * only, or a 1 GB file linked 65,000 times would make a backup of 65 TB.
+ */
+function firstName(seen: Set<string>, st: Stats): boolean {
+  if (st.nlink < 2) return true;
+  const id = `${st.dev}:${st.ino}`;
+  if (seen.has(id)) return false;
+  seen.add(id);
+  return true;
+}
+
 /** Walks an open folder depth first through descriptors; links, special files and what vanishes midway are skipped. */
-async function* walkOpenDir(dir: FileHandle, prefix: string[], skip: (name: string, ino: number) => boolean): AsyncGenerator<TreeItem> {
+async function* walkOpenDir(
+  dir: FileHandle,
+  prefix: string[],
+  skip: (name: string, ino: number) => boolean,
+  seen = new Set<string>(),
+): AsyncGenerator<TreeItem> {
   if (prefix.length >= MAX_DEPTH) return;
-  for (const entry of await readdir(fdPath(dir.fd), { withFileTypes: true }).catch(() => [])) {
+  for await (const entry of entriesOf(dir.fd)) {
     const parts = [...prefix, entry.name];
     if (entry.isDirectory()) {
       const child = await open(fdPath(dir.fd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
@@ -145,13 +177,13 @@ async function* walkOpenDir(dir: FileHandle, prefix: string[], skip: (name: stri
       try {
         const st = await child.stat();
         yield { parts, type: 'directory', size: 0, mtime: st.mtime, open: async () => null };
-        yield* walkOpenDir(child, parts, skip);
+        yield* walkOpenDir(child, parts, skip, seen);
       } finally {
         await child.close();
       }
     } else if (entry.isFile()) {
       const st = await lstat(fdPath(dir.fd, entry.name)).catch(() => null);
-      if (!st?.isFile() || skip(entry.name, st.ino)) continue;
+      if (!st?.isFile() || skip(entry.name, st.ino) || !firstName(seen, st)) continue;
       yield { parts, type: 'file', size: st.size, mtime: st.mtime, open: () => openRegular(dir.fd, entry.name) };
     }
   }
@@ -244,20 +276,22 @@ export class Sandbox {
   measure(): Promise<number> {
     this.measuring ??= (async () => {
       this.committedDuringMeasure = 0;
-      const walk = async (dirFd: number): Promise<number> => {
+      const seen = new Set<string>();
+      const walk = async (dirFd: number, depth: number): Promise<number> => {
         let total = 0;
-        for (const entry of await readdir(fdPath(dirFd), { withFileTypes: true }).catch(() => [])) {
+        if (depth > MAX_DEPTH) return total;
+        for await (const entry of entriesOf(dirFd)) {
           if (entry.isDirectory()) {
             const child = await open(fdPath(dirFd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
             if (!child) continue;
             try {
-              total += await walk(child.fd);
+              total += await walk(child.fd, depth + 1);
             } finally {
               await child.close();
             }
           } else {
             const st = await lstat(fdPath(dirFd, entry.name)).catch(() => null);
-            if (st && !this.isTemp(entry.name, st.ino)) total += st.size;
+            if (st && !this.isTemp(entry.name, st.ino) && firstName(seen, st)) total += st.size;
           }
         }
         return total;
@@ -265,7 +299,7 @@ export class Sandbox {
       // Its own descriptor of the root: one closed meanwhile (a restore) is never reused under us.
       const root = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
       try {
-        const total = await walk(root.fd);
+        const total = await walk(root.fd, 0);
         // Over-counting what was committed during the walk is safe; missing it is not.
         this.usedBytes = total + this.committedDuringMeasure;
         this.measuredAt = Date.now();

@@ -133,7 +133,10 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
     return server.backups.upload(await server.sandbox(), async (sandbox) => {
       const sent = sha256Tap();
       // Both awaited together: a failing store stops the packing and neither failure goes unhandled.
-      await Promise.all([storage.put(key, sent.tap), packTarGz(await openTrees(sandbox, ['/']), sent.tap, 1)]);
+      await Promise.all([
+        storage.put(key, sent.tap),
+        packTarGz(await openTrees(sandbox, ['/']), sent.tap, 1, undefined, sandbox.quotaBytes),
+      ]);
       const sha256 = sent.digest();
       // Read back before anyone drops the node's copy: what storage holds must be exactly what was sent.
       const stored = await storage.get(key);

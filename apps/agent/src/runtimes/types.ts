@@ -53,8 +53,8 @@ export interface LaunchInput {
 export interface RuntimeProcess {
   /** 0 when the process could not be started. */
   pid: number;
-  /** Writes one console command. */
-  send(command: string): void;
+  /** Writes one console command; false when the game's console input is full (it does not read it). */
+  send(command: string): boolean;
   kill(signal: NodeJS.Signals): void;
   onOutput(listener: (chunk: Buffer) => void): void;
   /**
