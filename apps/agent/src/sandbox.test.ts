@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { until } from '../../../test-support/until.ts';
 import { extractArchive, openTrees, packLimitMessage, packTarGz } from './archives.ts';
+import { FILE_LIST_MAX } from '@spawnpoint/contracts';
 import { MEASURE_MAX_AGE_MS, Sandbox } from './sandbox.ts';
 
 /**
@@ -443,7 +444,7 @@ describe('disk quota', () => {
 });
 
 describe('names the game multiplied (hard links)', () => {
-  it('counts and archives a file with many names once, and walks a folder of thousands of names', async () => {
+  it('counts and archives a file with many names once, and lists a folder of thousands of names in part', async () => {
     // One 1 MB file under 2,000 names (links cost the game no disk): as many copies, it would count 2 GB
     // against a 10 MB quota and a backup would pack 2 GB.
     mkdirSync(path.join(root, 'links'));
@@ -462,6 +463,9 @@ describe('names the game multiplied (hard links)', () => {
     }
     await tree.close();
     expect([files, bytes]).toEqual([1, MB]);
+    // A listing stops at FILE_LIST_MAX names, however many the folder holds.
+    for (let i = 2000; i < FILE_LIST_MAX + 100; i++) linkSync(path.join(root, 'links/one'), path.join(root, `links/name-${i}`));
+    expect(await sandbox.list('links')).toHaveLength(FILE_LIST_MAX);
   });
 });
 

@@ -3,6 +3,7 @@ import { lstat, mkdir, open, opendir, readdir, rename, rmdir, unlink, type FileH
 import { randomBytes } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { FILE_LIST_MAX } from '@spawnpoint/contracts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
 
@@ -373,7 +374,8 @@ export class Sandbox {
   async list(target: SandboxPath): Promise<Entry[]> {
     const dir = await this.openDir(toParts(target));
     try {
-      const names = await readdir(fdPath(dir.fd));
+      const names: string[] = [];
+      for await (const entry of entriesOf(dir.fd)) if (names.push(entry.name) >= FILE_LIST_MAX) break;
       const entries: Entry[] = [];
       for (const name of names) {
         const st = await lstat(fdPath(dir.fd, name)).catch(() => null);
@@ -652,7 +654,7 @@ export class Sandbox {
     const found: { path: string; type: Entry['type']; size: number }[] = [];
     const walk = async (dirFd: number, prefix: string, depth: number): Promise<void> => {
       if (depth > MAX_DEPTH) return;
-      for (const entry of await readdir(fdPath(dirFd), { withFileTypes: true }).catch(() => [])) {
+      for await (const entry of entriesOf(dirFd)) {
         if (found.length >= limit) return;
         const rel = `${prefix}/${entry.name}`;
         const type: Entry['type'] = entry.isFile()

@@ -39,7 +39,12 @@ export const fileEntry = z.object({
   mode: z.number().int().min(0).max(0o777),
 });
 export type FileEntry = z.infer<typeof fileEntry>;
-export const fileListResult = z.array(fileEntry);
+/**
+ * Entries a folder listing holds at most. A game can make millions of names in a folder (hard links cost it
+ * nothing); the node reads this many and stops, so neither it nor the browser holds them all.
+ */
+export const FILE_LIST_MAX = 5000;
+export const fileListResult = z.array(fileEntry).max(FILE_LIST_MAX);
 export const fileSearchResult = z.array(z.object({ path: z.string(), type: fileEntry.shape.type, size: z.number() }));
 
 export const pathQuery = z.object({ path: filePath.default('/') });

@@ -1,4 +1,4 @@
-import type { FileEntry } from '@spawnpoint/contracts';
+import { FILE_LIST_MAX, type FileEntry } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -356,6 +356,14 @@ export default function ServerFiles() {
                     );
                   })
                 )}
+                {entries && entries.length >= FILE_LIST_MAX ? (
+                  <tr>
+                    <td colSpan={5} className="p-4 text-center text-sm text-slate-600" role="status">
+                      This folder holds more than {FILE_LIST_MAX.toLocaleString('en-US')} entries: only that many are listed. Search finds
+                      the others by name.
+                    </td>
+                  </tr>
+                ) : null}
               </tbody>
             </table>
           </div>
