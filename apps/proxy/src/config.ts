@@ -15,6 +15,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   PROXY_HOLD_SECONDS: z.coerce.number().int().min(1).max(29).default(25),
   PROXY_CONNECTIONS_PER_SECOND: z.coerce.number().int().min(1).max(10_000).default(20),
+  PROXY_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(32),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
   NODE_ENV: z.string().optional(),

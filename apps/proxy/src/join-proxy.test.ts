@@ -4,7 +4,8 @@ import { joinStartRefusal, type ProxyRoute, type ProxyWakeResult } from '@spawnp
 import minecraftData from 'minecraft-data';
 import mc from 'minecraft-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { proxyMessages, ReadBuffer, startJoinProxy, type JoinProxy, type JoinProxyOptions } from './join-proxy.ts';
+import { freePort } from '../../../test-support/free-port.ts';
+import { addressKey, proxyMessages, ReadBuffer, startJoinProxy, type JoinProxy, type JoinProxyOptions } from './join-proxy.ts';
 import { handshakeBytes } from './test-bytes.ts';
 import { readPacket, readVarInt, writeVarInt } from './protocol.ts';
 import { RouteTable } from './route-table.ts';
@@ -291,6 +292,16 @@ describe('the join proxy', () => {
     expect(sent.subarray(first.size).equals(pingPacket)).toBe(true);
   });
 
+  it('says a running server cannot be reached, in the server list and on login, when its game port does not answer', async () => {
+    await start();
+    const closed = await freePort();
+    table.apply({ name: 'gone', route: route('gone', 'online', closed) });
+    expect((await pingThrough(proxy.port, `gone.${DOMAIN}`)).description.text).toBe(proxyMessages.motd.unreachable);
+    const { socket, all } = dial(proxy.port);
+    socket.write(Buffer.concat([handshakeBytes('1.21.4', `gone.${DOMAIN}`, 2), loginStart('Steve')]));
+    expect(disconnectText(await all)).toBe(proxyMessages.unreachable);
+  });
+
   it('says "No server with this name" in the server list and on the disconnect screen', async () => {
     await start();
     const status = await pingThrough(proxy.port, `nobody.${DOMAIN}`);
@@ -448,6 +459,42 @@ describe('the join proxy', () => {
     // Within a second at most 3 (6 if the dials straddle a second) stay open; the rest are closed unanswered.
     await expect.poll(() => dials.filter((d) => d.socket.destroyed || d.socket.readableEnded).length).toBeGreaterThanOrEqual(14);
     for (const d of dials) d.socket.destroy();
+  });
+
+  it('holds at most a few open connections per address, so idle ones from a few addresses cannot lock out the rest', async () => {
+    await start({ maxConnectionsPerAddress: 3 });
+    // Offline: the proxy answers its status itself.
+    table.apply({ name: 'up', route: route('up', 'offline', game.port) });
+    const idle = Array.from({ length: 3 }, () => dial(proxy.port));
+    await Promise.all(idle.map((d) => new Promise((resolve) => d.socket.once('connect', resolve))));
+    await expect.poll(() => proxy.connections()).toBe(3);
+    // A fourth from the same address is closed at once, unanswered.
+    const fourth = dial(proxy.port);
+    expect((await fourth.all).length).toBe(0);
+    // Another address is served meanwhile (its status answered) …
+    const other = await mc
+      .ping({
+        host: `up.${DOMAIN}`,
+        port: proxy.port,
+        stream: connect({ port: proxy.port, host: '127.0.0.1', localAddress: '127.0.0.2' }),
+      } as Parameters<typeof mc.ping>[0] & { stream: Socket })
+      .catch((err: unknown) => err);
+    expect(other).not.toBeInstanceOf(Error);
+    // … and once one of the first address's connections closes, it may open another.
+    idle[0]?.socket.destroy();
+    await expect.poll(() => proxy.connections()).toBe(2);
+    const again = dial(proxy.port);
+    await new Promise((resolve) => again.socket.once('connect', resolve));
+    await expect.poll(() => proxy.connections()).toBe(3);
+    for (const d of [...idle, again]) d.socket.destroy();
+  });
+
+  it('counts an IPv6 /64 as one address, and IPv4 written IPv6-mapped as itself', () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
   });
 });
 

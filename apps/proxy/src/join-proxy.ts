@@ -33,6 +33,8 @@ export const proxyMessages = {
     /** A stopped server whose owner's setting keeps it stopped when players join. */
     stopped: 'Offline — its owner starts it',
     starting: 'Starting — join in a moment',
+    /** Online, but its game port does not answer (the proxy answers the server list itself). */
+    unreachable: 'Cannot be reached right now — try again in a moment',
     stopping: 'Stopping — join to start it again',
     busy: 'Busy — try again in a moment',
     locked: 'This server is locked',
@@ -58,6 +60,11 @@ export interface JoinProxyOptions {
   connectionsPerSecondPerAddress?: number;
   /** Open client connections at most; beyond it new ones are closed at once. */
   maxConnections?: number;
+  /**
+   * Open connections one address (an IPv6 /64) may hold at once; beyond it new ones are closed at once. A few
+   * dozen addresses holding their connections open must not take the whole `maxConnections` from everyone.
+   */
+  maxConnectionsPerAddress?: number;
   backendConnectTimeoutMs?: number;
   /** How long to wait for the rest of a legacy ping that may still be arriving. */
   legacyWaitMs?: number;
@@ -68,6 +75,8 @@ export const PROXY_DEFAULTS = {
   holdMs: 25_000,
   connectionsPerSecondPerAddress: 20,
   maxConnections: 10_000,
+  // Players behind one address (a household, a LAN party, a school) each hold one, and pings come and go.
+  maxConnectionsPerAddress: 32,
   backendConnectTimeoutMs: 5_000,
   legacyWaitMs: 250,
 } as const;
@@ -81,6 +90,24 @@ const LINGER_MS = 2_000;
 const LOGIN_WAIT_MS = 2000;
 const STARTING: readonly ServerState[] = ['queued', 'downloading', 'installing', 'starting', 'waking'];
 const STOPPED: readonly ServerState[] = ['offline', 'sleeping'];
+
+/**
+ * Whom a connection counts against: its IPv4 address (also when written IPv4-mapped), or its IPv6 /64 — one
+ * subscriber's whole network, where every address costs nothing to use.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') && tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
 
 /** Counts new connections per address in one-second windows; the map is emptied every second. */
 class ConnectionRate {
@@ -126,15 +153,23 @@ export async function startJoinProxy(options: JoinProxyOptions, listen: { port: 
     return pending;
   };
 
+  const perAddress = new Map<string, number>();
   const server = createServer({ noDelay: true }, (client) => {
     client.on('error', () => undefined); // resets are normal; the connection just ends
-    const address = client.remoteAddress ?? '';
-    if (open.size >= settings.maxConnections || !rate.allow(address)) {
+    const address = addressKey(client.remoteAddress ?? '');
+    const held = perAddress.get(address) ?? 0;
+    if (open.size >= settings.maxConnections || held >= settings.maxConnectionsPerAddress || !rate.allow(address)) {
       client.destroy();
       return;
     }
     open.add(client);
-    client.once('close', () => open.delete(client));
+    perAddress.set(address, held + 1);
+    client.once('close', () => {
+      open.delete(client);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
     handleConnection(client, settings, wakeOnce);
   });
 
@@ -520,8 +555,9 @@ function motdOf(route: ProxyRoute): string {
     case 'installing':
     case 'starting':
     case 'waking':
-    case 'online':
       return proxyMessages.motd.starting;
+    case 'online':
+      return proxyMessages.motd.unreachable;
     case 'stopping':
       return joinMayStart(route.joinStart, 'offline') ? proxyMessages.motd.stopping : proxyMessages.motd.stopped;
     case 'locked':

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
         log,
         holdMs: config.PROXY_HOLD_SECONDS * 1000,
         connectionsPerSecondPerAddress: config.PROXY_CONNECTIONS_PER_SECOND,
+        maxConnectionsPerAddress: config.PROXY_CONNECTIONS_PER_ADDRESS,
       },
       { port: config.PROXY_PORT, host: config.PROXY_HOST },
     );
