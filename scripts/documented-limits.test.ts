@@ -64,6 +64,7 @@ const promised: [string, string][] = [
     'join proxy',
     `handshake within ${PROXY_DEFAULTS.handshakeTimeoutMs / 1000} s and at most ${HANDSHAKE_MAX_BYTES / 1024} KiB; ` +
       `${PROXY_DEFAULTS.connectionsPerSecondPerAddress} new connections per address per second; ` +
+      `${PROXY_DEFAULTS.maxConnectionsPerAddress} open per address (an IPv6 /64); ` +
       `${count(PROXY_DEFAULTS.maxConnections)} open connections; a held login ${HELD_BYTES_MAX / 1024} KiB and ${PROXY_DEFAULTS.holdMs / 1000} s`,
   ],
 ];
