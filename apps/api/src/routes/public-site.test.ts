@@ -103,6 +103,23 @@ describe('referrals', () => {
     expect(await referralOf(old.userId)).toBeNull();
   });
 
+  it('lets at most one of two accounts naming each other at the same moment have a referrer', async () => {
+    const codeOf = async (who: { cookie: string }) => (await send('GET', '/v1/user/referral', who.cookie)).json().result.code as string;
+    const referralOf = async (userId: string) =>
+      (await t.ctx.database.db.select({ referral: users.referral }).from(users).where(eq(users.id, userId)))[0]?.referral;
+    for (let round = 0; round < 5; round++) {
+      const a = await account();
+      const b = await account();
+      const [aCode, bCode] = [await codeOf(a), await codeOf(b)];
+      await Promise.all([
+        send('POST', '/v1/referral', a.cookie, { referral: bCode }),
+        send('POST', '/v1/referral', b.cookie, { referral: aCode }),
+      ]);
+      const attached = [await referralOf(a.userId), await referralOf(b.userId)].filter((r) => r !== null);
+      expect(attached).toHaveLength(1);
+    }
+  });
+
   it('ignores unknown and own codes without saying so', async () => {
     const user = await account({ referral: 'nobody-has-this' });
     const [row] = await t.ctx.database.db.select().from(users).where(eq(users.id, user.userId));

@@ -6,6 +6,7 @@ import { optionalSession, type AppContext } from '../context.ts';
 import { giveawayEntries, giveaways, ledgerEntries, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import type { DbOrTx } from '../servers/activity.ts';
 
 /** How long after registering an account can still name who referred it (`POST /v1/referral`). */
 export const REFERRAL_ATTACH_DAYS = 7;
@@ -60,19 +61,25 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
     const user = session.user;
     const fresh = Date.now() - user.createdAt.getTime() < REFERRAL_ATTACH_DAYS * 24 * 60 * 60 * 1000;
     if (!user.referral && fresh) {
-      const [referrer] = await db
-        .select({ id: users.id, referral: users.referral })
-        .from(users)
-        .where(eq(users.referralCode, referral))
-        .limit(1);
-      const [paid] = await db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.userId, user.id)).limit(1);
-      if (referrer && referrer.id !== session.user.id && !paid && !(await referredBy(referrer.referral, user.referralCode))) {
-        await db
+      const attached = await db.transaction(async (tx) => {
+        // One attachment at a time across the service: two accounts naming each other at once would each
+        // find no ring yet and both attach. Rare (a week after sign-up at most), so one lock is enough.
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext('spawnpoint:referral-attach'))`);
+        const [referrer] = await tx
+          .select({ id: users.id, referral: users.referral })
+          .from(users)
+          .where(eq(users.referralCode, referral))
+          .limit(1);
+        const [paid] = await tx.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.userId, user.id)).limit(1);
+        if (!referrer || referrer.id === user.id || paid || (await referredBy(tx, referrer.referral, user.referralCode))) return false;
+        const updated = await tx
           .update(users)
           .set({ referral })
-          .where(and(eq(users.id, session.user.id), isNull(users.referral)));
-        ctx.sessions.forgetUser(session.user.id);
-      }
+          .where(and(eq(users.id, user.id), isNull(users.referral)))
+          .returning({ id: users.id });
+        return updated.length > 0;
+      });
+      if (attached) ctx.sessions.forgetUser(user.id);
     }
     return null;
   });
@@ -82,13 +89,13 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
    * steps: naming someone this account referred, directly or through others, would close a ring of
    * accounts each earning a commission on the next one's purchases.
    */
-  async function referredBy(code: string | null, own: string | null): Promise<boolean> {
+  async function referredBy(tx: DbOrTx, code: string | null, own: string | null): Promise<boolean> {
     if (!own) return false;
     const seen = new Set<string>();
     for (let next = code; next && !seen.has(next) && seen.size < REFERRAL_CHAIN_CHECKED;) {
       if (next === own) return true;
       seen.add(next);
-      const [up] = await db.select({ referral: users.referral }).from(users).where(eq(users.referralCode, next)).limit(1);
+      const [up] = await tx.select({ referral: users.referral }).from(users).where(eq(users.referralCode, next)).limit(1);
       next = up?.referral ?? null;
     }
     return false;
