@@ -35,6 +35,11 @@ export interface Posting {
   description: string;
   /** Unique per account: a second posting with it writes nothing and answers the first row. */
   idempotencyKey?: string | null;
+  /**
+   * May take the balance below zero: money the provider took back (a refund, a chargeback) leaves the
+   * account owing it, whatever was bought with it meanwhile.
+   */
+  mayGoNegative?: boolean;
 }
 
 /** The most a balance may hold once a top-up of `amountCents` is paid, as the message the payer sees. */
@@ -63,7 +68,9 @@ export async function post(tx: Tx, posting: Posting): Promise<{ row: LedgerRow; 
     if (earlier) return { row: earlier, replayed: true };
   }
   const balance = await balanceOf(tx, posting.userId);
-  if (balance + posting.amountCents < 0) throw new ApiError('INSUFFICIENT_BALANCE');
+  // Only a debit can be refused for the balance: a credit to an account that owes (after a chargeback)
+  // brings it nearer zero and always lands.
+  if (posting.amountCents < 0 && balance + posting.amountCents < 0 && !posting.mayGoNegative) throw new ApiError('INSUFFICIENT_BALANCE');
   // No ceiling here: it bounds what may be paid in, so it is checked when a top-up starts (Payments.start).
   // Money the provider has confirmed taking always lands, or the payer would have paid for nothing.
   const [row] = await tx

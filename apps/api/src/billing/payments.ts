@@ -5,7 +5,7 @@ import Stripe from 'stripe';
 import { newId } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import { paymentEvents, payments } from '../db/schema.ts';
+import { ledgerEntries, paymentEvents, payments } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { balanceCeilingMessage, balanceOf, lockAccount, post, requireBillingInfo } from './ledger.ts';
 
@@ -113,6 +113,23 @@ export interface PaymentEvent {
   /** What the provider says was paid (checked against the payment before anything is credited). */
   amountCents?: number;
   currency?: string;
+  /** The provider's id of the money taken (a PaymentIntent), kept so its refunds and disputes find the payment. */
+  chargeRef?: string;
+}
+
+/**
+ * The provider gave money back or had it taken back: a refund (`refundedCents`: the total refunded so far),
+ * a dispute opened (`disputedCents` withdrawn) or a dispute won (the withdrawn money reinstated).
+ */
+export interface ReversalEvent {
+  provider: 'stripe';
+  eventId: string;
+  type: string;
+  chargeRef: string;
+  reversal:
+    | { kind: 'refunded'; refundedCents: number }
+    | { kind: 'disputed'; disputedCents: number }
+    | { kind: 'dispute-won'; disputedCents: number };
 }
 
 /**
@@ -262,8 +279,70 @@ export class Payments {
         // A colon never appears in a client's key (contracts `idempotencyKey`), so no purchase can take this one.
         idempotencyKey: `payment:${payment.id}`,
       });
-      await tx.update(payments).set({ status: 'succeeded', completedAt: new Date() }).where(eq(payments.id, payment.id));
+      await tx
+        .update(payments)
+        .set({ status: 'succeeded', completedAt: new Date(), ...(event.chargeRef ? { chargeRef: event.chargeRef } : {}) })
+        .where(eq(payments.id, payment.id));
       return 'succeeded';
+    });
+  }
+
+  /**
+   * Money of a top-up given back by the provider (a refund made in its dashboard) or taken back by the
+   * payer's bank (a dispute): debited from the balance, which may go below zero — the account then owes it
+   * and buys nothing until it is paid back. A dispute won credits it again. Each event counts once (its id is
+   * recorded in the same transaction), refunds are reported as a running total so only what is new is
+   * debited, and a payment never loses more than it brought.
+   */
+  async reverse(event: ReversalEvent): Promise<'duplicate' | 'unknown' | 'reversed'> {
+    return this.db.transaction(async (tx) => {
+      const recorded = await tx
+        .insert(paymentEvents)
+        .values({ provider: event.provider, eventId: event.eventId, type: event.type })
+        .onConflictDoNothing()
+        .returning({ id: paymentEvents.eventId });
+      if (recorded.length === 0) return 'duplicate';
+      const match = and(eq(payments.chargeRef, event.chargeRef), eq(payments.provider, event.provider));
+      const [found] = await tx.select({ userId: payments.userId }).from(payments).where(match).limit(1);
+      if (!found) return 'unknown';
+      await lockAccount(tx, found.userId);
+      const [payment] = await tx.select().from(payments).where(match).for('update');
+      if (!payment || payment.status !== 'succeeded') return 'unknown';
+      const taken = async (reference: string) => {
+        const [row] = await tx
+          .select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` })
+          .from(ledgerEntries)
+          .where(and(eq(ledgerEntries.userId, payment.userId), eq(ledgerEntries.reference, reference)));
+        return -Number(row?.sum ?? 0);
+      };
+      const refundRef = `refund:${payment.id}`;
+      const disputeRef = `dispute:${payment.id}`;
+      const refunded = await taken(refundRef);
+      const disputed = await taken(disputeRef);
+      const room = payment.amountCents - refunded - disputed;
+      const provider = payment.provider === 'stripe' ? 'Stripe' : 'sandbox';
+      let amountCents = 0;
+      let reference = refundRef;
+      let description = '';
+      if (event.reversal.kind === 'refunded') {
+        amountCents = -Math.min(Math.max(0, Math.min(event.reversal.refundedCents, payment.amountCents) - refunded), room);
+        description = `Top-up refunded (${provider})`;
+      } else if (event.reversal.kind === 'disputed') {
+        amountCents = -Math.min(event.reversal.disputedCents, room);
+        reference = disputeRef;
+        description = `Top-up disputed by the card holder (${provider})`;
+      } else {
+        amountCents = Math.min(event.reversal.disputedCents, disputed);
+        reference = disputeRef;
+        description = `Dispute won: top-up credited again (${provider})`;
+      }
+      if (amountCents !== 0)
+        await post(tx, { userId: payment.userId, amountCents, kind: 'adjustment', reference, description, mayGoNegative: true });
+      this.log.warn(
+        { paymentId: payment.id, userId: payment.userId, type: event.type, amountCents },
+        'a top-up was reversed by its provider',
+      );
+      return 'reversed';
     });
   }
 

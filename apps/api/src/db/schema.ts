@@ -374,6 +374,8 @@ export const payments = pgTable(
     provider: text('provider', { enum: ['sandbox', 'stripe'] }).notNull(),
     /** The provider's id of the checkout (a Stripe Checkout Session). */
     providerRef: text('provider_ref'),
+    /** The provider's id of the money taken (a Stripe PaymentIntent), set once paid: refunds and disputes name it. */
+    chargeRef: text('charge_ref'),
     checkoutUrl: text('checkout_url'),
     amountCents: integer('amount_cents').notNull(),
     currency: text('currency').notNull(),
@@ -387,6 +389,7 @@ export const payments = pgTable(
   (t) => [
     uniqueIndex('payments_user_key').on(t.userId, t.idempotencyKey),
     uniqueIndex('payments_provider_ref_key').on(t.provider, t.providerRef),
+    uniqueIndex('payments_charge_ref_key').on(t.provider, t.chargeRef),
   ],
 );
 

@@ -427,4 +427,76 @@ describe('top-ups through Stripe', () => {
     // The sandbox's page does not exist where Stripe takes payments.
     expect((await sendS('POST', `/v1/payments/sandbox/${second.paymentId}`, cookie, { outcome: 'pay' })).json().status).toBe('NOT_FOUND');
   });
+
+  it('takes a refunded or disputed top-up back from the balance (below zero if it was spent), once, and gives a won dispute back', async () => {
+    const cookie = await verifiedOwner(s, 'reversal');
+    await sendS('PUT', '/v1/user/billing', cookie, address);
+    const userId = (await sendS('GET', '/v1/user/me', cookie)).json().result.userId as string;
+    const transactions = async () => (await sendS('GET', '/v1/user/transactions', cookie)).json().result;
+    const paid = async (amountCents: number, intent: string) => {
+      const started = (await sendS('POST', '/v1/user/topups', cookie, { amountCents, idempotencyKey: key() })).json().result;
+      const id = (started.checkoutUrl as string).split('/').at(-1) as string;
+      const session = {
+        id,
+        object: 'checkout.session',
+        amount_total: amountCents,
+        currency: 'usd',
+        payment_status: 'paid',
+        payment_intent: intent,
+      };
+      expect((await deliver(event(`evt_paid_${intent}`, 'checkout.session.completed', session))).json().status).toBe('SUCCESS');
+    };
+    await paid(2500, 'pi_refunded');
+    // $20 of it spent meanwhile (a purchase).
+    await s.ctx.database.db.transaction(async (tx) => {
+      await lockAccount(tx, userId);
+      await post(tx, { userId, amountCents: -2000, kind: 'shop', reference: 'test', description: 'A purchase' });
+    });
+    expect((await transactions()).balanceCents).toBe(500);
+
+    // $10 refunded in Stripe's dashboard: debited; the same event again, or another saying the same total, takes nothing more.
+    const charge = (id: string, refunded: number) =>
+      event(id, 'charge.refunded', {
+        id: 'ch_1',
+        object: 'charge',
+        payment_intent: 'pi_refunded',
+        amount: 2500,
+        amount_refunded: refunded,
+      });
+    expect((await deliver(charge('evt_r1', 1000))).json().status).toBe('SUCCESS');
+    expect((await deliver(charge('evt_r1', 1000))).json().status).toBe('SUCCESS');
+    expect((await deliver(charge('evt_r2', 1000))).json().status).toBe('SUCCESS');
+    expect((await transactions()).balanceCents).toBe(-500);
+    // Then the rest: the account owes what it spent of money it no longer paid.
+    await deliver(charge('evt_r3', 2500));
+    expect((await transactions()).balanceCents).toBe(-2000);
+    await deliver(charge('evt_r4', 9999));
+    expect((await transactions()).balanceCents).toBe(-2000);
+    // Owing, it buys nothing.
+    await expect(
+      s.ctx.database.db.transaction(async (tx) => {
+        await lockAccount(tx, userId);
+        await post(tx, { userId, amountCents: -100, kind: 'shop', reference: 'test', description: 'Another purchase' });
+      }),
+    ).rejects.toThrow();
+
+    // A card holder disputes another top-up: withdrawn at once; the dispute won, credited again.
+    await paid(1000, 'pi_disputed');
+    expect((await transactions()).balanceCents).toBe(-1000);
+    const dispute = (id: string, type: string, status: string) =>
+      event(id, type, { id: 'dp_1', object: 'dispute', payment_intent: 'pi_disputed', amount: 1000, status });
+    await deliver(dispute('evt_d1', 'charge.dispute.created', 'needs_response'));
+    await deliver(dispute('evt_d1', 'charge.dispute.created', 'needs_response'));
+    expect((await transactions()).balanceCents).toBe(-2000);
+    await deliver(dispute('evt_d2', 'charge.dispute.closed', 'won'));
+    const after = await transactions();
+    expect(after.balanceCents).toBe(-1000);
+    expect(after.entries.slice(0, 5).map((e: { description: string; amountCents: number }) => [e.description, e.amountCents])).toEqual([
+      ['Dispute won: top-up credited again (Stripe)', 1000],
+      ['Top-up disputed by the card holder (Stripe)', -1000],
+      ['Top-up by card (Stripe)', 1000],
+      ['Top-up refunded (Stripe)', -1500],
+      ['Top-up refunded (Stripe)', -1000],
+    ]);
+  });
 });

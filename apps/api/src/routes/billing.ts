@@ -3,7 +3,7 @@ import { and, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import type { AppContext } from '../context.ts';
 import { billingInfoOf, type LedgerRow } from '../billing/ledger.ts';
-import { StripeProvider, type PaymentEvent } from '../billing/payments.ts';
+import { StripeProvider, type PaymentEvent, type ReversalEvent } from '../billing/payments.ts';
 import { billingProfiles, ledgerEntries, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
@@ -147,6 +147,12 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
       } catch {
         throw new ApiError('INVALID_INPUT', undefined, 'The webhook signature is not valid (or the event is too old).');
       }
+      const reversal = reversalEventOf(event);
+      if (reversal) {
+        const result = await payments.reverse(reversal);
+        request.log.info({ eventId: event.id, type: event.type, result }, 'stripe webhook');
+        return null;
+      }
       const applied = paymentEventOf(event);
       if (!applied) return null;
       const result = await payments.apply(applied);
@@ -168,6 +174,36 @@ function entryOf(row: LedgerRow, balanceAfterCents: number): LedgerEntry {
   };
 }
 
+/** The PaymentIntent a charge or dispute names (an id, or the expanded object). */
+const intentOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : (value?.id ?? null));
+
+/** A refund or a dispute of a top-up's money, or null for other events. */
+function reversalEventOf(event: Stripe.Event): ReversalEvent | null {
+  const base = { provider: 'stripe' as const, eventId: event.id, type: event.type };
+  switch (event.type) {
+    case 'charge.refunded': {
+      const charge = event.data.object;
+      const chargeRef = intentOf(charge.payment_intent);
+      return chargeRef ? { ...base, chargeRef, reversal: { kind: 'refunded', refundedCents: charge.amount_refunded } } : null;
+    }
+    case 'charge.dispute.created': {
+      const dispute = event.data.object;
+      const chargeRef = intentOf(dispute.payment_intent);
+      return chargeRef ? { ...base, chargeRef, reversal: { kind: 'disputed', disputedCents: dispute.amount } } : null;
+    }
+    case 'charge.dispute.closed': {
+      const dispute = event.data.object;
+      const chargeRef = intentOf(dispute.payment_intent);
+      // Lost: the money stays with the card holder (already debited). Won: it comes back.
+      return chargeRef && dispute.status === 'won'
+        ? { ...base, chargeRef, reversal: { kind: 'dispute-won', disputedCents: dispute.amount } }
+        : null;
+    }
+    default:
+      return null;
+  }
+}
+
 /** What a Stripe event means for a top-up, or null for events that change nothing here. */
 function paymentEventOf(event: Stripe.Event): PaymentEvent | null {
   const base = { provider: 'stripe' as const, eventId: event.id, type: event.type };
@@ -177,10 +213,12 @@ function paymentEventOf(event: Stripe.Event): PaymentEvent | null {
       const session = event.data.object;
       // Completed but not paid yet (a bank debit): its async_payment_* event decides.
       if (session.payment_status !== 'paid') return null;
+      const intent = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
       return {
         ...base,
         providerRef: session.id,
         outcome: 'succeeded',
+        ...(intent ? { chargeRef: intent } : {}),
         ...(session.amount_total !== null ? { amountCents: session.amount_total } : {}),
         ...(session.currency ? { currency: session.currency } : {}),
       };

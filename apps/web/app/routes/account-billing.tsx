@@ -95,6 +95,12 @@ export default function AccountBilling() {
           </Button>
         </div>
         <p className="mt-1 text-sm text-slate-600">Plans and shop items are paid from your balance.</p>
+        {data && data.balanceCents < 0 ? (
+          <p className="mt-2 rounded-lg bg-amber-50 p-3 text-sm text-amber-900" role="status">
+            Your balance is below zero: a top-up was refunded or disputed after its money was spent. Top up to buy again and to keep paid
+            plans renewing.
+          </p>
+        ) : null}
         {data?.pending.length ? <PendingTopups pending={data.pending} /> : null}
       </section>
 
