@@ -6,6 +6,8 @@ import {
   joinStartRefusal,
   PROXY_NAMESPACE,
   proxyWakeRequest,
+  WAKE_COOLDOWN_MS,
+  wakeCooldownMessage,
   type ApiToProxyEvents,
   type JoinStart,
   type ProxyRoute,
@@ -65,6 +67,8 @@ export class ProxyGateway {
   /** Each server's MOTD and icon as the directory keeps them (read from its folder when it stopped). */
   private looks = new Map<string, KeptAppearance>();
   private ns: Namespace<ProxyToApiEvents, ApiToProxyEvents> | null = null;
+  /** When a join last started each server that nobody has played on since (WAKE_COOLDOWN_MS). */
+  private unplayedWakes = new Map<string, number>();
 
   constructor(
     private db: Db,
@@ -75,7 +79,11 @@ export class ProxyGateway {
     private log: FastifyBaseLogger,
     /** Every server's kept MOTD and icon, read once at start (the directory keeps them). */
     private appearances: () => Promise<Map<string, KeptAppearance>>,
-  ) {}
+  ) {
+    hub.onInGame((serverId, count) => {
+      if (count > 0) this.unplayedWakes.delete(serverId);
+    });
+  }
 
   async load(): Promise<void> {
     const rows = await this.db
@@ -186,12 +194,16 @@ export class ProxyGateway {
       if (keptStopped(row.joinStart, state)) return { result: 'refused', message: joinStartRefusal };
       const turnedAway = await this.turnedAway(row, player);
       if (turnedAway) return { result: 'refused', message: turnedAway };
+      const woken = this.unplayedWakes.get(row.id);
+      if (woken !== undefined && Date.now() - woken < WAKE_COOLDOWN_MS)
+        return { result: 'refused', message: wakeCooldownMessage(Math.ceil((woken + WAKE_COOLDOWN_MS - Date.now()) / 60_000)) };
       // Checked again when the start has its turn (it may wait behind an upload to storage or a restore),
       // with the setting and the state as they are then.
       await this.power.run(row, 'start', async () => {
         const [now] = await this.db.select({ joinStart: servers.joinStart }).from(servers).where(eq(servers.id, row.id)).limit(1);
         if (now && keptStopped(now.joinStart, this.hub.stateOf(row.id))) throw new ApiError('INVALID_STATE', undefined, joinStartRefusal);
       });
+      this.unplayedWakes.set(row.id, Date.now());
       this.log.info({ serverId }, 'a player woke a server');
       return { result: 'started' };
     } catch (err) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import mc from 'minecraft-protocol';
-import { joinStartRefusal } from '@spawnpoint/contracts';
+import { joinStartRefusal, WAKE_COOLDOWN_MS, wakeCooldownMessage } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { servers } from './db/schema.ts';
 import type { Bot } from 'mineflayer';
@@ -118,6 +118,40 @@ describe('joining by name through the join proxy', () => {
     // Now online, the proxy passes the status ping to the game itself.
     expect(motdOf((await ping(`${name}.${DOMAIN}`)).description)).toContain(`${name} on Spawnpoint`);
     bot.end();
+  });
+
+  it('does not start a server by a join again soon after a join started it and nobody played; its owner still can', async () => {
+    const { id, name, cookie } = await server('unplayed');
+    const settled = (state: string) =>
+      until(
+        () => stateOf(id),
+        (s) => s === state,
+        60_000,
+      );
+    expect(await t.ctx.game.proxies.wake(id, 'Walker')).toEqual({ result: 'started' });
+    await settled('online');
+    expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
+    await settled('offline');
+    // Nobody played after that join: another join within the cooldown starts nothing and says when it will.
+    expect(await t.ctx.game.proxies.wake(id, 'Walker')).toEqual({
+      result: 'refused',
+      message: wakeCooldownMessage(WAKE_COOLDOWN_MS / 60_000),
+    });
+    expect(stateOf(id)).toBe('offline');
+    // The owner's Start is not held back; once someone plays, joins start it again.
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await settled('online');
+    const bot = await join(name, 'Walker');
+    await until(
+      () => t.ctx.game.hub.statsOf(id)?.players.list ?? [],
+      (list) => list.includes('Walker'),
+    );
+    bot.end();
+    expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
+    await settled('offline');
+    expect(await t.ctx.game.proxies.wake(id, 'Walker')).toEqual({ result: 'started' });
+    await settled('online');
+    await send('POST', `/v1/server/${id}/kill`, cookie);
   });
 
   it("keeps a stopped server stopped when its owner chose 'only from sleep' or 'never'", async () => {

@@ -23,6 +23,15 @@ export function joinMayStart(mode: JoinStart, state: z.infer<typeof serverState>
 export const joinStartRefusal = "This server doesn't start when players join. Ask its owner to start it.";
 
 /**
+ * After a join started a server and nobody then played on it, joins do not start it again for this long:
+ * a stranger who knows a listed name (the name is only proven by the game's own login) or a bot must not
+ * keep a server awake and spend its owner's play time. Its owner's Start is not held back.
+ */
+export const WAKE_COOLDOWN_MS = 15 * 60_000;
+export const wakeCooldownMessage = (minutes: number) =>
+  `This server was started by a join a few minutes ago and nobody played on it, so joining starts it again in ${minutes} minute${minutes === 1 ? '' : 's'}. Its owner can start it at any time.`;
+
+/**
  * The join proxy's channel to the API (issue 12 #1). A proxy connects to the API's `/proxy` Socket.IO
  * namespace with the proxy token (`PROXY_TOKEN`); the API pushes the whole routing table on connect
  * (`proxy:routes`) and every change after it (`proxy:route`), so a proxy never asks the database anything
