@@ -55,12 +55,14 @@ const ZLIB_CHUNK = 256 * 1024;
  * a full disk on the other side) ends this with a rejection the caller handles, never an unhandled one.
  */
 /**
- * What a packing may read in all: the server's disk quota. Sizes are what the files claim, so a sparse file
- * of terabytes (it costs the game no disk) or a file that grew past the quota since stops the packing before
- * its bytes are read, rather than keeping a core busy for hours and filling the storage.
+ * What a packing may read in all: twice the server's disk quota (at least 1 GiB over it). A running game is
+ * not held to its quota (it is checked at start), so a world that grew past it must still back up; but sizes
+ * are what the files claim, so a sparse file of terabytes (it costs the game no disk) stops the packing
+ * before its bytes are read, rather than keeping a core busy for hours and filling the storage.
  */
+export const packLimitOf = (quotaBytes: number) => Math.max(2 * quotaBytes, quotaBytes + 1024 ** 3);
 export const packLimitMessage = (maxBytes: number) =>
-  `The files are larger than the server's disk (${Math.round(maxBytes / (1024 * 1024))} MB), so they were not packed. Delete or shrink some, then try again.`;
+  `The files add up to more than ${Math.round(maxBytes / (1024 * 1024))} MB, far beyond the server's disk, so they were not packed. Delete or shrink the largest (a file can claim far more than it stores), then try again.`;
 
 export async function packTarGz(
   trees: Tree[],

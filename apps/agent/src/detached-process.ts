@@ -201,7 +201,7 @@ class DetachedProcess implements RuntimeProcess {
   private readonly f: ReturnType<typeof files>;
   private reclaimed = 0;
   /** Bytes read in the current second (`CONSOLE_BYTES_PER_SECOND`). */
-  private windowStart = 0;
+  private windowStart = -Infinity;
   private windowBytes = 0;
 
   constructor(
@@ -296,7 +296,9 @@ class DetachedProcess implements RuntimeProcess {
   async finish(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.done || this.finishing) return;
     this.finishing = true;
-    await this.pump(); // the last lines before the exit
+    // The last lines before the exit, all of them (whatever this second's share): a crash's last words.
+    if (this.reading) await this.reading;
+    await this.pump(true);
     const outOfMemory = await this.outOfMemory().catch(() => false);
     this.exited(code, signal, outOfMemory);
   }
@@ -326,15 +328,21 @@ class DetachedProcess implements RuntimeProcess {
       await execFileAsync('fallocate', ['--punch-hole', '--offset', '0', '--length', String(upTo), this.f.log]);
       this.reclaimed = upTo;
     } catch {
-      // A filesystem without hole punching: empty the file instead (lines written in between are lost).
+      // A filesystem without hole punching: empty the file instead, only once everything in it was read
+      // (lines written in between are lost).
+      const { size } = await stat(this.f.log).catch(() => ({ size: Number.POSITIVE_INFINITY }));
+      if (size > this.offset) return;
       await truncate(this.f.log, 0);
       this.offset = 0;
       this.reclaimed = 0;
     }
   }
 
-  /** Reads everything new in the log; concurrent calls fold into one more pass. */
-  private pump(): Promise<void> {
+  /**
+   * Reads what is new in the log, this second's share of it (`final`: all of it, the game has ended);
+   * concurrent calls fold into one more pass.
+   */
+  private pump(final = false): Promise<void> {
     if (this.reading) {
       this.again = true;
       return this.reading;
@@ -355,13 +363,14 @@ class DetachedProcess implements RuntimeProcess {
             for (const l of this.outputListeners) l(Buffer.from(line));
           }
           for (;;) {
-            const now = Date.now();
+            // A monotonic clock: a wall clock stepped back would never start the next second.
+            const now = performance.now();
             if (now - this.windowStart >= 1000) {
               this.windowStart = now;
               this.windowBytes = 0;
             }
             // This second's share is read: the poll (or the next write) reads on.
-            if (this.windowBytes >= CONSOLE_BYTES_PER_SECOND) break;
+            if (this.windowBytes >= CONSOLE_BYTES_PER_SECOND && !final) break;
             const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.offset);
             if (bytesRead === 0) break;
             this.offset += bytesRead;
@@ -370,7 +379,7 @@ class DetachedProcess implements RuntimeProcess {
             for (const l of this.outputListeners) l(chunk);
           }
           if (this.offset - this.reclaimed > LOG_RECLAIM_BYTES) await this.reclaim();
-        } while (this.again && this.windowBytes < CONSOLE_BYTES_PER_SECOND);
+        } while (this.again && (final || this.windowBytes < CONSOLE_BYTES_PER_SECOND));
       } finally {
         await handle.close();
       }

@@ -391,8 +391,9 @@ export class ManagedServer {
       proc.kill('SIGKILL');
     }, this.stopTimeoutMs);
     if (!proc.send(this.runtime.stopCommand)) {
-      this.console.notice(`${CONSOLE_INPUT_FULL} It was killed.`);
-      proc.kill('SIGKILL');
+      // SIGTERM still lets the game save (Java's shutdown hooks run); the armed kill follows if it does not end.
+      this.console.notice(`${CONSOLE_INPUT_FULL} It was asked to end instead.`);
+      proc.kill('SIGTERM');
     }
     await this.exited;
     clearTimeout(timer);

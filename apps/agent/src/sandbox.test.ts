@@ -23,7 +23,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { until } from '../../../test-support/until.ts';
-import { extractArchive, openTrees, packLimitMessage, packTarGz } from './archives.ts';
+import { extractArchive, openTrees, packLimitMessage, packLimitOf, packTarGz } from './archives.ts';
 import { FILE_LIST_MAX } from '@spawnpoint/contracts';
 import { MEASURE_MAX_AGE_MS, Sandbox } from './sandbox.ts';
 
@@ -479,11 +479,12 @@ describe('files that claim more than the disk', () => {
     const out = new PassThrough();
     let written = 0;
     out.on('data', (chunk: Buffer) => (written += chunk.length));
-    await expect(packTarGz(await openTrees(sandbox, ['/']), out, 1, undefined, sandbox.quotaBytes)).rejects.toThrow(
-      packLimitMessage(sandbox.quotaBytes),
-    );
-    expect(packLimitMessage(10 * MB)).toBe(
-      "The files are larger than the server's disk (10 MB), so they were not packed. Delete or shrink some, then try again.",
+    const limit = packLimitOf(sandbox.quotaBytes);
+    await expect(packTarGz(await openTrees(sandbox, ['/']), out, 1, undefined, limit)).rejects.toThrow(packLimitMessage(limit));
+    // Twice the quota, and at least 1 GiB over it: a world that grew past its quota while running still packs.
+    expect(limit).toBe(10 * MB + 1024 * MB);
+    expect(packLimitMessage(limit)).toBe(
+      "The files add up to more than 1034 MB, far beyond the server's disk, so they were not packed. Delete or shrink the largest (a file can claim far more than it stores), then try again.",
     );
     expect(written).toBeLessThan(MB);
   });

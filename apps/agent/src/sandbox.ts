@@ -150,15 +150,19 @@ async function* entriesOf(dirFd: number): AsyncGenerator<Dirent> {
   }
 }
 
+/** Files with several names a walk remembers at most (their ids); past it, further ones are packed as they come. */
+const LINKED_FILES_REMEMBERED = 100_000;
+
 /**
- * A file with several names (hard links) is one file: it is archived and counted under its first name
- * only, or a 1 GB file linked 65,000 times would make a backup of 65 TB.
+ * A file with several names (hard links) is one file: it is archived under its first name only, or a 1 GB
+ * file linked 65,000 times would make a backup of 65 TB. The set is bounded (a game could link millions of
+ * empty files twice); past it, a pack still stops at its byte limit.
  */
 function firstName(seen: Set<string>, st: Stats): boolean {
   if (st.nlink < 2) return true;
   const id = `${st.dev}:${st.ino}`;
   if (seen.has(id)) return false;
-  seen.add(id);
+  if (seen.size < LINKED_FILES_REMEMBERED) seen.add(id);
   return true;
 }
 
@@ -277,30 +281,31 @@ export class Sandbox {
   measure(): Promise<number> {
     this.measuring ??= (async () => {
       this.committedDuringMeasure = 0;
-      const seen = new Set<string>();
-      const walk = async (dirFd: number, depth: number): Promise<number> => {
+      // Every depth is measured (bytes hidden deeper than paths may reach still count against the quota).
+      const walk = async (dirFd: number): Promise<number> => {
         let total = 0;
-        if (depth > MAX_DEPTH) return total;
         for await (const entry of entriesOf(dirFd)) {
           if (entry.isDirectory()) {
             const child = await open(fdPath(dirFd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
             if (!child) continue;
             try {
-              total += await walk(child.fd, depth + 1);
+              total += await walk(child.fd);
             } finally {
               await child.close();
             }
           } else {
             const st = await lstat(fdPath(dirFd, entry.name)).catch(() => null);
-            if (st && !this.isTemp(entry.name, st.ino) && firstName(seen, st)) total += st.size;
+            // A file with n names counts a n-th of its size under each: once in all (its names are all in
+            // this folder, as a link across the cage's mounts cannot be made), with nothing to remember.
+            if (st && !this.isTemp(entry.name, st.ino)) total += st.size / Math.max(1, st.nlink);
           }
         }
-        return total;
+        return Math.ceil(total);
       };
       // Its own descriptor of the root: one closed meanwhile (a restore) is never reused under us.
       const root = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
       try {
-        const total = await walk(root.fd, 0);
+        const total = await walk(root.fd);
         // Over-counting what was committed during the walk is safe; missing it is not.
         this.usedBytes = total + this.committedDuringMeasure;
         this.measuredAt = Date.now();

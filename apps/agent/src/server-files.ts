@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { agentRouter } from './agent-route.ts';
 import { attachmentDisposition } from './content-disposition.ts';
 import { sendFileBody } from './file-body.ts';
-import { extractArchive, extractFolderArchive, openTrees, packLimitMessage, packTarGz, sandboxSink } from './archives.ts';
+import { extractArchive, extractFolderArchive, openTrees, packLimitMessage, packLimitOf, packTarGz, sandboxSink } from './archives.ts';
 import type { ManagedServer } from './managed-server.ts';
 import { parseProperties, propertyValue, updateProperties } from './properties.ts';
 import type { Sandbox } from './sandbox.ts';
@@ -70,7 +70,7 @@ async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, 
   // A reader that goes away mid-stream (a cancelled download) ends the packing and closes every file it
   // had open; the error is handled here.
   reply.raw.once('close', () => out.destroy());
-  packTarGz(trees, out, 1, undefined, sandbox.quotaBytes).catch((err: unknown) => out.destroy(err as Error));
+  packTarGz(trees, out, 1, undefined, packLimitOf(sandbox.quotaBytes)).catch((err: unknown) => out.destroy(err as Error));
   if (name !== undefined) reply.header('content-disposition', attachmentDisposition(`${name}.tar.gz`));
   return reply.type('application/gzip').send(out);
 }
@@ -233,7 +233,10 @@ export function fileRoutes(http: FastifyInstance, deps: FileDeps): void {
     const trees = await openTrees(sandbox, paths);
     const sink = sandboxSink(sandbox, destination);
     // Answer once both ended (the partial file is gone); the writer's refusal (DISK_LIMIT) says most.
-    const [packed, written] = await Promise.allSettled([packTarGz(trees, sink.stream, 6, undefined, sandbox.quotaBytes), sink.done]);
+    const [packed, written] = await Promise.allSettled([
+      packTarGz(trees, sink.stream, 6, undefined, packLimitOf(sandbox.quotaBytes)),
+      sink.done,
+    ]);
     if (written.status === 'rejected') throw written.reason;
     if (packed.status === 'rejected') throw packed.reason;
     return null;
@@ -333,8 +336,9 @@ async function runBackup(
   }
   try {
     totalBytes = await sandbox.measure();
-    // Larger than the disk (files the game made while running, a sparse file): a restore could not take it.
-    if (totalBytes > sandbox.quotaBytes) throw new SandboxError('INVALID_STATE', packLimitMessage(sandbox.quotaBytes));
+    // Far larger than the disk (a sparse file of terabytes): refused before anything is read.
+    if (totalBytes > packLimitOf(sandbox.quotaBytes))
+      throw new SandboxError('INVALID_STATE', packLimitMessage(packLimitOf(sandbox.quotaBytes)));
     const trees = await openTrees(sandbox, ['/']);
     report({ phase: 'running', bytes: 0, totalBytes });
     // Both awaited together: a failing store stops the packing and neither failure goes unhandled.
@@ -351,7 +355,7 @@ async function runBackup(
             report({ phase: 'running', bytes, totalBytes });
           }
         },
-        sandbox.quotaBytes,
+        packLimitOf(sandbox.quotaBytes),
       ),
     ]);
     report({ phase: 'complete', bytes: totalBytes, totalBytes, size: size(), sha256: digest() });

@@ -7,7 +7,7 @@ import type { AgentConfig } from './config.ts';
 import { InvalidStateError, type ManagedServer } from './managed-server.ts';
 import { canBind } from './ports.ts';
 import { removeTree, SandboxError } from './sandbox.ts';
-import { extractFolderArchive, openTrees, packTarGz } from './archives.ts';
+import { extractFolderArchive, openTrees, packLimitOf, packTarGz } from './archives.ts';
 import { backupKey } from './server-files.ts';
 import { readHashed, sha256Tap, type BackupStorage } from './storage.ts';
 
@@ -135,7 +135,7 @@ export function serverRoutes(route: AgentRoute, { servers, newServer, storage, c
       // Both awaited together: a failing store stops the packing and neither failure goes unhandled.
       await Promise.all([
         storage.put(key, sent.tap),
-        packTarGz(await openTrees(sandbox, ['/']), sent.tap, 1, undefined, sandbox.quotaBytes),
+        packTarGz(await openTrees(sandbox, ['/']), sent.tap, 1, undefined, packLimitOf(sandbox.quotaBytes)),
       ]);
       const sha256 = sent.digest();
       // Read back before anyone drops the node's copy: what storage holds must be exactly what was sent.
