@@ -163,6 +163,13 @@ export class Payments {
       // account's lock so two tabs cannot both pass it. It is checked here, before anyone pays: once the
       // provider confirms a payment, its money always lands.
       await lockAccount(tx, user.id);
+      // The same key sent twice at once: the second waited here and answers the first's payment.
+      const [same] = await tx
+        .select({ id: payments.id })
+        .from(payments)
+        .where(and(eq(payments.userId, user.id), eq(payments.idempotencyKey, request.idempotencyKey)))
+        .limit(1);
+      if (same) return [];
       const [open] = await tx
         .select({ sum: sql<string | null>`sum(${payments.amountCents})` })
         .from(payments)
@@ -296,18 +303,26 @@ export class Payments {
    */
   async reverse(event: ReversalEvent): Promise<'duplicate' | 'unknown' | 'reversed'> {
     return this.db.transaction(async (tx) => {
+      const match = and(eq(payments.chargeRef, event.chargeRef), eq(payments.provider, event.provider));
+      const [found] = await tx.select({ userId: payments.userId }).from(payments).where(match).limit(1);
+      // Not recorded as seen: a payment made before PaymentIntents were kept (or whose confirmation has not
+      // arrived yet) is found when the event is sent again, from the provider's dashboard if need be.
+      if (!found) {
+        this.log.error(
+          { eventId: event.eventId, type: event.type, chargeRef: event.chargeRef },
+          'a refund or dispute names no top-up we know',
+        );
+        return 'unknown';
+      }
+      await lockAccount(tx, found.userId);
+      const [payment] = await tx.select().from(payments).where(match).for('update');
+      if (!payment || payment.status !== 'succeeded') return 'unknown';
       const recorded = await tx
         .insert(paymentEvents)
         .values({ provider: event.provider, eventId: event.eventId, type: event.type })
         .onConflictDoNothing()
         .returning({ id: paymentEvents.eventId });
       if (recorded.length === 0) return 'duplicate';
-      const match = and(eq(payments.chargeRef, event.chargeRef), eq(payments.provider, event.provider));
-      const [found] = await tx.select({ userId: payments.userId }).from(payments).where(match).limit(1);
-      if (!found) return 'unknown';
-      await lockAccount(tx, found.userId);
-      const [payment] = await tx.select().from(payments).where(match).for('update');
-      if (!payment || payment.status !== 'succeeded') return 'unknown';
       const taken = async (reference: string) => {
         const [row] = await tx
           .select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` })

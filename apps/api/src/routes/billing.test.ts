@@ -472,6 +472,11 @@ describe('top-ups through Stripe', () => {
     expect((await transactions()).balanceCents).toBe(-2000);
     await deliver(charge('evt_r4', 9999));
     expect((await transactions()).balanceCents).toBe(-2000);
+    // A refund naming money we never recorded changes nothing (and is logged for the operator).
+    await deliver(
+      event('evt_r5', 'charge.refunded', { id: 'ch_x', object: 'charge', payment_intent: 'pi_unknown', amount: 500, amount_refunded: 500 }),
+    );
+    expect((await transactions()).balanceCents).toBe(-2000);
     // Owing, it buys nothing.
     await expect(
       s.ctx.database.db.transaction(async (tx) => {
@@ -485,10 +490,13 @@ describe('top-ups through Stripe', () => {
     expect((await transactions()).balanceCents).toBe(-1000);
     const dispute = (id: string, type: string, status: string) =>
       event(id, type, { id: 'dp_1', object: 'dispute', payment_intent: 'pi_disputed', amount: 1000, status });
-    await deliver(dispute('evt_d1', 'charge.dispute.created', 'needs_response'));
-    await deliver(dispute('evt_d1', 'charge.dispute.created', 'needs_response'));
+    // An inquiry takes nothing; the funds withdrawn do (once), and come back when reinstated.
+    await deliver(dispute('evt_d0', 'charge.dispute.created', 'warning_needs_response'));
+    expect((await transactions()).balanceCents).toBe(-1000);
+    await deliver(dispute('evt_d1', 'charge.dispute.funds_withdrawn', 'needs_response'));
+    await deliver(dispute('evt_d1', 'charge.dispute.funds_withdrawn', 'needs_response'));
     expect((await transactions()).balanceCents).toBe(-2000);
-    await deliver(dispute('evt_d2', 'charge.dispute.closed', 'won'));
+    await deliver(dispute('evt_d2', 'charge.dispute.funds_reinstated', 'won'));
     const after = await transactions();
     expect(after.balanceCents).toBe(-1000);
     expect(after.entries.slice(0, 5).map((e: { description: string; amountCents: number }) => [e.description, e.amountCents])).toEqual([

@@ -186,18 +186,17 @@ function reversalEventOf(event: Stripe.Event): ReversalEvent | null {
       const chargeRef = intentOf(charge.payment_intent);
       return chargeRef ? { ...base, chargeRef, reversal: { kind: 'refunded', refundedCents: charge.amount_refunded } } : null;
     }
-    case 'charge.dispute.created': {
+    // When the money actually moves: an inquiry (a dispute that takes nothing) changes nothing, and a won
+    // dispute gives back what was withdrawn.
+    case 'charge.dispute.funds_withdrawn': {
       const dispute = event.data.object;
       const chargeRef = intentOf(dispute.payment_intent);
       return chargeRef ? { ...base, chargeRef, reversal: { kind: 'disputed', disputedCents: dispute.amount } } : null;
     }
-    case 'charge.dispute.closed': {
+    case 'charge.dispute.funds_reinstated': {
       const dispute = event.data.object;
       const chargeRef = intentOf(dispute.payment_intent);
-      // Lost: the money stays with the card holder (already debited). Won: it comes back.
-      return chargeRef && dispute.status === 'won'
-        ? { ...base, chargeRef, reversal: { kind: 'dispute-won', disputedCents: dispute.amount } }
-        : null;
+      return chargeRef ? { ...base, chargeRef, reversal: { kind: 'dispute-won', disputedCents: dispute.amount } } : null;
     }
     default:
       return null;
