@@ -109,4 +109,13 @@ describe("a node and another node's servers", () => {
     const unknown = nodeSocket('node-z', tokenB);
     expect((await new Promise<Error>((resolve) => unknown.once('connect_error', resolve))).message).toBe('NOT_AUTHENTICATED');
   });
+
+  it('disconnects a node whose hello is not the protocol, so its servers answer NODE_UNAVAILABLE rather than wait', async () => {
+    const b = nodeSocket('node-b', tokenB);
+    await new Promise<void>((resolve) => b.once('connect', () => resolve()));
+    const gone = new Promise<string>((resolve) => b.once('disconnect', (reason: string) => resolve(reason)));
+    b.emit('agent:hello', { protocol: AGENT_PROTOCOL_VERSION + 100, nodeId: 'node-b', servers: [] });
+    expect(await gone).toBe('io server disconnect');
+    expect((await send('GET', '/healthz')).json().result.agents).not.toContain('node-b');
+  });
 });

@@ -177,6 +177,9 @@ export class NodeRegistry {
               ? 'an agent hello that does not fit the protocol: ignored'
               : 'an agent of another protocol version: upgrade the API and its agents together; its servers are not taken',
           );
+          // Not left connected without a hello: what runs there is unknown, so starts would wait for it for ever.
+          // Disconnected, its servers' actions answer NODE_UNAVAILABLE until an agent that speaks the protocol comes.
+          socket.disconnect(true);
           return;
         }
         entry.javaMajors = hello.data.javaMajors;
