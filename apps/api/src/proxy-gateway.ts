@@ -67,8 +67,13 @@ export class ProxyGateway {
   /** Each server's MOTD and icon as the directory keeps them (read from its folder when it stopped). */
   private looks = new Map<string, KeptAppearance>();
   private ns: Namespace<ProxyToApiEvents, ApiToProxyEvents> | null = null;
-  /** When a join last started each server that nobody has played on since (WAKE_COOLDOWN_MS). */
-  private unplayedWakes = new Map<string, number>();
+  /** The players whose join started each server, until it is online (their cooldown begins) or stopped again. */
+  private wokenBy = new Map<string, Set<string>>();
+  /**
+   * Per server, when each player's join brought it online with nobody playing since (WAKE_COOLDOWN_MS). Per
+   * player: someone else's join is not held back, and a start that failed holds back no one.
+   */
+  private unplayedWakes = new Map<string, Map<string, number>>();
 
   constructor(
     private db: Db,
@@ -81,7 +86,19 @@ export class ProxyGateway {
     private appearances: () => Promise<Map<string, KeptAppearance>>,
   ) {
     hub.onInGame((serverId, count) => {
-      if (count > 0) this.unplayedWakes.delete(serverId);
+      if (count <= 0) return;
+      this.unplayedWakes.delete(serverId);
+      this.wokenBy.delete(serverId);
+    });
+    hub.onStateChange((serverId, state) => {
+      const players = this.wokenBy.get(serverId);
+      if (!players) return;
+      if (state === 'online') {
+        const since = this.unplayedWakes.get(serverId) ?? new Map<string, number>();
+        for (const player of players) since.set(player, Date.now());
+        this.unplayedWakes.set(serverId, since);
+        this.wokenBy.delete(serverId);
+      } else if (state === 'offline' || state === 'sleeping') this.wokenBy.delete(serverId);
     });
   }
 
@@ -194,16 +211,22 @@ export class ProxyGateway {
       if (keptStopped(row.joinStart, state)) return { result: 'refused', message: joinStartRefusal };
       const turnedAway = await this.turnedAway(row, player);
       if (turnedAway) return { result: 'refused', message: turnedAway };
-      const woken = this.unplayedWakes.get(row.id);
-      if (woken !== undefined && Date.now() - woken < WAKE_COOLDOWN_MS)
-        return { result: 'refused', message: wakeCooldownMessage(Math.ceil((woken + WAKE_COOLDOWN_MS - Date.now()) / 60_000)) };
+      const since = this.unplayedWakes.get(row.id);
+      const woken = since?.get(player.toLowerCase());
+      if (since && woken !== undefined) {
+        if (Date.now() - woken < WAKE_COOLDOWN_MS)
+          return { result: 'refused', message: wakeCooldownMessage(Math.ceil((woken + WAKE_COOLDOWN_MS - Date.now()) / 60_000)) };
+        since.delete(player.toLowerCase());
+        if (since.size === 0) this.unplayedWakes.delete(row.id);
+      }
       // Checked again when the start has its turn (it may wait behind an upload to storage or a restore),
       // with the setting and the state as they are then.
       await this.power.run(row, 'start', async () => {
         const [now] = await this.db.select({ joinStart: servers.joinStart }).from(servers).where(eq(servers.id, row.id)).limit(1);
         if (now && keptStopped(now.joinStart, this.hub.stateOf(row.id))) throw new ApiError('INVALID_STATE', undefined, joinStartRefusal);
       });
-      this.unplayedWakes.set(row.id, Date.now());
+      const players = this.wokenBy.get(row.id) ?? new Set<string>();
+      this.wokenBy.set(row.id, players.add(player.toLowerCase()));
       this.log.info({ serverId }, 'a player woke a server');
       return { result: 'started' };
     } catch (err) {

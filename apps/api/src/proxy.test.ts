@@ -132,12 +132,17 @@ describe('joining by name through the join proxy', () => {
     await settled('online');
     expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
     await settled('offline');
-    // Nobody played after that join: another join within the cooldown starts nothing and says when it will.
-    expect(await t.ctx.game.proxies.wake(id, 'Walker')).toEqual({
+    // Nobody played after that join: the same player's join within the cooldown starts nothing and says when
+    // it will (another player's is not held back by it).
+    expect(await t.ctx.game.proxies.wake(id, 'walker')).toEqual({
       result: 'refused',
       message: wakeCooldownMessage(WAKE_COOLDOWN_MS / 60_000),
     });
     expect(stateOf(id)).toBe('offline');
+    expect(await t.ctx.game.proxies.wake(id, 'Runner')).toEqual({ result: 'started' });
+    await settled('online');
+    expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
+    await settled('offline');
     // The owner's Start is not held back; once someone plays, joins start it again.
     expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
     await settled('online');
