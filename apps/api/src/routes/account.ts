@@ -5,10 +5,11 @@ import { recordEvent } from '../auth/events.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId, randomToken, sha256 } from '../auth/tokens.ts';
 import { clearSessionCookie, type AppContext } from '../context.ts';
-import { accountEvents, emailChanges, servers, users } from '../db/schema.ts';
+import { accountEvents, emailChanges, serverSchedules, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { emailChangeMail } from '../mail/templates.ts';
+import { recordActivity } from '../servers/activity.ts';
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60_000;
 
@@ -106,7 +107,24 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
         ctx.game.hub.forget(server.id);
       }
       await ctx.sessions.destroyAllForUser(session.user.id);
-      await db.delete(users).where(eq(users.id, session.user.id));
+      await db.transaction(async (tx) => {
+        // Schedules they made on others' servers would run on without anyone behind them: paused, as for a
+        // member removed (routes/members.ts), and logged on each server.
+        const paused = await tx
+          .update(serverSchedules)
+          .set({ enabled: false, nextRunAt: null })
+          .where(and(eq(serverSchedules.createdBy, session.user.id), eq(serverSchedules.enabled, true)))
+          .returning({ serverId: serverSchedules.serverId, name: serverSchedules.name });
+        for (const schedule of paused.filter((p) => !owned.some((s) => s.id === p.serverId)))
+          await recordActivity(tx, {
+            serverId: schedule.serverId,
+            actorId: null,
+            ip: null,
+            action: 'schedule.update',
+            target: `${schedule.name}: paused (made by ${session.user.emailAddress}, whose account was deleted)`,
+          });
+        await tx.delete(users).where(eq(users.id, session.user.id));
+      });
       ctx.game.directory.invalidate(session.user.id);
       clearSessionCookie(ctx, reply);
       return null;

@@ -549,6 +549,18 @@ describe('schedules of a member who loses the right to them', () => {
       .from(serverSchedules)
       .where(eq(serverSchedules.id, paused?.scheduleId ?? ''));
     expect(resumed).toMatchObject({ enabled: true, createdBy: owner.userId });
+
+    // A member who deletes their account leaves no schedule of theirs running either.
+    const gone = await account();
+    await addMember(serverId, gone, 'administrator');
+    await make(gone, 'by deleted');
+    expect((await send('POST', '/v1/user/delete', gone.cookie, { password: PASSWORD })).json().status).toBe('SUCCESS');
+    expect(Object.fromEntries((await listed()).map((s) => [s.name, s.enabled]))['by deleted']).toBe(false);
+    const last = (await send('GET', `/v1/server/${serverId}/activity`, owner.cookie)).json().result.entries[0];
+    expect(last).toMatchObject({
+      action: 'schedule.update',
+      target: `by deleted: paused (made by ${gone.emailAddress}, whose account was deleted)`,
+    });
   });
 });
 
