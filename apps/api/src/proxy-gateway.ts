@@ -95,6 +95,8 @@ export class ProxyGateway {
       if (!players) return;
       if (state === 'online') {
         const since = this.unplayedWakes.get(serverId) ?? new Map<string, number>();
+        // Cooldowns that ran out are dropped here, so the map holds only live ones.
+        for (const [player, at] of since) if (Date.now() - at >= WAKE_COOLDOWN_MS) since.delete(player);
         for (const player of players) since.set(player, Date.now());
         this.unplayedWakes.set(serverId, since);
         this.wokenBy.delete(serverId);
