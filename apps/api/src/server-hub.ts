@@ -499,8 +499,12 @@ export class ServerHub implements NodeEvents {
    * line that says why. A sleeping server stays asleep (in shared storage it wakes elsewhere). When the node
    * returns, its hello says what still runs and the servers show that.
    */
+  /** Set by the app: a node stopped answering (after its servers were marked offline). */
+  onGone: ((nodeId: string) => void) | null = null;
+
   gone(nodeId: string): void {
     if (this.closing) return;
+    this.onGone?.(nodeId);
     for (const p of this.placements.values()) {
       if (p.nodeId !== nodeId) continue;
       const state = this.stateOf(p.serverId);

@@ -186,6 +186,35 @@ describe('backups under failure', () => {
     // 30 s when the machine is busy.
   }, 90_000);
 
+  it('gives up a backup whose node stays away, so it does not show as running for ever', async () => {
+    const { cookie, id, folder } = await ownerWithServer();
+    mkdirSync(path.join(folder, 'world'), { recursive: true });
+    const fd = openSync(path.join(folder, 'world', 'region.bin'), 'w');
+    for (let i = 0; i < 48; i++) writeSync(fd, randomBytes(4 * 1024 * 1024));
+    closeSync(fd);
+    const backups = t.ctx.game.backups;
+    const waited = backups.nodeGoneMs;
+    backups.nodeGoneMs = 500;
+    try {
+      expect((await send('POST', `/v1/server/${id}/backups`, cookie, {})).json().status).toBe('SUCCESS');
+      await until(
+        () => list(cookie, id),
+        (l) => l.running && (l.pending?.percent ?? 0) > 0,
+      );
+      // The node goes away and does not come back (here: within the shortened wait).
+      await agent.crash();
+      const settled = await idle(cookie, id);
+      expect(settled.pending).toBeNull();
+      expect(settled.backups).toEqual([]);
+      // What stands in the way now is the node, said as such, not a backup "already running".
+      expect((await send('POST', `/v1/server/${id}/backups`, cookie, {})).json().status).toBe('NODE_UNAVAILABLE');
+    } finally {
+      backups.nodeGoneMs = waited;
+      agent.start(base);
+      await nodeConnected();
+    }
+  }, 90_000);
+
   it("keeps a complete backup that a failure is reported for afterwards (a node's report can cross its hello)", async () => {
     const { cookie, id } = await ownerWithServer();
     const [made] = (await backUp(cookie, id)).backups;

@@ -39,8 +39,46 @@ export class BackupJobs {
     // A node that (re)connects lists the backups it is making. Pending rows are settled only then, never
     // at this process's start: the API may have been killed while its node went on with a backup, whose
     // end the node sends when it is back (and a row deleted at start would lose it).
-    hub.onBackupJobs = (nodeId, running) =>
+    hub.onBackupJobs = (nodeId, running) => {
+      const timer = this.goneTimers.get(nodeId);
+      if (timer) clearTimeout(timer);
+      this.goneTimers.delete(nodeId);
       void this.settle(nodeId, running).catch((err: unknown) => log.error({ err, nodeId }, 'settling backups failed'));
+    };
+    hub.onGone = (nodeId) => this.nodeGone(nodeId);
+  }
+
+  /** How long a node may be away before the backups it was making are given up (tests shorten it). */
+  nodeGoneMs = 10 * 60_000;
+  private goneTimers = new Map<string, NodeJS.Timeout>();
+  /** Backups copied from shared storage by whichever node could: not tied to the server's own node. */
+  private viaStorage = new Set<string>();
+
+  /**
+   * A node stopped answering. If it is still away after `nodeGoneMs`, the backups it was making fail (their
+   * servers may back up again, once they are somewhere that answers); one that ends later is not listed.
+   * A node back in time settles them itself (its hello says what it is still making).
+   */
+  private nodeGone(nodeId: string): void {
+    if (this.goneTimers.has(nodeId)) return;
+    const timer = setTimeout(() => {
+      this.goneTimers.delete(nodeId);
+      if (this.nodes.isConnected(nodeId)) return;
+      for (const serverId of this.hub.serversOn(nodeId)) {
+        const backupId = this.jobs.get(serverId);
+        if (!backupId || backupId === RESTORE_JOB || this.viaStorage.has(backupId)) continue;
+        this.hub.backup(nodeId, {
+          serverId,
+          backupId,
+          phase: 'failed',
+          bytes: 0,
+          totalBytes: 0,
+          error: 'The node stopped answering during the backup, so it was given up. Back up again once the server is reachable.',
+        });
+      }
+    }, this.nodeGoneMs);
+    timer.unref();
+    this.goneTimers.set(nodeId, timer);
   }
 
   // Backups whose end (complete or failed) is being recorded now: not to be settled as unheard.
@@ -164,6 +202,7 @@ export class BackupJobs {
     const report = (event: Omit<AgentBackupEvent, 'serverId' | 'backupId'>) =>
       this.hub.backup(row.nodeId, { serverId, backupId, ...event });
     report({ phase: 'running', bytes: 0, totalBytes: 1 });
+    this.viaStorage.add(backupId);
     this.background(async () => {
       try {
         const { size } = await this.nodes.call(
@@ -175,6 +214,8 @@ export class BackupJobs {
         report({ phase: 'complete', bytes: size, totalBytes: size, size, sha256: storedSha256 });
       } catch (err) {
         report({ phase: 'failed', bytes: 0, totalBytes: 1, error: err instanceof Error ? err.message : String(err) });
+      } finally {
+        this.viaStorage.delete(backupId);
       }
     });
   }
