@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../db/index.ts';
-import { emailTokens } from '../db/schema.ts';
+import { emailChanges, emailTokens } from '../db/schema.ts';
 import { newId, randomToken, sha256 } from './tokens.ts';
 
 export type EmailTokenPurpose = 'verify_email' | 'password_reset';
@@ -54,4 +54,17 @@ export async function emailTokenOwner(db: Db, token: string, purpose: EmailToken
     .where(and(eq(emailTokens.tokenHash, sha256(token)), eq(emailTokens.purpose, purpose)))
     .limit(1);
   return row?.userId ?? null;
+}
+
+/**
+ * Once the password is changed or reset, every link mailed before stops working: a pending change of the
+ * address and other reset links. Whoever asked for them may be who the owner is locking out — with the old
+ * password they could have asked to move the address to their own mailbox, then confirmed it after the
+ * reset and taken the account through a reset of their own.
+ */
+export async function revokeMailedLinks(db: Db, userId: string): Promise<void> {
+  await db.delete(emailChanges).where(and(eq(emailChanges.userId, userId), isNull(emailChanges.usedAt)));
+  await db
+    .delete(emailTokens)
+    .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'password_reset'), isNull(emailTokens.usedAt)));
 }

@@ -274,6 +274,43 @@ describe('password and email', () => {
     expect((await send('POST', '/v1/user/email/confirm', undefined, { token })).json().status).toBe('INVALID_INPUT');
   });
 
+  it('a pending email change and other reset links stop working once the password is reset or changed', async () => {
+    // Someone with the old password asks to move the address to their mailbox; the owner resets the password.
+    const user = await account();
+    const thief = uniqueEmail('thief');
+    await send('POST', '/v1/user/email', user.cookie, { newEmailAddress: thief, password: PASSWORD });
+    await send('POST', '/v1/auth/password-recovery', undefined, { emailAddress: user.email });
+    await send('POST', '/v1/auth/password-recovery', undefined, { emailAddress: user.email });
+    await t.drain();
+    const stolen = linkIn(mailsTo(t.dataDir, thief)[0] as string, /email_token=[A-Za-z0-9_-]+/).split('=')[1];
+    const resets = mailsTo(t.dataDir, user.email)
+      .filter((m) => m.includes('Reset your Spawnpoint password'))
+      .map((m) => linkIn(m, /\/password-recovery\?token=[A-Za-z0-9_-]+/).split('=')[1]);
+    expect(resets).toHaveLength(2);
+    expect(
+      (await send('POST', '/v1/auth/password-reset', undefined, { token: resets[0], password: 'the owner again' })).json().status,
+    ).toBe('SUCCESS');
+    // The thief's confirmation link and the other reset link are dead.
+    expect((await send('POST', '/v1/user/email/confirm', undefined, { token: stolen })).json().status).toBe('INVALID_INPUT');
+    expect((await send('POST', '/v1/auth/password-reset', undefined, { token: resets[1], password: 'the thief wins' })).json().status).toBe(
+      'INVALID_INPUT',
+    );
+    const owner = cookieFrom(
+      (await send('POST', '/v1/auth/login', undefined, { emailAddress: user.email, password: 'the owner again' })).headers['set-cookie'],
+    );
+    expect((await send('GET', '/v1/user/me', owner)).json().result.emailAddress).toBe(user.email);
+
+    // The same after a password change from the account page.
+    const other = uniqueEmail('thief2');
+    await send('POST', '/v1/user/email', owner, { newEmailAddress: other, password: 'the owner again' });
+    await t.drain();
+    const second = linkIn(mailsTo(t.dataDir, other)[0] as string, /email_token=[A-Za-z0-9_-]+/).split('=')[1];
+    expect(
+      (await send('POST', '/v1/user/password', owner, { currentPassword: 'the owner again', newPassword: 'and once more' })).json().status,
+    ).toBe('SUCCESS');
+    expect((await send('POST', '/v1/user/email/confirm', undefined, { token: second })).json().status).toBe('INVALID_INPUT');
+  });
+
   it('says so when the new address was registered by someone else before the link was opened', async () => {
     const user = await account();
     const newEmail = uniqueEmail('contested');

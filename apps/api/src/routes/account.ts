@@ -1,6 +1,7 @@
 import { describeDevice, endpoints, SAME_PASSWORD_MESSAGE } from '@spawnpoint/contracts';
 import type { FastifyRequest } from 'fastify';
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
+import { revokeMailedLinks } from '../auth/email-tokens.ts';
 import { recordEvent } from '../auth/events.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId, randomToken, sha256 } from '../auth/tokens.ts';
@@ -27,10 +28,11 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
     await checkPassword(request, session.user.id, session.user.passwordHash, body.currentPassword);
     // Checked after the current password is known to be right, so the message is true when it is shown.
     if (body.newPassword === body.currentPassword) throw new ApiError('INVALID_INPUT', { newPassword: SAME_PASSWORD_MESSAGE });
-    await db
-      .update(users)
-      .set({ passwordHash: await hashPassword(body.newPassword) })
-      .where(eq(users.id, session.user.id));
+    const passwordHash = await hashPassword(body.newPassword);
+    await db.transaction(async (tx) => {
+      await tx.update(users).set({ passwordHash }).where(eq(users.id, session.user.id));
+      await revokeMailedLinks(tx, session.user.id);
+    });
     ctx.sessions.forgetUser(session.user.id);
     if (body.endOtherSessions) await ctx.sessions.destroyAllForUser(session.user.id, session.sessionId);
     await recordEvent(db, session.user.id, 'password_changed', request);

@@ -2,7 +2,7 @@ import { endpoints, twoFactorToken } from '@spawnpoint/contracts';
 import { recordEvent } from '../auth/events.ts';
 import { acceptSecondFactor } from '../auth/two-factor.ts';
 import { eq } from 'drizzle-orm';
-import { consumeEmailToken, emailTokenOwner, issueEmailToken } from '../auth/email-tokens.ts';
+import { consumeEmailToken, emailTokenOwner, issueEmailToken, revokeMailedLinks } from '../auth/email-tokens.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId } from '../auth/tokens.ts';
 import { clearSessionCookie, optionalSession, setSessionCookie, type AppContext } from '../context.ts';
@@ -142,6 +142,7 @@ export function authRoutes(route: Route, ctx: AppContext): void {
       const userId = await db.transaction(async (tx) => {
         const id = await consumeEmailToken(tx, body.token, 'password_reset');
         if (!id) return null;
+        await revokeMailedLinks(tx, id);
         // Following the emailed link proves the mailbox, so the address counts as verified too.
         const [row] = await tx.select().from(users).where(eq(users.id, id)).limit(1);
         await tx
