@@ -104,7 +104,12 @@ async function jarIdentity(sandbox: Sandbox, target: string[], folder: PluginFol
 function yamlIdentity(text: string): { name: string; version: string } {
   const scalar = (key: string) => {
     const match = new RegExp(`^${key}:[ \\t]*(.*)$`, 'm').exec(text);
-    return (match?.[1] ?? '').replace(/[ \t]+#.*$/, '').replace(/^(['"])(.*)\1$/, '$2');
+    // Cut before any pattern runs, and the comment found by hand: a regex like /[ \t]+#.*$/ takes quadratic
+    // time on a line of 60,000 spaces (a jar of a few hundred bytes), and the agent's loop is every server's.
+    let value = (match?.[1] ?? '').slice(0, 200);
+    const comment = value.search(/[ \t]#/);
+    if (comment >= 0) value = value.slice(0, comment);
+    return value.trimEnd().replace(/^(['"])(.*)\1$/, '$2');
   };
   return { name: scalar('name'), version: scalar('version') };
 }

@@ -92,7 +92,13 @@ class CatalogueClient {
     if (hit && Date.now() - hit.at < this.cacheMs) return hit.value as z.infer<S> | null;
     let response: Response;
     try {
-      response = await fetch(url, { headers: { accept: 'application/json', ...this.headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      // No redirects: a catalogue (or a mirror) answering 3xx must not send the API to another address (an
+      // internal one, say); its API never redirects.
+      response = await fetch(url, {
+        headers: { accept: 'application/json', ...this.headers },
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        redirect: 'manual',
+      });
     } catch {
       throw new ApiError('TEMPORARILY_DISABLED', undefined, `${this.name} did not answer in time. Try again in a minute.`);
     }
@@ -114,7 +120,7 @@ class CatalogueClient {
       await response.body?.cancel();
       throw new ApiError('TEMPORARILY_DISABLED', undefined, `${this.name} answered ${response.status}. Try again in a minute.`);
     }
-    const parsed = schema.safeParse(await response.json().catch(() => undefined));
+    const parsed = schema.safeParse(await boundedJson(response));
     if (!parsed.success)
       throw new ApiError('TEMPORARILY_DISABLED', undefined, `${this.name} answered in a way we do not understand. Try again later.`);
     this.remember(url, parsed.data);
@@ -161,6 +167,36 @@ const modrinthVersion = z.object({
     }),
   ),
 });
+
+/** Bytes of one catalogue answer at most (a page of search results is a few tens of KB). */
+const ANSWER_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The answer's JSON, read up to ANSWER_MAX_BYTES; undefined when it is larger or not JSON. */
+async function boundedJson(response: Response): Promise<unknown> {
+  if (!response.body) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > ANSWER_MAX_BYTES) {
+        await reader.cancel();
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return undefined;
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 export class ModrinthCatalogue implements JavaCatalogue {
   readonly source = 'modrinth' as const;

@@ -62,6 +62,10 @@ function answer(url: URL): { status: number; body?: unknown; headers?: Record<st
   if (p === '/v2/search') {
     if (url.searchParams.get('query') === 'slow') return 'hang';
     if (url.searchParams.get('query') === 'busy') return { status: 429, headers: { 'retry-after': '30' }, body: {} };
+    // A hostile or broken catalogue: a redirect to another address, an answer of megabytes.
+    if (url.searchParams.get('query') === 'moved') return { status: 302, headers: { location: `${base}/v2/search?query=inside` } };
+    if (url.searchParams.get('query') === 'inside') throw new Error('the API followed a catalogue redirect');
+    if (url.searchParams.get('query') === 'huge') return { status: 200, body: { hits: [], padding: 'x'.repeat(3 * 1024 * 1024) } };
     const facets = JSON.parse(url.searchParams.get('facets') ?? '[]') as string[][];
     const offset = Number(url.searchParams.get('offset'));
     // 23 projects in all: a second page of 3.
@@ -385,6 +389,15 @@ describe('Java plugins from the catalogues', () => {
     expect((await send('GET', `/v1/server/${id}/plugins/catalogue?source=modrinth&q=slow`, cookie)).json()).toMatchObject({
       status: 'TEMPORARILY_DISABLED',
       message: 'Modrinth did not answer in time. Try again in a minute.',
+    });
+    // A redirect is not followed (to an address inside the network, say), and an answer of megabytes is not read whole.
+    expect((await send('GET', `/v1/server/${id}/plugins/catalogue?source=modrinth&q=moved`, cookie)).json()).toMatchObject({
+      status: 'TEMPORARILY_DISABLED',
+      message: 'Modrinth answered 302. Try again in a minute.',
+    });
+    expect((await send('GET', `/v1/server/${id}/plugins/catalogue?source=modrinth&q=huge`, cookie)).json()).toMatchObject({
+      status: 'TEMPORARILY_DISABLED',
+      message: 'Modrinth answered in a way we do not understand. Try again later.',
     });
   }, 60_000);
 
