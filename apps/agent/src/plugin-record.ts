@@ -63,6 +63,10 @@ const startOver = 'Delete it in the file manager to start the plugin list over (
 
 async function writeRecord(sandbox: Sandbox, plugins: InstalledPlugin[]): Promise<PluginRecord> {
   const record: PluginRecord = { plugins, changedAt: new Date().toISOString() };
+  // Written only as it will be read back: a record the next read would refuse would hide every plugin.
+  const checked = pluginRecord.safeParse(record);
+  if (!checked.success)
+    throw invalid(`The plugin list would not be valid (${checked.error.issues[0]?.message ?? 'unknown'}); nothing was changed.`);
   await sandbox.ensureDir(PLUGINS_FOLDER);
   // The sandbox writes a temporary file and renames it: a failed write leaves the old record whole.
   await sandbox.writeFrom(PLUGIN_RECORD_FILE, Readable.from([Buffer.from(`${JSON.stringify(record, null, 2)}\n`)]), { overwrite: true });

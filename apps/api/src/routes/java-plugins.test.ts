@@ -83,7 +83,8 @@ function answer(url: URL): { status: number; body?: unknown; headers?: Record<st
   }
   const project = /^\/v2\/project\/([^/]+)(\/version)?$/.exec(p);
   if (project) {
-    const id = project[1]!;
+    // Modrinth answers a project's slug as its id does, with the project's own id in the answer.
+    const id = project[1] === 'worldguard' ? 'wg' : project[1]!;
     if (!['wg', 'oldonly', 'broken', 'notajar', 'elsewhere', 'sneaky', 'slow'].includes(id)) return { status: 404 };
     if (!project[2])
       return { status: 200, body: { id, title: id === 'wg' ? 'WorldGuard' : `Project ${id}`, description: '', downloads: 5 } };
@@ -254,6 +255,12 @@ describe('Java plugins from the catalogues', () => {
     ).json();
     expect(installed.status, installed.message).toBe('SUCCESS');
     const wg = (installed.result.plugins as Installed[]).find((p) => p.id === 'modrinth:wg')!;
+    // Asked for again by its slug: still one plugin, recorded under the catalogue's own id.
+    const bySlug = (
+      await send('POST', `/v1/server/${id}/plugins`, cookie, { action: 'install-project', source: 'modrinth', projectId: 'worldguard' })
+    ).json();
+    expect(bySlug.status, bySlug.message).toBe('SUCCESS');
+    expect((bySlug.result.plugins as Installed[]).map((p) => p.id)).toEqual(['modrinth:wg']);
     expect(wg).toMatchObject({
       name: 'WorldGuard',
       version: '7.0.9',
@@ -297,6 +304,7 @@ describe('Java plugins from the catalogues', () => {
       'plugin.enable WorldGuard',
       'plugin.disable WorldGuard',
       'plugin.update WorldGuard 7.1.0',
+      'plugin.install WorldGuard 7.0.9',
       'plugin.install WorldGuard 7.0.9',
     ]);
   });

@@ -43,6 +43,8 @@ const runsBuiltins = (server: Server) => findSoftware(server.software)?.runtime 
 export function pluginRoutes(route: Route, ctx: AppContext): void {
   // The name of a plugin being removed, for its activity entry (the answer no longer lists it).
   const removedNames = new WeakMap<object, string>();
+  // The record id a catalogue install ended under (the catalogue's own project id), for its activity entry.
+  const installedIds = new WeakMap<object, string>();
   const userAgent = `spawnpoint/0.1 (+${ctx.config.publicUrl})`;
   const cacheMs = ctx.config.PLUGIN_CATALOGUE_CACHE_SECONDS * 1000;
   const catalogues: Record<JavaPluginSource, JavaCatalogue> = {
@@ -115,9 +117,11 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     projectId: string,
     wanted: string | null,
     installedVersion: string | null,
+    onProject?: (recordId: string) => void,
   ) => {
     const target = targetFor(server, source);
     const [project, versions] = await Promise.all([catalogues[source].project(projectId), catalogues[source].versions(projectId, target)]);
+    onProject?.(`${source}:${project.projectId}`);
     const softwareName = `${findSoftware(server.software)?.name ?? server.software} ${server.version}`;
     const newest = wanted === null ? newestOf(versions) : (versions.find((v) => v.versionId === wanted) ?? null);
     if (!newest) {
@@ -141,7 +145,10 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
         action: 'install-file',
         file: {
           source,
-          projectId: newest.projectId,
+          // The catalogue's own id of the project (Modrinth's id, Hangar's slug), not what the client sent:
+          // a project asked for by its slug once and by its id once is still one plugin, and the record's
+          // id keeps to its length.
+          projectId: project.projectId,
           versionId: newest.versionId,
           name: project.name.slice(0, 100),
           version: newest.version,
@@ -196,7 +203,12 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     async ({ nodes, server, body }) => {
       switch (body.action) {
         case 'install-project':
-          return present(server, await installVersion(nodes, server, body.source, body.projectId, body.versionId ?? null, null));
+          return present(
+            server,
+            await installVersion(nodes, server, body.source, body.projectId, body.versionId ?? null, null, (recordId) =>
+              installedIds.set(body, recordId),
+            ),
+          );
         case 'update': {
           const found = (await agentList(nodes, server)).plugins.find((p) => p.id === body.id);
           if (!found) throw new ApiError('NOT_FOUND', undefined, 'That plugin is not installed.');
@@ -244,7 +256,8 @@ export function pluginRoutes(route: Route, ctx: AppContext): void {
     {
       activity: ({ body }, result) => {
         if (body.action === 'install-project') {
-          const installed = result?.plugins.find((p) => p.id === `${body.source}:${body.projectId}`);
+          const recordId = installedIds.get(body) ?? `${body.source}:${body.projectId}`;
+          const installed = result?.plugins.find((p) => p.id === recordId);
           return { action: 'plugin.install', target: installed ? `${installed.name} ${installed.version}` : body.projectId };
         }
         const target = result?.plugins.find((p) => p.id === body.id);
