@@ -60,6 +60,15 @@ export function emailChangeMail(publicUrl: string, token: string | null): Render
   };
 }
 
+/**
+ * To the address an account leaves: the change is said where the owner still reads, so a change they did
+ * not make does not go unnoticed (recovering the account then goes through support).
+ */
+export function emailChangedMail(publicUrl: string, newEmailAddress: string): RenderedMail {
+  const text = `The email address of your Spawnpoint account was changed to ${newEmailAddress}. If you did not do this, your password is known to someone else: contact support at once.`;
+  return { subject: 'Your Spawnpoint email address was changed', link: publicUrl, text: `${text}\n`, html: `<p>${escape(text)}</p>` };
+}
+
 const roleWords = { viewer: 'a viewer', moderator: 'a moderator', administrator: 'an administrator' } as const;
 
 /** An invitation to a server. Whether the address has an account decides what the link asks first. */

@@ -272,6 +272,10 @@ describe('password and email', () => {
     expect((await send('POST', '/v1/user/email/confirm', undefined, { token })).json().status).toBe('SUCCESS');
     expect((await send('GET', '/v1/user/me', user.cookie)).json().result).toMatchObject({ emailAddress: newEmail, emailVerified: true });
     expect((await send('POST', '/v1/user/email/confirm', undefined, { token })).json().status).toBe('INVALID_INPUT');
+    // The address the account left is told, so a change its owner did not make is noticed.
+    await t.drain();
+    const told = mailsTo(t.dataDir, user.email).find((m) => m.includes('Your Spawnpoint email address was changed'));
+    expect(told).toContain(newEmail);
   });
 
   it('a pending email change and other reset links stop working once the password is reset or changed', async () => {

@@ -9,7 +9,7 @@ import { clearSessionCookie, type AppContext } from '../context.ts';
 import { accountEvents, emailChanges, serverSchedules, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
-import { emailChangeMail } from '../mail/templates.ts';
+import { emailChangedMail, emailChangeMail } from '../mail/templates.ts';
 import { recordActivity } from '../servers/activity.ts';
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60_000;
@@ -64,6 +64,7 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.emailChangeConfirm, async ({ request, body }) => {
     const invalid = 'This link is invalid or has expired. Please request the change again.';
     const taken = 'This email address was registered by another account since you asked to change to it.';
+    let left: { from: string; to: string } | null = null;
     const result = await db
       .transaction(async (tx) => {
         const [change] = await tx
@@ -75,11 +76,13 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
         // Whoever holds this link reads that mailbox, so saying the address is taken reveals nothing new.
         const [other] = await tx.select({ id: users.id }).from(users).where(eq(users.emailAddress, change.newEmailAddress)).limit(1);
         if (other && other.id !== change.userId) return 'taken' as const;
+        const [before] = await tx.select({ emailAddress: users.emailAddress }).from(users).where(eq(users.id, change.userId)).limit(1);
         const updated = await tx
           .update(users)
           .set({ emailAddress: change.newEmailAddress, emailVerifiedAt: new Date() })
           .where(eq(users.id, change.userId))
           .returning({ id: users.id });
+        if (updated[0] && before) left = { from: before.emailAddress, to: change.newEmailAddress };
         return updated[0] ? change.userId : null;
       })
       .catch((err: unknown) => {
@@ -94,6 +97,9 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
     if (result === 'taken') throw new ApiError('EMAIL_ALREADY_REGISTERED', undefined, taken);
     if (!result) throw new ApiError('INVALID_INPUT', { token: invalid }, invalid);
     ctx.sessions.forgetUser(result);
+    // Told at the address the account left, once the change is written.
+    const moved = left as { from: string; to: string } | null;
+    if (moved) ctx.background(() => ctx.mailer.send({ to: moved.from, ...emailChangedMail(ctx.config.publicUrl, moved.to) }));
     await recordEvent(db, result, 'email_changed', request);
     return null;
   });
