@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { ledgerEntries, paymentEvents, payments } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
-import { balanceCeilingMessage, balanceOf, lockAccount, post, requireBillingInfo } from './ledger.ts';
+import { balanceCeilingMessage, balanceOf, lockAccount, post, requireBillingInfo, type Tx } from './ledger.ts';
 
 type PaymentRow = typeof payments.$inferSelect;
 
@@ -133,6 +133,19 @@ export interface ReversalEvent {
 }
 
 /**
+ * Records a provider event by its id in the caller's transaction; false when it was recorded before (a
+ * re-delivery), so its effect, written in the same transaction, happens once.
+ */
+async function firstSeen(tx: Tx, event: { provider: 'sandbox' | 'stripe'; eventId: string; type: string }): Promise<boolean> {
+  const recorded = await tx
+    .insert(paymentEvents)
+    .values({ provider: event.provider, eventId: event.eventId, type: event.type })
+    .onConflictDoNothing()
+    .returning({ id: paymentEvents.eventId });
+  return recorded.length > 0;
+}
+
+/**
  * Top-ups: started by the payer (a pending payment with the provider's checkout page), finished by the
  * provider's events. Each event is recorded by id in the same transaction as its effect, so a re-delivered
  * event changes nothing; the credit's idempotency key is the payment's own id, so two different events
@@ -250,12 +263,7 @@ export class Payments {
    */
   async apply(event: PaymentEvent): Promise<'duplicate' | 'unknown' | 'mismatch' | PaymentStatus> {
     return this.db.transaction(async (tx) => {
-      const recorded = await tx
-        .insert(paymentEvents)
-        .values({ provider: event.provider, eventId: event.eventId, type: event.type })
-        .onConflictDoNothing()
-        .returning({ id: paymentEvents.eventId });
-      if (recorded.length === 0) return 'duplicate';
+      if (!(await firstSeen(tx, event))) return 'duplicate';
       const match = event.paymentId
         ? and(eq(payments.id, event.paymentId), eq(payments.provider, event.provider))
         : and(eq(payments.providerRef, event.providerRef ?? ''), eq(payments.provider, event.provider));
@@ -317,12 +325,7 @@ export class Payments {
       await lockAccount(tx, found.userId);
       const [payment] = await tx.select().from(payments).where(match).for('update');
       if (!payment || payment.status !== 'succeeded') return 'unknown';
-      const recorded = await tx
-        .insert(paymentEvents)
-        .values({ provider: event.provider, eventId: event.eventId, type: event.type })
-        .onConflictDoNothing()
-        .returning({ id: paymentEvents.eventId });
-      if (recorded.length === 0) return 'duplicate';
+      if (!(await firstSeen(tx, event))) return 'duplicate';
       const taken = async (reference: string) => {
         const [row] = await tx
           .select({ sum: sql<string | null>`sum(${ledgerEntries.amountCents})` })

@@ -64,7 +64,6 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.emailChangeConfirm, async ({ request, body }) => {
     const invalid = 'This link is invalid or has expired. Please request the change again.';
     const taken = 'This email address was registered by another account since you asked to change to it.';
-    let left: { from: string; to: string } | null = null;
     const result = await db
       .transaction(async (tx) => {
         const [change] = await tx
@@ -82,8 +81,7 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
           .set({ emailAddress: change.newEmailAddress, emailVerifiedAt: new Date() })
           .where(eq(users.id, change.userId))
           .returning({ id: users.id });
-        if (updated[0] && before) left = { from: before.emailAddress, to: change.newEmailAddress };
-        return updated[0] ? change.userId : null;
+        return updated[0] ? { userId: change.userId, left: before?.emailAddress ?? null, to: change.newEmailAddress } : null;
       })
       .catch((err: unknown) => {
         // Registered in the same instant (the unique index had the last word).
@@ -96,11 +94,11 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
       });
     if (result === 'taken') throw new ApiError('EMAIL_ALREADY_REGISTERED', undefined, taken);
     if (!result) throw new ApiError('INVALID_INPUT', { token: invalid }, invalid);
-    ctx.sessions.forgetUser(result);
+    ctx.sessions.forgetUser(result.userId);
     // Told at the address the account left, once the change is written.
-    const moved = left as { from: string; to: string } | null;
-    if (moved) ctx.background(() => ctx.mailer.send({ to: moved.from, ...emailChangedMail(ctx.config.publicUrl, moved.to) }));
-    await recordEvent(db, result, 'email_changed', request);
+    const { left, to } = result;
+    if (left) ctx.background(() => ctx.mailer.send({ to: left, ...emailChangedMail(ctx.config.publicUrl, to) }));
+    await recordEvent(db, result.userId, 'email_changed', request);
     return null;
   });
 

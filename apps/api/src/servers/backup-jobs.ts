@@ -67,14 +67,12 @@ export class BackupJobs {
       for (const serverId of this.hub.serversOn(nodeId)) {
         const backupId = this.jobs.get(serverId);
         if (!backupId || backupId === RESTORE_JOB || this.viaStorage.has(backupId)) continue;
-        this.hub.backup(nodeId, {
+        this.failUnheard(
+          nodeId,
           serverId,
           backupId,
-          phase: 'failed',
-          bytes: 0,
-          totalBytes: 0,
-          error: 'The node stopped answering during the backup, so it was given up. Back up again once the server is reachable.',
-        });
+          'The node stopped answering during the backup, so it was given up. Back up again once the server is reachable.',
+        );
       }
     }, this.nodeGoneMs);
     timer.unref();
@@ -113,15 +111,13 @@ export class BackupJobs {
       await this.db.delete(backups).where(and(eq(backups.id, backupId), eq(backups.status, 'pending')));
       const [now] = await this.db.select({ status: backups.status }).from(backups).where(eq(backups.id, backupId)).limit(1);
       if (now?.status === 'complete') continue;
-      this.hub.backup(nodeId, {
-        serverId,
-        backupId,
-        phase: 'failed',
-        bytes: 0,
-        totalBytes: 0,
-        error: 'The node restarted during the backup.',
-      });
+      this.failUnheard(nodeId, serverId, backupId, 'The node restarted during the backup.');
     }
+  }
+
+  /** Ends a backup its node cannot report on as failed, through the same path as a node's own report. */
+  private failUnheard(nodeId: string, serverId: string, backupId: string, error: string): void {
+    this.hub.backup(nodeId, { serverId, backupId, phase: 'failed', bytes: 0, totalBytes: 0, error });
   }
 
   /** INVALID_STATE when the server cannot be backed up now (a job running, or starting, stopping, …). */

@@ -29,8 +29,10 @@ export function prepareChat(w: ChatGlobals, user: ChatUser | null): void {
 /** After the script loaded: the chat follows a change of user; the same user again changes nothing. */
 export function switchChat(w: ChatGlobals, previous: ChatUser | null, next: ChatUser | null): void {
   if ((previous?.chatWidgetToken ?? null) === (next?.chatWidgetToken ?? null)) return;
-  prepareChat(w, null);
+  // The token first: a loaded Crisp runs a pushed command at once, and the reset must restore the new one.
   if (next) w.CRISP_TOKEN_ID = next.chatWidgetToken;
-  w.$crisp?.push(['do', 'session:reset']);
-  if (next) w.$crisp?.push(['set', 'user:email', [next.emailAddress]]);
+  else delete w.CRISP_TOKEN_ID;
+  const queue = (w.$crisp ??= []);
+  queue.push(['do', 'session:reset']);
+  if (next) queue.push(['set', 'user:email', [next.emailAddress]]);
 }
