@@ -415,7 +415,12 @@ export class ManagedServer {
   private output(chunk: Buffer): void {
     // A multi-byte character split across two reads of the log survives.
     const text = this.decoder.write(chunk);
+    const before = this.inGame.count();
     this.inGame.write(text);
+    const after = this.inGame.count();
+    // A join or leave is told at once, not at the next sample: a player who joins and leaves between two
+    // samples (or just before a stop) has still played, and the API's wake budget and sleep timer need it.
+    if (after !== before && after !== undefined && this.latest) this.events.stats(this.spec.serverId, { ...this.latest, inGame: after });
     if (this.state === 'starting') {
       const seen = this.partialLine + text;
       if (this.runtime.readyPattern.test(seen)) this.setState('online');

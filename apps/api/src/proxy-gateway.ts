@@ -67,13 +67,14 @@ export class ProxyGateway {
   /** Each server's MOTD and icon as the directory keeps them (read from its folder when it stopped). */
   private looks = new Map<string, KeptAppearance>();
   private ns: Namespace<ProxyToApiEvents, ApiToProxyEvents> | null = null;
-  /** The players whose join started each server, until it is online (their cooldown begins) or stopped again. */
-  private wokenBy = new Map<string, Set<string>>();
+  /** Servers a join started, until they are online (their cooldown begins) or stopped again. */
+  private wokenByJoin = new Set<string>();
   /**
-   * Per server, when each player's join brought it online with nobody playing since (WAKE_COOLDOWN_MS). Per
-   * player: someone else's join is not held back, and a start that failed holds back no one.
+   * When each server a join started came online with nobody playing since (WAKE_COOLDOWN_MS). Per server,
+   * not per player name: names cost nothing, so a bot joining as bot1, bot2, … must not spend the server's
+   * play time. A start that failed holds back no one, and the owner's Start is never held back.
    */
-  private unplayedWakes = new Map<string, Map<string, number>>();
+  private unplayedWakes = new Map<string, number>();
 
   constructor(
     private db: Db,
@@ -88,19 +89,16 @@ export class ProxyGateway {
     hub.onInGame((serverId, count) => {
       if (count <= 0) return;
       this.unplayedWakes.delete(serverId);
-      this.wokenBy.delete(serverId);
+      this.wokenByJoin.delete(serverId);
     });
     hub.onStateChange((serverId, state) => {
-      const players = this.wokenBy.get(serverId);
-      if (!players) return;
+      if (!this.wokenByJoin.has(serverId)) return;
       if (state === 'online') {
-        const since = this.unplayedWakes.get(serverId) ?? new Map<string, number>();
         // Cooldowns that ran out are dropped here, so the map holds only live ones.
-        for (const [player, at] of since) if (Date.now() - at >= WAKE_COOLDOWN_MS) since.delete(player);
-        for (const player of players) since.set(player, Date.now());
-        this.unplayedWakes.set(serverId, since);
-        this.wokenBy.delete(serverId);
-      } else if (state === 'offline' || state === 'sleeping') this.wokenBy.delete(serverId);
+        for (const [id, at] of this.unplayedWakes) if (Date.now() - at >= WAKE_COOLDOWN_MS) this.unplayedWakes.delete(id);
+        this.unplayedWakes.set(serverId, Date.now());
+        this.wokenByJoin.delete(serverId);
+      } else if (state === 'offline' || state === 'sleeping') this.wokenByJoin.delete(serverId);
     });
   }
 
@@ -213,13 +211,11 @@ export class ProxyGateway {
       if (keptStopped(row.joinStart, state)) return { result: 'refused', message: joinStartRefusal };
       const turnedAway = await this.turnedAway(row, player);
       if (turnedAway) return { result: 'refused', message: turnedAway };
-      const since = this.unplayedWakes.get(row.id);
-      const woken = since?.get(player.toLowerCase());
-      if (since && woken !== undefined) {
+      const woken = this.unplayedWakes.get(row.id);
+      if (woken !== undefined) {
         if (Date.now() - woken < WAKE_COOLDOWN_MS)
           return { result: 'refused', message: wakeCooldownMessage(Math.ceil((woken + WAKE_COOLDOWN_MS - Date.now()) / 60_000)) };
-        since.delete(player.toLowerCase());
-        if (since.size === 0) this.unplayedWakes.delete(row.id);
+        this.unplayedWakes.delete(row.id);
       }
       // Checked again when the start has its turn (it may wait behind an upload to storage or a restore),
       // with the setting and the state as they are then.
@@ -227,8 +223,10 @@ export class ProxyGateway {
         const [now] = await this.db.select({ joinStart: servers.joinStart }).from(servers).where(eq(servers.id, row.id)).limit(1);
         if (now && keptStopped(now.joinStart, this.hub.stateOf(row.id))) throw new ApiError('INVALID_STATE', undefined, joinStartRefusal);
       });
-      const players = this.wokenBy.get(row.id) ?? new Set<string>();
-      this.wokenBy.set(row.id, players.add(player.toLowerCase()));
+      // Marked before the start is awaited would be wrong (a start refused by the line holds back no one);
+      // a state that reached online meanwhile is caught here.
+      if (this.hub.stateOf(row.id) === 'online') this.unplayedWakes.set(row.id, Date.now());
+      else this.wokenByJoin.add(row.id);
       this.log.info({ serverId }, 'a player woke a server');
       return { result: 'started' };
     } catch (err) {
