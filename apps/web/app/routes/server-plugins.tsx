@@ -545,12 +545,17 @@ function JavaCatalogue({
   const [problem, setProblem] = useState<string | null>(null);
   const [installing, setInstalling] = useState<string | null>(null);
   const [choosing, setChoosing] = useState<string | null>(null);
+  // Installed from this page: a search that answers after the install (started before it) must not show
+  // the entry as not installed again.
+  const [installedHere, setInstalledHere] = useState<ReadonlySet<string>>(new Set());
+  const installs = useRef(0);
 
   // Searched a moment after the last key; a catalogue that cannot answer is said in its own words.
   useEffect(() => {
     let active = true;
     const timer = setTimeout(
-      () =>
+      () => {
+        const installsBefore = installs.current;
         void call(
           endpoints.pluginCatalogue,
           { params: { serverId }, query: { source, q: query.trim() || undefined, page } },
@@ -559,13 +564,16 @@ function JavaCatalogue({
           (result) => {
             if (!active) return;
             setFound(result);
+            // Asked after every install of this page: the catalogue's own answer says what is installed.
+            if (installs.current === installsBefore) setInstalledHere(new Set());
             setProblem(null);
           },
           (failure: unknown) => {
             if (active)
               setProblem(failure instanceof ApiFailure ? failure.message : 'The catalogue could not be searched. Try again in a minute.');
           },
-        ),
+        );
+      },
       query ? 300 : 0,
     );
     return () => {
@@ -582,7 +590,8 @@ function JavaCatalogue({
         body: { action: 'install-project', source, projectId, ...(versionId ? { versionId } : {}) },
       });
       onChanged(result);
-      setFound((f) => f && { ...f, entries: f.entries.map((e) => (e.projectId === projectId ? { ...e, installed: true } : e)) });
+      installs.current += 1;
+      setInstalledHere((ids) => new Set(ids).add(projectId));
       notify('success', `${name} installed`, 'Its file was checked against the catalogue’s hash. It loads when the server (re)starts.');
     } catch {
       // The call's toast says why (no version for this server, a hash that did not match…).
@@ -688,7 +697,7 @@ function JavaCatalogue({
               </div>
               <p className="break-words text-slate-700">{entry.summary}</p>
               <div className="mt-auto pt-1">
-                {entry.installed ? (
+                {entry.installed || installedHere.has(entry.projectId) ? (
                   <span className="text-emerald-700">Installed</span>
                 ) : mayManage ? (
                   <span className="flex flex-wrap gap-2">
@@ -711,7 +720,7 @@ function JavaCatalogue({
                   </span>
                 ) : null}
               </div>
-              {choosing === entry.projectId && !entry.installed ? (
+              {choosing === entry.projectId && !entry.installed && !installedHere.has(entry.projectId) ? (
                 <VersionPicker
                   serverId={serverId}
                   source={source}
