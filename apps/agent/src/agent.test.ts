@@ -78,7 +78,8 @@ describe('built-in runtime (real flying-squid servers)', () => {
     const client = createClient({ host: '127.0.0.1', port, username: 'Saver', auth: 'offline', version: '1.21.4' });
     await until(
       () => consoleOf('life1'),
-      (c) => c.includes('Saver (127.0.0.1) connected'),
+      // From the node itself, through the game's own network: the address of its link (docs/security.md).
+      (c) => /Saver \(\d+\.\d+\.\d+\.\d+\) connected/.test(c),
     );
     await until(
       () => agent.servers.get('life1')?.onlinePlayers() ?? [],

@@ -24,6 +24,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { z } from 'zod';
 import { prepareCage, withoutCage, type GameCage } from './cage.ts';
+import { nodeResolvers } from './game-network.ts';
 import type { AgentConfig } from './config.ts';
 import { InvalidStateError, ManagedServer, type ServerEvents } from './managed-server.ts';
 import { warmUpPing } from './stats-sampler.ts';
@@ -100,6 +101,12 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
         production: config.NODE_ENV === 'production',
         allowUncaged: config.ALLOW_UNCAGED_GAMES === 'true',
         gameUser: config.GAME_USER,
+        network: {
+          subnet: config.GAME_SUBNET,
+          bindHost: config.GAME_BIND_HOST,
+          allow: config.GAME_NETWORK_ALLOW,
+          dns: config.GAME_DNS.length ? config.GAME_DNS : await nodeResolvers(),
+        },
       });
   const servers = new Map<string, ManagedServer>();
   /** Backups being made, by server, listed in every hello — and ended ones until the API has recorded how. */

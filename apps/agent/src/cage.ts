@@ -14,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { detectCgroups, limitsOf, oomKills, removeGroup, type Cgroups } from './cgroups.ts';
 import { adoptDetached, launchDetached, type EndInspector, type GroupRecord, type LaunchWrapper } from './detached-process.ts';
+import { NETNS_DIR, prepareGameNetwork, type GameNetwork, type GameNetworkOptions } from './game-network.ts';
 import { LaunchRefused } from './runtimes/game-settings.ts';
 import { nodeSizesHeapFromGroup, withHeapFlag, type LaunchPlan, type RuntimeProcess } from './runtimes/types.ts';
 
@@ -32,6 +33,7 @@ export const CAGE_TMP_BYTES = 256 * 1024 * 1024;
  */
 export const CAGE_OPEN_FILES = 4096;
 const SETPRIV = '/usr/bin/setpriv';
+const NSENTER = '/usr/bin/nsenter';
 const INSTALL_HINT = 'Install it with `apt-get install bubblewrap` (Debian, Ubuntu) or `dnf install bubblewrap`.';
 
 export interface CageOptions {
@@ -42,6 +44,8 @@ export interface CageOptions {
   allowUncaged: boolean;
   /** The unprivileged user games run as when the agent is root. */
   gameUser: string;
+  /** Each game's own network (game-network.ts); without it (not root, no nftables) games share the node's. */
+  network: GameNetworkOptions;
 }
 
 export interface CagedServer {
@@ -50,6 +54,8 @@ export interface CagedServer {
   dir: string;
   runDir: string;
   memoryMb: number;
+  /** The game's port on the node, forwarded into its own network. */
+  port: number;
 }
 
 export interface GameCage {
@@ -61,6 +67,11 @@ export interface GameCage {
   readonly warning: string | null;
   /** One line for the agent's log. */
   readonly summary: string;
+  /**
+   * The address the game listens on inside its own network (every address: only its port is forwarded to
+   * it), or null when it shares the node's network and listens on GAME_BIND_HOST.
+   */
+  readonly gameBindHost: string | null;
   launch(plan: LaunchPlan, server: CagedServer): Promise<RuntimeProcess>;
   adopt(runDir: string): Promise<RuntimeProcess | null>;
 }
@@ -232,7 +243,26 @@ export async function prepareCage(options: CageOptions): Promise<GameCage> {
     warning = `WARNING: this server runs without memory, CPU and process limits (${cgroups.missing}).`;
   } else limits = cgroups;
 
-  return cagedWith({ bwrap: bwrap as string, system, user, cgroups: limits, warning, dataDir: options.dataDir });
+  const network = await prepareGameNetwork(options.network);
+  if ('problem' in network) {
+    if (options.production)
+      return uncaged(
+        `Game servers cannot start on this node: they cannot have a network of their own, because ${network.problem}.`,
+        null,
+        `no game server may start: ${network.problem}`,
+      );
+    const shared = `WARNING: this server shares the node's network (${network.problem}): it can reach the node's own services. Never serve strangers like this.`;
+    warning = warning ? `${warning}\n${shared}` : shared;
+  }
+  return cagedWith({
+    bwrap: bwrap as string,
+    system,
+    user,
+    cgroups: limits,
+    warning,
+    dataDir: options.dataDir,
+    network: 'problem' in network ? null : network,
+  });
 }
 
 /** No cage at all, said at every start: only for a benchmark's comparison (AgentOptions.withoutCage). */
@@ -246,6 +276,7 @@ function uncaged(refusal: string | null, warning: string | null, summary: string
     refusal,
     warning,
     summary,
+    gameBindHost: null,
     async launch(plan, server) {
       if (refusal) throw new LaunchRefused(refusal);
       return launchDetached({ ...plan, args: withHeapFlag(plan) }, server.runDir);
@@ -261,6 +292,15 @@ const inspect: EndInspector = async (group: GroupRecord | undefined) => {
   return kills > group.oomBaseline;
 };
 
+/** What a game's end leaves to tidy: its control group and its network. */
+function endOf(network: GameNetwork | null, runDir: string): EndInspector {
+  return async (group) => {
+    const oom = await inspect(group);
+    await network?.release(runDir).catch(() => undefined);
+    return oom;
+  };
+}
+
 interface CageParts {
   bwrap: string;
   system: string[];
@@ -268,10 +308,11 @@ interface CageParts {
   cgroups: Cgroups | null;
   warning: string | null;
   dataDir: string;
+  network: GameNetwork | null;
 }
 
 function cagedWith(parts: CageParts): GameCage {
-  const { bwrap, system, user, cgroups } = parts;
+  const { bwrap, system, user, cgroups, network } = parts;
   const dataDir = path.resolve(parts.dataDir);
   return {
     mode: 'caged',
@@ -279,8 +320,14 @@ function cagedWith(parts: CageParts): GameCage {
     warning: parts.warning,
     summary: `game servers run in bubblewrap${user ? ` as uid ${user.uid}` : ' as the agent user in a user namespace'}, ${
       cgroups ? `with cgroup v${cgroups.version} limits` : 'WITHOUT resource limits'
-    }`,
-    adopt: (runDir) => adoptDetached(runDir, inspect),
+    }; ${network ? network.summary : "games share the node's network"}`,
+    gameBindHost: network ? '0.0.0.0' : null,
+    adopt: async (runDir) => {
+      const proc = await adoptDetached(runDir, endOf(network, runDir));
+      // Its game ended while no agent watched: what it left goes now.
+      if (!proc) await network?.release(runDir).catch(() => undefined);
+      return proc;
+    },
 
     async launch(plan, server) {
       const readOnly: string[] = [];
@@ -305,8 +352,16 @@ function cagedWith(parts: CageParts): GameCage {
         await writeFile(group, `root:x:0:\nminecraft:x:${user.gid}:\n`);
         identity.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
       }
-      // The group before the command line: the cage shows its memory limit to the game (below).
-      const cgroup = cgroups ? await cgroups.create(server.serverId, limitsOf(server.memoryMb)) : null;
+      // Its own network first (it is joined by the command line), then the group: the cage shows its memory
+      // limit to the game (below).
+      const lease = network ? await network.attach(server.port, server.runDir) : null;
+      const resolver = lease ? ['--ro-bind', lease.resolvConf, '/etc/resolv.conf'] : [];
+      const cgroup = cgroups
+        ? await cgroups.create(server.serverId, limitsOf(server.memoryMb)).catch(async (err: unknown) => {
+            await network?.release(server.runDir);
+            throw err;
+          })
+        : null;
       const env = { HOME: CAGE_SERVER_DIR, ...plan.env };
       const setenv = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['--setenv', k, v]));
       // A Node game on a plan Node sizes well (nodeSizesHeapFromGroup) sees its own memory group, read-only,
@@ -317,7 +372,7 @@ function cagedWith(parts: CageParts): GameCage {
       const ownGroup = heapFromGroup
         ? ['--ro-bind', cgroup.usage.memoryDir, cgroup.usage.version === 1 ? '/sys/fs/cgroup/memory' : '/sys/fs/cgroup']
         : [];
-      const mounts = [...system, ...identity, ...readOnly, ...ownGroup, '--bind', server.dir, CAGE_SERVER_DIR];
+      const mounts = [...system, ...resolver, ...identity, ...readOnly, ...ownGroup, '--bind', server.dir, CAGE_SERVER_DIR];
       const args = [
         '--unshare-pid',
         '--unshare-ipc',
@@ -343,6 +398,7 @@ function cagedWith(parts: CageParts): GameCage {
         '/dev',
         ...parentFolders(mounts),
         ...system,
+        ...resolver,
         ...identity,
         ...readOnly,
         ...ownGroup,
@@ -375,9 +431,11 @@ function cagedWith(parts: CageParts): GameCage {
       ];
       // The shell lowers the open-file limit (both: the game cannot raise it again) and becomes bwrap.
       const limit = `ulimit -n ${CAGE_OPEN_FILES} || exit 125;`;
+      // bwrap starts inside the game's own network namespace (nsenter joins it, then becomes bwrap).
+      const cage = lease ? [NSENTER, `--net=${path.join(NETNS_DIR, lease.name)}`, '--', bwrap, ...args] : [bwrap, ...args];
       let wrapper: LaunchWrapper = {
         command: '/bin/sh',
-        args: ['-c', `${limit} exec "$@"`, 'spawnpoint-cage', bwrap, ...args],
+        args: ['-c', `${limit} exec "$@"`, 'spawnpoint-cage', ...cage],
         infoFd: true,
       };
       if (cgroup) {
@@ -386,16 +444,17 @@ function cagedWith(parts: CageParts): GameCage {
         const join = `${limit} n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`;
         wrapper = {
           command: '/bin/sh',
-          args: ['-c', join, 'spawnpoint-cage', String(cgroup.procsFiles.length), ...cgroup.procsFiles, bwrap, ...args],
+          args: ['-c', join, 'spawnpoint-cage', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...cage],
           infoFd: true,
           group: { dirs: cgroup.dirs, oomFile: cgroup.oomFile, oomBaseline: await oomKills(cgroup.oomFile), usage: cgroup.usage },
         };
       }
       try {
-        return await launchDetached(plan, server.runDir, wrapper, inspect);
+        return await launchDetached(plan, server.runDir, wrapper, endOf(network, server.runDir));
       } catch (err) {
-        // Nothing runs in it: the group goes with the failed launch.
+        // Nothing runs in it: the group and the network go with the failed launch.
         if (cgroup) await removeGroup(cgroup.dirs).catch(() => undefined);
+        await network?.release(server.runDir).catch(() => undefined);
         throw err;
       }
     },

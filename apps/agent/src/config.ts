@@ -2,6 +2,7 @@ import path from 'node:path';
 import { apiUrlList } from '@spawnpoint/contracts';
 import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
+import { parseAllowList } from './game-network.ts';
 
 const portRange = z
   .string()
@@ -29,6 +30,34 @@ const envSchema = z.object({
   /** Address game servers listen on. */
   GAME_BIND_HOST: z.string().default('0.0.0.0'),
   GAME_PORT_RANGE: portRange.default([25600, 25699]),
+  /**
+   * IPv4 the games' own networks are cut from (a /30 each: game-network.ts). It must not be in use on the
+   * node's networks.
+   */
+  GAME_SUBNET: z.string().default('10.189.0.0/16'),
+  /** Destinations games may reach although they are private (`203.0.113.5:3306,10.0.0.0/24`); none by default. */
+  GAME_NETWORK_ALLOW: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const parsed = parseAllowList(v);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  /** Resolvers games use (comma-separated IPv4); by default the node's own that are not on loopback. */
+  GAME_DNS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.ipv4())),
   /** S3-compatible bucket for backups: s3://KEY:SECRET@host:port/bucket?region=…&tls=false. */
   S3_URL: z
     .string()

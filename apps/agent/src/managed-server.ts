@@ -282,7 +282,13 @@ export class ManagedServer {
         throw new LaunchRefused(
           `Port ${this.spec.port} is used by another program on this machine, so the server cannot listen on it. Start it again to move it to a free port.`,
         );
-      const plan = await this.runtime.plan({ dir: this.dir, spec: this.spec, bindHost: this.bindHost, runDir: this.runDir, settings });
+      const plan = await this.runtime.plan({
+        dir: this.dir,
+        spec: this.spec,
+        bindHost: this.cage.gameBindHost ?? this.bindHost,
+        runDir: this.runDir,
+        settings,
+      });
       // Removed while it was being prepared: nothing of it may run.
       if (this.removed) throw new LaunchRefused('The server was deleted.');
       await mkdir(this.runDir, { recursive: true });
@@ -293,6 +299,7 @@ export class ManagedServer {
         dir: this.dir,
         runDir: this.runDir,
         memoryMb: this.spec.memoryMb,
+        port: this.spec.port,
       });
       this.pluginsAtLaunch = settings.plugins.changedAt;
     } catch (err) {
