@@ -15,9 +15,14 @@ import { promisify } from 'node:util';
 import { detectCgroups, limitsOf, oomKills, removeGroup, type Cgroups } from './cgroups.ts';
 import { adoptDetached, launchDetached, type EndInspector, type GroupRecord, type LaunchWrapper } from './detached-process.ts';
 import { NETNS_DIR, prepareGameNetwork, type GameNetwork, type GameNetworkOptions } from './game-network.ts';
+import { seccompProgram } from './seccomp.ts';
 import { LaunchRefused } from './runtimes/game-settings.ts';
 import { nodeSizesHeapFromGroup, withHeapFlag, type LaunchPlan, type RuntimeProcess } from './runtimes/types.ts';
 
+/** The system calls a game may not make (seccomp.ts); null on an architecture without a table. */
+const SECCOMP = seccompProgram();
+/** The descriptor the cage's shell hands bwrap the filter on (0–2 are the game's, 3 bwrap's --info-fd). */
+const SECCOMP_FD = 4;
 /** Whether this kernel has cgroup namespaces (`--unshare-cgroup-try` makes one only then). */
 const CGROUP_NAMESPACES = existsSync('/proc/self/ns/cgroup');
 const run = promisify(execFile);
@@ -320,7 +325,7 @@ function cagedWith(parts: CageParts): GameCage {
     warning: parts.warning,
     summary: `game servers run in bubblewrap${user ? ` as uid ${user.uid}` : ' as the agent user in a user namespace'}, ${
       cgroups ? `with cgroup v${cgroups.version} limits` : 'WITHOUT resource limits'
-    }; ${network ? network.summary : "games share the node's network"}`,
+    }, ${SECCOMP ? 'a seccomp filter' : `NO seccomp filter (none for ${process.arch})`}; ${network ? network.summary : "games share the node's network"}`,
     gameBindHost: network ? '0.0.0.0' : null,
     adopt: async (runDir) => {
       const proc = await adoptDetached(runDir, endOf(network, runDir));
@@ -413,6 +418,7 @@ function cagedWith(parts: CageParts): GameCage {
         ...setenv,
         '--info-fd',
         '3',
+        ...(SECCOMP ? ['--seccomp', String(SECCOMP_FD)] : []),
         '--',
         ...(user
           ? [
@@ -431,20 +437,24 @@ function cagedWith(parts: CageParts): GameCage {
       ];
       // The shell lowers the open-file limit (both: the game cannot raise it again) and becomes bwrap.
       const limit = `ulimit -n ${CAGE_OPEN_FILES} || exit 125;`;
+      // The filter file is opened by the shell on SECCOMP_FD as it becomes the cage (bwrap reads and closes it).
+      const filter = path.join(server.runDir, 'seccomp.bpf');
+      if (SECCOMP) await writeFile(filter, SECCOMP);
+      const exec = SECCOMP ? `exec "$@" ${SECCOMP_FD}<"$f"` : 'exec "$@"';
       // bwrap starts inside the game's own network namespace (nsenter joins it, then becomes bwrap).
       const cage = lease ? [NSENTER, `--net=${path.join(NETNS_DIR, lease.name)}`, '--', bwrap, ...args] : [bwrap, ...args];
       let wrapper: LaunchWrapper = {
         command: '/bin/sh',
-        args: ['-c', `${limit} exec "$@"`, 'spawnpoint-cage', ...cage],
+        args: ['-c', `f=$1; shift; ${limit} ${exec}`, 'spawnpoint-cage', filter, ...cage],
         infoFd: true,
       };
       if (cgroup) {
         // The shell joins the group and then becomes bwrap, so the cage and everything in it are
         // limited from their first instruction (no fork can start outside the group).
-        const join = `${limit} n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`;
+        const join = `f=$1; shift; ${limit} n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; ${exec}`;
         wrapper = {
           command: '/bin/sh',
-          args: ['-c', join, 'spawnpoint-cage', String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...cage],
+          args: ['-c', join, 'spawnpoint-cage', filter, String(cgroup.procsFiles.length), ...cgroup.procsFiles, ...cage],
           infoFd: true,
           group: { dirs: cgroup.dirs, oomFile: cgroup.oomFile, oomBaseline: await oomKills(cgroup.oomFile), usage: cgroup.usage },
         };
