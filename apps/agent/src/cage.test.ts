@@ -304,4 +304,36 @@ console.log('ESCAPE ' + JSON.stringify(report));
     expect(text).not.toContain('Restarting it automatically');
     expect(existsSync(path.join(t.dataDir, 'run', 'hog', 'process.json'))).toBe(false);
   });
+
+  it('stops a server whose game writes past its disk quota while running, says why, and keeps it stopped', async () => {
+    const port = await freePort();
+    const spec = {
+      serverId: 'filler',
+      software: 'flying-squid',
+      version: '1.21.4',
+      port,
+      memoryMb: 512,
+      diskMb: 64,
+      maxPlayers: 5,
+      motd: 'filler',
+    };
+    expect((await t.call('PUT', '/v1/servers/filler', spec)).body.status).toBe('SUCCESS');
+    // A sparse file of 100 MB: few blocks, but it counts at its size (it could be filled in place at any time).
+    await put(
+      'filler',
+      'plugin.mjs',
+      onFile('fill.now', `fs.writeFileSync('big.bin', ''); fs.truncateSync('big.bin', 100 * 1024 * 1024);`),
+    );
+    await start('filler');
+    await put('filler', 'fill.now', 'go');
+    await until(
+      () => stateOf('filler'),
+      (s) => s === 'offline',
+    );
+    expect(consoleOf('filler')).toMatch(/The server was stopped: its folder uses 1\d\d MB, more than its disk limit of 64 MB/);
+    expect(consoleOf('filler')).not.toContain('Restarting it automatically');
+    // A start is refused until space is freed.
+    const again = await t.call('POST', '/v1/servers/filler/power', { action: 'start' });
+    expect(again.body.status).toBe('DISK_LIMIT');
+  });
 });

@@ -90,6 +90,7 @@ export class ManagedServer {
         usage: async () => (this.proc ? this.proc.usage() : null),
         state: () => this.state,
         sandbox: () => this.sandbox(),
+        overQuota: (bytes, quota) => this.overQuota(bytes, quota),
       },
       (stats: ServerStats) => {
         this.latest = stats;
@@ -224,6 +225,19 @@ export class ManagedServer {
       await this.stop();
       await this.start({ diskChecked: true });
     }
+  }
+
+  /**
+   * The game wrote past its disk quota while running (the file manager's writes are refused before): it is
+   * stopped (it saves first, within the stop timeout) and says why, and stays stopped until space is freed.
+   */
+  private overQuota(bytes: number, quotaBytes: number): void {
+    if (this.state !== 'online' && this.state !== 'starting') return;
+    const mb = (n: number) => `${Math.ceil(n / (1024 * 1024))} MB`;
+    this.console.notice(
+      `The server was stopped: its folder uses ${mb(bytes)}, more than its disk limit of ${mb(quotaBytes)}. Delete files in the file manager (or upgrade), then start it again.`,
+    );
+    void this.power('stop').catch(() => undefined);
   }
 
   /** A server over its disk quota does not start until space is freed (the folder is measured now). */

@@ -45,7 +45,7 @@ export type SandboxPath = string | readonly string[];
 export const MAX_DEPTH = 64;
 const MAX_NAME = 255;
 /** How old the measured folder size may be before a write measures it again (the game writes too). */
-export const MEASURE_MAX_AGE_MS = 10_000;
+export const MEASURE_MAX_AGE_MS = 3_000;
 
 /**
  * Splits a user path ("/world/level.dat", "world/level.dat") into safe components. Refuses `..`, NUL and

@@ -5,7 +5,12 @@ import type { GroupUsage } from './cgroups.ts';
 import type { Sandbox } from './sandbox.ts';
 
 const STATS_EVERY_MS = 2000;
-const DISK_EVERY_MS = 30_000;
+/**
+ * A running game's folder is measured this often, so one that passes its quota is stopped within seconds;
+ * a folder whose walk takes longer is measured less often (at most a twentieth of the agent's time).
+ */
+const DISK_EVERY_MS = 5_000;
+const DISK_WALK_SHARE = 20;
 
 /** What the sampler reads of its server, each time it samples. */
 export interface SampledServer {
@@ -15,6 +20,8 @@ export interface SampledServer {
   usage(): Promise<GroupUsage | null>;
   state(): ServerState;
   sandbox(): Promise<Sandbox>;
+  /** The folder measured more than its quota while the game runs. */
+  overQuota(bytes: number, quotaBytes: number): void;
 }
 
 /**
@@ -26,6 +33,7 @@ export class StatsSampler {
   private timer: NodeJS.Timeout | null = null;
   private disk = 0;
   private lastDisk = 0;
+  private diskEveryMs = DISK_EVERY_MS;
   private players: string[] = [];
   /** The group's CPU time at the previous sample, for the share of the 2 s since. */
   private lastCpu: { ns: number; at: bigint } | null = null;
@@ -72,13 +80,7 @@ export class StatsSampler {
         return;
       }
     }
-    if (Date.now() - this.lastDisk > DISK_EVERY_MS) {
-      this.lastDisk = Date.now();
-      this.disk = await this.server
-        .sandbox()
-        .then((s) => s.measure())
-        .catch(() => this.disk);
-    }
+    if (Date.now() - this.lastDisk > this.diskEveryMs) await this.measureDisk();
     const spec = this.server.spec();
     let players = { online: this.players.length, max: spec.maxPlayers, list: this.players };
     if (this.server.state() === 'online') {
@@ -86,6 +88,16 @@ export class StatsSampler {
       this.players = players.list;
     }
     this.emit({ cpu, memory, disk: this.disk, players });
+  }
+
+  private async measureDisk(): Promise<void> {
+    const began = Date.now();
+    this.lastDisk = began;
+    const sandbox = await this.server.sandbox().catch(() => null);
+    if (!sandbox) return;
+    this.disk = await sandbox.measure().catch(() => this.disk);
+    this.diskEveryMs = Math.max(DISK_EVERY_MS, (Date.now() - began) * DISK_WALK_SHARE);
+    if (this.disk > sandbox.quotaBytes && this.server.state() !== 'stopping') this.server.overQuota(this.disk, sandbox.quotaBytes);
   }
 
   /** Percent of one core since the previous sample (100 = one core busy), as pidusage reports it; 0 on the first. */
