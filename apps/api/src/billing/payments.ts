@@ -1,5 +1,5 @@
 import { BALANCE_MAX_CENTS, CURRENCY, formatPrice, type PaymentStatus, type PaymentView, type TopupRequest } from '@spawnpoint/contracts';
-import { and, desc, eq, gt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import Stripe from 'stripe';
 import { newId } from '../auth/tokens.ts';
@@ -172,7 +172,7 @@ export class Payments {
     const id = newId();
     const provider = this.provider.name;
     const [row] = await this.db.transaction(async (tx) => {
-      // The ceiling counts the balance and the top-ups still open (a checkout lives a day at most), under the
+      // The ceiling counts the balance and the top-ups that can still be paid (a checkout lives a day at most), under the
       // account's lock so two tabs cannot both pass it. It is checked here, before anyone pays: once the
       // provider confirms a payment, its money always lands.
       await lockAccount(tx, user.id);
@@ -187,7 +187,13 @@ export class Payments {
         .select({ sum: sql<string | null>`sum(${payments.amountCents})` })
         .from(payments)
         .where(
-          and(eq(payments.userId, user.id), eq(payments.status, 'pending'), gt(payments.createdAt, new Date(Date.now() - 86_400_000))),
+          and(
+            eq(payments.userId, user.id),
+            // An abandoned checkout can still be paid (the provider's success is credited whatever came before),
+            // so it counts until it cannot: a checkout lives a day at most.
+            inArray(payments.status, ['pending', 'abandoned']),
+            gt(payments.createdAt, new Date(Date.now() - 86_400_000)),
+          ),
         );
       if ((await balanceOf(tx, user.id)) + Number(open?.sum ?? 0) + request.amountCents > BALANCE_MAX_CENTS)
         throw new ApiError('INVALID_INPUT', { amountCents: balanceCeilingMessage }, balanceCeilingMessage);

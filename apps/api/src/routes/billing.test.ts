@@ -6,8 +6,8 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../../test-support/free-port.ts';
 import { BALANCE_MAX_CENTS } from '@spawnpoint/contracts';
-import { balanceOf, lockAccount, post } from '../billing/ledger.ts';
-import { ledgerEntries } from '../db/schema.ts';
+import { balanceCeilingMessage, balanceOf, lockAccount, post } from '../billing/ledger.ts';
+import { ledgerEntries, payments } from '../db/schema.ts';
 import { buildTestApp, requester, uniqueEmail, verifiedOwner, type Send, type TestApp } from '../test/build-test-app.ts';
 
 const key = () => randomBytes(12).toString('hex');
@@ -167,6 +167,31 @@ describe('the balance ceiling', () => {
     const paid = (await send('POST', `/v1/payments/sandbox/${open.result.paymentId}`, cookie, { outcome: 'pay' })).json();
     expect(paid.result.status).toBe('succeeded');
     expect((await transactions(cookie)).balanceCents).toBe(BALANCE_MAX_CENTS + 15_000);
+  });
+
+  it('counts an abandoned top-up, which can still be paid, until it expires', async () => {
+    const { cookie, userId } = await payer('abandoner');
+    await t.ctx.database.db.transaction(async (tx) => {
+      await lockAccount(tx, userId);
+      await post(tx, { userId, amountCents: BALANCE_MAX_CENTS - 60_000, kind: 'topup', reference: 'test', description: 'topup' });
+    });
+    const topup = (amountCents: number) => send('POST', '/v1/user/topups', cookie, { amountCents, idempotencyKey: key() });
+    const first = (await topup(50_000)).json().result;
+    await send('POST', `/v1/payments/sandbox/${first.paymentId}`, cookie, { outcome: 'abandon' });
+    // Abandoned, it is still payable: another $500 would let the two together pass the ceiling.
+    expect((await topup(50_000)).json()).toMatchObject({ status: 'INVALID_INPUT', fields: { amountCents: balanceCeilingMessage } });
+    expect((await send('POST', `/v1/payments/sandbox/${first.paymentId}`, cookie, { outcome: 'pay' })).json().result.status).toBe(
+      'succeeded',
+    );
+    expect((await transactions(cookie)).balanceCents).toBe(BALANCE_MAX_CENTS - 10_000);
+    // A day later nothing of it can be paid: it no longer counts.
+    const second = (await topup(10_000)).json().result;
+    await send('POST', `/v1/payments/sandbox/${second.paymentId}`, cookie, { outcome: 'abandon' });
+    await t.ctx.database.db
+      .update(payments)
+      .set({ createdAt: new Date(Date.now() - 86_400_000 - 1000) })
+      .where(eq(payments.id, second.paymentId));
+    expect((await topup(10_000)).json().result).toMatchObject({ status: 'pending' });
   });
 
   it('keeps the provider’s credit apart from every key a customer may send', async () => {
