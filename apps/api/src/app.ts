@@ -93,6 +93,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       url: config.DATABASE_URL,
       dataDir: config.dataDir,
       onConnectionLost: (error) => app.log.warn({ err: error }, 'a database connection was lost; the pool opens a new one'),
+      onConflictRetry: (error, attempt) => app.log.warn({ err: error, attempt }, 'a transaction met a lock conflict and runs again'),
     }));
   // Every route's traffic is counted as each request finishes (the request-log controller tells the metrics;
   // metrics.ts adds the live gauges).

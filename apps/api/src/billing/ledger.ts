@@ -23,7 +23,7 @@ export async function balanceOf(db: DbOrTx, userId: string): Promise<number> {
  * row lock inside its transaction, so concurrent purchases see each other's debits and none overspends.
  */
 export async function lockAccount(tx: Tx, userId: string): Promise<void> {
-  const [row] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+  const [row] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
   if (!row) throw new ApiError('NOT_AUTHENTICATED');
 }
 
@@ -166,7 +166,7 @@ export async function openPurchase(
     return null;
   }
   await requireBillingInfo(tx, server.ownerId);
-  const [row] = await tx.select().from(servers).where(eq(servers.id, server.id)).for('update');
+  const [row] = await tx.select().from(servers).where(eq(servers.id, server.id)).for('no key update');
   if (!row) throw new ApiError('NOT_FOUND');
   return row;
 }

@@ -262,7 +262,7 @@ export class Subscriptions {
     const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update');
     // Another process (or an earlier run) handled this period already.
     if (!row || row.status !== 'active' || row.periodEnd.getTime() !== periodEnd.getTime()) return null;
-    const [server] = await tx.select().from(servers).where(eq(servers.id, row.serverId)).for('update');
+    const [server] = await tx.select().from(servers).where(eq(servers.id, row.serverId)).for('no key update');
     if (!server) return null;
     const lapse = async (why: string) => {
       await tx.update(subscriptions).set({ status: 'lapsed' }).where(eq(subscriptions.id, id));

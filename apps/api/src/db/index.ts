@@ -1,3 +1,4 @@
+import { retryConflicts } from './conflict-retry.ts';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -31,6 +32,8 @@ export interface DatabaseOptions {
   inMemory?: boolean;
   /** Told when an idle PostgreSQL connection is cut (database restart, failover); the pool reconnects on the next query. */
   onConnectionLost?: (error: Error) => void;
+  /** Told when a transaction PostgreSQL ended for a deadlock or a serialization failure is run again (conflict-retry.ts). */
+  onConflictRetry?: (error: unknown, attempt: number) => void;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // Without a listener, an idle connection cut by the server would be an uncaught exception.
     pool.on('error', (error) => options.onConnectionLost?.(error));
     sendAgainOnCutConnection(pool);
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db = retryConflicts(drizzlePg(pool, { schema }) as unknown as Db, (err, attempt) => options.onConflictRetry?.(err, attempt));
     // API processes starting together (a deploy, a cluster) would run the same migrations at once and one
     // would fail on a table the other just made: each waits for the others' migrations on a session lock.
     const session = await pool.connect();

@@ -151,7 +151,7 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     // Checked and written under the server's row lock: two invitations sent at once (a double click, two
     // tabs) cannot both pass the checks, so an address has one pending invitation and the limits hold.
     const row = await db.transaction(async (tx) => {
-      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('no key update');
       // Expired invitations of the server are dead weight: they go before counting.
       await tx
         .delete(serverInvitations)

@@ -304,4 +304,25 @@ describe('plans', () => {
       (await send('GET', `/v1/server/${id}/shop`, cookie)).json().result.items.find((i: { id: string }) => i.id === 'icon-heart').owned,
     ).toBe(0);
   });
+
+  it('answers purchases at once and schedule saves on the same server without a 500, and logs every purchase', async () => {
+    const { cookie, id } = await payingOwner('locks', 5000);
+    const schedule = (i: number) => ({
+      name: `Nightly ${i}`,
+      cron: '0 4 1 1 *',
+      timeZone: 'Europe/Berlin',
+      action: { kind: 'backup', keep: 1 },
+    });
+    // Purchases lock the account, then the server; saving a schedule locks the server and writes a row that
+    // names the account (docs/design.md, "Lock order"). On PostgreSQL this deadlocked into 500s.
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => send('POST', `/v1/server/${id}/shop`, cookie, { itemId: 'backup-slot', idempotencyKey: key() })),
+      ...Array.from({ length: 6 }, (_, i) => send('POST', `/v1/server/${id}/schedules`, cookie, schedule(i))),
+    ]);
+    for (const answer of answers) expect(answer.json().status, answer.json().message).toBe('SUCCESS');
+    const shop = (await send('GET', `/v1/server/${id}/shop`, cookie)).json().result;
+    expect(shop).toMatchObject({ balanceCents: 5000 - 10 * 99, backupLimit: 3 + 10 });
+    const entries: { action: string }[] = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries;
+    expect(entries.filter((e) => e.action === 'shop.buy')).toHaveLength(10);
+  });
 });

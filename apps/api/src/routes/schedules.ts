@@ -75,7 +75,7 @@ export function scheduleRoutes(route: Route, ctx: AppContext): void {
     async ({ server, session, body, recordActivity }) => {
       const row = await db.transaction(async (tx) => {
         // Counted under the server's row lock, so two adds at once cannot pass the limit together.
-        await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('update');
+        await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, server.id)).for('no key update');
         const [{ n = 0 } = {}] = await tx.select({ n: count() }).from(serverSchedules).where(eq(serverSchedules.serverId, server.id));
         if (n >= SCHEDULES_MAX) throw new ApiError('INVALID_STATE', undefined, scheduleMessages.tooMany);
         const [created] = await tx

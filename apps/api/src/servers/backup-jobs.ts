@@ -261,7 +261,7 @@ export class BackupJobs {
    */
   private async completeAndRotate(event: AgentBackupEvent): Promise<void> {
     const rotated = await this.db.transaction(async (tx) => {
-      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, event.serverId)).for('update');
+      await tx.select({ id: servers.id }).from(servers).where(eq(servers.id, event.serverId)).for('no key update');
       const marked = await tx
         .update(backups)
         .set({ status: 'complete', sizeBytes: event.size ?? 0, sha256: event.sha256 ?? '' })

@@ -42,7 +42,7 @@ export async function serverCreator(
   if (isRestrictedName(request.serverName)) throw new ApiError('CONTENT_RESTRICTED');
 
   return db.transaction(async (tx) => {
-    const [owner] = await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('update');
+    const [owner] = await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('no key update');
     if (!owner) throw new ApiError('NOT_AUTHENTICATED');
     const [owned] = await tx.select({ n: count() }).from(servers).where(eq(servers.ownerId, ownerId));
     if ((owned?.n ?? 0) >= FREE_SERVER_LIMIT) throw new ApiError('SERVER_LIMIT_REACHED', undefined, OWNED_SERVER_LIMIT_MESSAGE);
