@@ -6,6 +6,7 @@ for (const file of [
   'http.ts',
   'game.ts',
   'cage.ts',
+  'cage-network.ts',
   'files.ts',
   'first-start.ts',
   'site.ts',
