@@ -10,6 +10,7 @@ import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type Database } from './db/index.ts';
+import { proxyTrust } from './http/client-address.ts';
 import { csrfCheck } from './http/csrf.ts';
 import { ApiError, failureBody, installErrorHandling } from './http/errors.ts';
 import { createAddressBudget, createLimiter } from './http/rate-limits.ts';
@@ -113,7 +114,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     genReqId: requestIdOf,
     clientErrorHandler: answerClientError,
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.TRUST_PROXY,
+    // Only the load balancers listed in TRUST_PROXY may name the client (http/client-address.ts).
+    trustProxy: proxyTrust(config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // A path the router cannot read (broken %-escapes) or with a part longer than any id: answered in the
     // envelope with every answer's headers, not Fastify's own body echoing the path (http.test.ts); a person

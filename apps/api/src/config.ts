@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
+import { parseTrustedProxies } from './http/client-address.ts';
 
 /** One game-server node: where its agent listens, the token both sides share, and its game ports. */
 const agentNodeConfig = z.object({
@@ -143,10 +144,21 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** `pretty` (readable lines) or `json`; by default JSON in production and pretty otherwise. */
   LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
+  /**
+   * The load balancers whose X-Forwarded-For is believed: comma-separated addresses or CIDRs (http/client-address.ts).
+   * Unset or `false`: none, every address is the connection's. `true` (any client) is refused.
+   */
   TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseTrustedProxies(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : 'invalid' });
+        return z.NEVER;
+      }
+    }),
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /**
    * What `GET /v1/localization` answers. Plan prices, the ledger, receipts and top-ups are all in US

@@ -6,7 +6,8 @@ import {
   type PublicServerEvent,
 } from '@spawnpoint/contracts';
 import type { AppContext } from './context.ts';
-import { clientAddress, LiveCounts, type Realtime } from './realtime.ts';
+import { clientAddress } from './http/client-address.ts';
+import { LiveCounts, type Realtime } from './realtime.ts';
 
 // Changes are sent at most this often per server (a busy server's count moves with every join).
 const FLUSH_MS = 1000;

@@ -18,6 +18,7 @@ import {
 import { Server } from 'socket.io';
 import { MemorySpentTokenIds, redeemSocketToken, type SpentTokenIds } from './auth/socket-tokens.ts';
 import type { AppContext } from './context.ts';
+import { clientAddress } from './http/client-address.ts';
 import { ApiError } from './http/errors.ts';
 import { recordActivity } from './servers/activity.ts';
 
@@ -54,19 +55,6 @@ export class LiveCounts {
     if (left > 0) this.counts.set(key, left);
     else this.counts.delete(key);
   }
-}
-
-/**
- * The browser's address, as Fastify's `request.ip` finds it: behind a trusted proxy (TRUST_PROXY) the first
- * address of X-Forwarded-For, otherwise the connection's.
- */
-export function clientAddress(
-  handshake: { address: string; headers: Record<string, string | string[] | undefined> },
-  trustProxy: boolean,
-): string {
-  const forwarded = handshake.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  return trustProxy && first ? first : handshake.address;
 }
 
 /** The Socket.IO server on the API's port: browsers on the default namespace, agents on `/agent`. */
