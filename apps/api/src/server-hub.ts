@@ -3,6 +3,7 @@ import {
   CONSOLE_SUBSCRIBERS_PER_SERVER_MAX,
   type AgentBackupEvent,
   type AgentUploadEvent,
+  type BackupRestoreEvent,
   type ErrorCode,
   type LiveEvent,
   type LiveServer,
@@ -481,6 +482,12 @@ export class ServerHub implements NodeEvents {
       percent,
       ...(event.error ? { message: event.error } : {}),
     });
+  }
+
+  /** Tells the server's pages where its restore is, and how it ended (a restore is a job: routes/backups.ts). */
+  restore(event: BackupRestoreEvent): void {
+    const placement = this.placements.get(event.serverId);
+    if (placement) this.io.to([...this.audience(placement), consoleRoom(event.serverId)]).emit('server:restore', event);
   }
 
   upload(nodeId: string, event: AgentUploadEvent, recorded: () => void): void {

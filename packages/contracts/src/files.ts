@@ -155,7 +155,20 @@ export const backupSummary = z.object({
 });
 export const backupListResult = z.array(backupSummary);
 /** What a restore did: `started` is true only when the server, running before, is online again. */
-export const backupRestoreResult = z.object({ restored: z.string(), started: z.boolean() });
+/** A restore is a job (it can outlast any HTTP wait): the answer names it at once; `server:restore` follows it. */
+export const backupRestoreResult = z.object({ restoring: z.string() });
+/** Where a restore is: fetching the folder from storage, stopping the server, restoring, starting it again. */
+export const restoreSteps = ['fetching', 'stopping', 'restoring', 'starting'] as const;
+/** `server:restore`: a restore's step while it runs, and how it ended (`started`: the server is running again). */
+export const backupRestoreEvent = z.object({
+  serverId: z.string(),
+  backupId: z.string(),
+  phase: z.enum(['running', 'complete', 'failed']),
+  step: z.enum(restoreSteps).optional(),
+  started: z.boolean().optional(),
+  message: z.string().optional(),
+});
+export type BackupRestoreEvent = z.infer<typeof backupRestoreEvent>;
 /**
  * GET …/backups: the complete backups, the plan's count, whether a job (backup or restore) runs, and the
  * backup being made with its last reported progress, so a page opened midway shows it (issue 10 #5).

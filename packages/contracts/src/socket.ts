@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
 import { consoleCommand, playTimeStatus, serverIdParams, serverStats } from './servers.ts';
+import type { BackupRestoreEvent } from './files.ts';
 
 /** Socket.IO events between the browser and the API (ARCHITECTURE §5). */
 export const socketAuthPayload = z.object({ token: z.string().min(1).max(1024) });
@@ -49,6 +50,7 @@ export interface ServerToClientEvents {
     percent: number;
     message?: string;
   }) => void;
+  'server:restore': (payload: BackupRestoreEvent) => void;
   /** On the public list's namespace only: a watched server's state and players changed. */
   'public:server': (payload: PublicServerEvent) => void;
 }

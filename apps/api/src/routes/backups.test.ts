@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeSync } f
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { FREE_BACKUP_LIMIT } from '@spawnpoint/contracts';
+import { FREE_BACKUP_LIMIT, type BackupRestoreEvent } from '@spawnpoint/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backups } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
@@ -296,16 +296,39 @@ describe('backups under failure', () => {
       send('POST', `/v1/server/${id}/backups/${kept?.backupId}/restore`, cookie, {}),
       send('POST', `/v1/server/${id}/start`, cookie, {}),
     ]);
-    expect(restored.json().status).toBe('SUCCESS');
+    // The restore is a job: answered at once, over once the backup list no longer says it runs.
+    expect(restored.json()).toMatchObject({ status: 'SUCCESS', result: { restoring: kept?.backupId } });
     expect(started.json().status).toBe('SUCCESS');
+    const restoreDone = () =>
+      until(
+        async () => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.running,
+        (running) => running === false,
+        60_000,
+      );
+    await restoreDone();
     await until(
       async () => (await send('GET', `/v1/server/${id}`, cookie)).json().result.state,
       (s) => s === 'online',
     );
     expect((await send('GET', `/v1/server/${id}/files/content?path=/note.txt`, cookie)).json().result.content).toBe('from the backup');
-    // Restoring a running server stops it, restores, and says truly that it is running again.
+    // Restoring a running server stops it, restores, and tells the server's pages each step and that it is
+    // running again.
+    const events: BackupRestoreEvent[] = [];
+    const restore = t.ctx.game.hub.restore.bind(t.ctx.game.hub);
+    t.ctx.game.hub.restore = (event) => {
+      events.push(event);
+      restore(event);
+    };
     const again = (await send('POST', `/v1/server/${id}/backups/${kept?.backupId}/restore`, cookie, {})).json();
-    expect(again).toMatchObject({ status: 'SUCCESS', result: { started: true } });
+    expect(again).toMatchObject({ status: 'SUCCESS', result: { restoring: kept?.backupId } });
+    await until(
+      () => events.at(-1)?.phase,
+      (phase) => phase === 'complete',
+      60_000,
+    );
+    expect(events.map((e) => e.step ?? e.phase)).toEqual(['stopping', 'restoring', 'starting', 'complete']);
+    expect(events.at(-1)).toMatchObject({ serverId: id, backupId: kept?.backupId, started: true });
+    await restoreDone();
     expect((await send('GET', `/v1/server/${id}`, cookie)).json().result.state).toBe('online');
     await send('POST', `/v1/server/${id}/kill`, cookie, {});
   });

@@ -1,4 +1,4 @@
-import { agentEndpoints, endpoints } from '@spawnpoint/contracts';
+import { agentEndpoints, endpoints, type BackupRestoreEvent, type restoreSteps } from '@spawnpoint/contracts';
 import { and, desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { backups } from '../db/schema.ts';
@@ -11,6 +11,9 @@ type BackupRow = typeof backups.$inferSelect;
 
 const STOP_WAIT_MS = 60_000;
 const START_WAIT_MS = 60_000;
+/** A restore unpacks the whole world on the node: the job waits for it this long (the HTTP answer never does). */
+const RESTORE_WAIT_MS = 30 * 60_000;
+type RestoreStep = (typeof restoreSteps)[number];
 
 const present = (row: BackupRow) => ({
   backupId: row.id,
@@ -23,7 +26,8 @@ const present = (row: BackupRow) => ({
 /** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
 export function backupRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
-  const { hub, power, mover, backups: backupJobs } = ctx.game;
+  const { hub, power, mover, nodes, backups: backupJobs } = ctx.game;
+  const { log } = ctx;
   const { jobs, percents } = backupJobs;
 
   /** The backup named in the path, only if it belongs to the server in the path. */
@@ -104,10 +108,47 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
   );
 
   // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running —
-  // all while holding the server's power line, so no start or stop slips in between the steps.
+  // all while holding the server's power line, so no start or stop slips in between the steps. It can take
+  // longer than any HTTP wait (a large world), so it is a job: the answer comes at once, and its steps and
+  // end reach the server's pages as `server:restore` (the backup list says a restore runs meanwhile).
+  const restorer = async (server: ServerRow, backupId: string, step: (s: RestoreStep) => void): Promise<boolean> =>
+    power.exclusive(server, async (act) => {
+      let at = server;
+      if (hub.inStorage(server.id)) {
+        // Fetched onto the node it would wake on (`downloading`), where it stays asleep, restored.
+        step('fetching');
+        at = await mover.fetch(await mover.prepareStart(server));
+        hub.hold(server.id, 'sleeping');
+      }
+      // A start or stop that went just before is let finish: the restore then goes on from where it ended.
+      const settled = (s: string) => s === 'online' || s === 'offline' || s === 'sleeping';
+      if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
+      const state = hub.stateOf(server.id);
+      const wasRunning = state === 'online';
+      // A sleeping server is restored as a stopped one and goes back to sleep after.
+      if (state === 'sleeping') hub.sleepWhenStopped(server.id, true);
+      if (state !== 'offline' && state !== 'sleeping' && !wasRunning)
+        throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${state.replace('_', ' ')}.`);
+      if (wasRunning) {
+        step('stopping');
+        await act('stop');
+        if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
+          throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
+      }
+      step('restoring');
+      await nodes.call(at.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId } }, RESTORE_WAIT_MS);
+      if (!wasRunning) return false;
+      step('starting');
+      // Says whether the server really came back, not merely that it was asked to.
+      return act('start').then(
+        () => hub.waitForState(server.id, (s) => s === 'online', START_WAIT_MS),
+        () => false,
+      );
+    });
+
   route(
     endpoints.backupRestore,
-    async ({ nodes, server, params: { backupId } }) => {
+    async ({ server, params: { backupId } }) => {
       const row = await backupOf(server, backupId);
       // Asleep in shared storage, its folder comes back onto a node first; on its way there or back, no.
       const inStorage = hub.inStorage(server.id) && hub.stateOf(server.id) === 'sleeping';
@@ -115,41 +156,23 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
       if (away && !inStorage) throw new ApiError('INVALID_STATE', undefined, away);
       if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
       jobs.set(server.id, RESTORE_JOB);
-      try {
-        const result = await power.exclusive(server, async (act) => {
-          let at = server;
-          if (hub.inStorage(server.id)) {
-            // Fetched onto the node it would wake on (`downloading`), where it stays asleep, restored.
-            at = await mover.fetch(await mover.prepareStart(server));
-            hub.hold(server.id, 'sleeping');
-          }
-          // A start or stop that went just before is let finish: the restore then goes on from where it ended.
-          const settled = (s: string) => s === 'online' || s === 'offline' || s === 'sleeping';
-          if (!settled(hub.stateOf(server.id))) await hub.waitForState(server.id, settled, START_WAIT_MS);
-          const state = hub.stateOf(server.id);
-          const wasRunning = state === 'online';
-          // A sleeping server is restored as a stopped one and goes back to sleep after.
-          if (state === 'sleeping') hub.sleepWhenStopped(server.id, true);
-          if (state !== 'offline' && state !== 'sleeping' && !wasRunning)
-            throw new ApiError('INVALID_STATE', undefined, `Cannot restore while the server is ${state.replace('_', ' ')}.`);
-          if (wasRunning) {
-            await act('stop');
-            if (!(await hub.waitForState(server.id, (s) => s === 'offline', STOP_WAIT_MS)))
-              throw new ApiError('INVALID_STATE', undefined, 'The server did not stop in time, so nothing was restored.');
-          }
-          await nodes.call(at.nodeId, agentEndpoints.backupRestore, { params: { serverId: server.id, backupId: row.id } });
-          if (!wasRunning) return { restored: row.id, started: false };
-          // Says whether the server really came back, not merely that it was asked to.
-          const started = await act('start').then(
-            () => hub.waitForState(server.id, (s) => s === 'online', START_WAIT_MS),
-            () => false,
-          );
-          return { restored: row.id, started };
+      const tell = (event: Omit<BackupRestoreEvent, 'serverId' | 'backupId'>) =>
+        hub.restore({ serverId: server.id, backupId: row.id, ...event });
+      void restorer(server, row.id, (step) => tell({ phase: 'running', step }))
+        .then(
+          (started) => tell({ phase: 'complete', started }),
+          (err: unknown) => {
+            if (!(err instanceof ApiError)) log.error({ err, serverId: server.id }, 'a restore failed');
+            tell({
+              phase: 'failed',
+              message: err instanceof ApiError ? err.message : 'The restore failed. Nothing of the backup was applied; try again.',
+            });
+          },
+        )
+        .finally(() => {
+          if (jobs.get(server.id) === RESTORE_JOB) jobs.delete(server.id);
         });
-        return result;
-      } finally {
-        if (jobs.get(server.id) === RESTORE_JOB) jobs.delete(server.id);
-      }
+      return { restoring: row.id };
     },
     { activity: ({ params }) => ({ action: 'backup.restore', target: params.backupId }) },
   );

@@ -684,6 +684,11 @@ describe('backups', () => {
     await write('version two');
     const restore = await send('POST', `/v1/server/${id}/backups/${list.backups[0].backupId}/restore`, cookie, {});
     expect(restore.json().status).toBe('SUCCESS');
+    // A job: done once the list no longer says one runs.
+    await until(
+      async () => (await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.running,
+      (running) => running === false,
+    );
     expect((await send('GET', `/v1/server/${id}/files/content?path=/world-note.txt`, cookie)).json().result.content).toBe('version one');
 
     // Lock the first, fill to the limit of 3, and see the oldest unlocked rotate out.

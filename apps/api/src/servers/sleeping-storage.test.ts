@@ -292,7 +292,7 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
 
     states.clear();
     const restore = (await send('POST', `/v1/server/${id}/backups/${backup?.backupId}/restore`, cookie)).json();
-    expect(restore).toMatchObject({ status: 'SUCCESS', result: { started: false } });
+    expect(restore).toMatchObject({ status: 'SUCCESS', result: { restoring: backup?.backupId } });
     // Fetched (the page shows it), restored there, and asleep on that node's disk now.
     await until(
       () => states.order(),

@@ -1,9 +1,11 @@
 import {
   SOCKET_OPTIONS,
+  backupRestoreEvent,
   endpoints,
   serverStateEvent,
   serverStatsEvent,
   serverStatsHistoryEvent,
+  type BackupRestoreEvent,
   type ClientToServerEvents,
   type ServerStats,
   type ServerToClientEvents,
@@ -108,6 +110,11 @@ function theSocket(): Promise<AppSocket> {
     created.on('server:backup', (payload) => {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onBackup?.(payload);
     });
+    created.on('server:restore', (payload) => {
+      const event = backupRestoreEvent.safeParse(payload);
+      if (!event.success) return;
+      for (const h of subscriptions.get(event.data.serverId) ?? []) h.onRestore?.(event.data);
+    });
     created.on('server:error', (payload) => {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onError?.(payload.status, payload.message);
     });
@@ -157,6 +164,8 @@ export interface ServerSubscription {
   onStatsHistory?: (samples: StatsSample[]) => void;
   onError?: (status: string, message: string) => void;
   onBackup?: (event: { backupId: string; phase: 'running' | 'complete' | 'failed'; percent: number; message?: string }) => void;
+  /** A restore's step, and how it ended. */
+  onRestore?: (event: BackupRestoreEvent) => void;
 }
 
 const subscriptions = new Map<string, Set<ServerSubscription>>();

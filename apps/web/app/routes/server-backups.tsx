@@ -1,4 +1,4 @@
-import { backupSlotsFullMessage, type PermissionKey } from '@spawnpoint/contracts';
+import { backupSlotsFullMessage, type BackupRestoreEvent, type PermissionKey } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
@@ -17,6 +17,14 @@ export const meta = () => pageMeta('servers-id-backups', 'Back up and restore yo
 
 type Backups = Awaited<ReturnType<typeof listBackups>>;
 
+/** What the page says of each step of a restore. */
+const restoreStepText: Record<NonNullable<BackupRestoreEvent['step']>, string> = {
+  fetching: 'Bringing the server back from storage…',
+  stopping: 'Stopping the server…',
+  restoring: 'Replacing the files with the backup…',
+  starting: 'Starting the server again…',
+};
+
 /** How often the list is read again while a job runs, in case a socket event is missed (reconnecting). */
 const POLL_MS = 1000;
 
@@ -30,6 +38,8 @@ function BackupsPage({ id }: { id: string }) {
   const load = useServer(id);
   const [data, setData] = useState<Backups | null>(null);
   const [job, setJob] = useState<BackupJob | null>(null);
+  // The restore this page started (a job: its steps and end arrive as events), until it is over.
+  const [restoring, setRestoring] = useState<{ backupId: string; step: BackupRestoreEvent['step'] } | null>(null);
   const jobState = useRef<BackupJobState>(noBackupJob);
 
   // Every source of news about the job goes through one reducer (lib/backup-job.ts); the page says how a
@@ -56,6 +66,8 @@ function BackupsPage({ id }: { id: string }) {
       if (!list || seq <= applied.current) return;
       applied.current = seq;
       setData(list);
+      // No job runs: a restore whose end was not heard (the socket was away) is over too.
+      if (!list.running) setRestoring(null);
       apply({ type: 'listed', list });
     },
     [id, apply],
@@ -73,12 +85,23 @@ function BackupsPage({ id }: { id: string }) {
           // The end is confirmed by the list, which then has the backup (or no longer the pending one).
           if (event.phase !== 'running') void refresh({ background: true });
         },
+        onRestore: (event) => {
+          if (event.phase === 'running') {
+            setRestoring({ backupId: event.backupId, step: event.step });
+            return;
+          }
+          setRestoring(null);
+          if (event.phase === 'complete')
+            notify('success', 'Backup restored', event.started ? 'The server is running again.' : 'Start the server when you are ready.');
+          else notify('danger', 'The restore failed', event.message ?? 'Nothing of the backup was applied. Try again.');
+          void refresh({ background: true });
+        },
       }),
     [id, apply, refresh],
   );
 
   // Also read while anything runs (a restore too), so the page never waits on an event it missed.
-  const running = job !== null || (data?.running ?? false);
+  const running = job !== null || restoring !== null || (data?.running ?? false);
   useEffect(() => {
     if (!running) return;
     const timer = setInterval(() => void refresh({ background: true }), POLL_MS);
@@ -118,8 +141,8 @@ function BackupsPage({ id }: { id: string }) {
             <progress className="mt-2 h-2 w-full accent-brand-600" max={100} value={job.percent} aria-label="Backup progress" />
           </div>
         ) : running ? (
-          <p role="status" className="text-sm text-slate-600">
-            A restore is running. Backups can be made again when it is done.
+          <p role="status" aria-live="polite" className="text-sm text-slate-600">
+            {restoring?.step ? `${restoreStepText[restoring.step]} ` : ''}A restore is running. Backups can be made again when it is done.
           </p>
         ) : null}
         {!data ? (
@@ -169,9 +192,10 @@ function BackupsPage({ id }: { id: string }) {
                           confirmLabel: 'Restore',
                           danger: true,
                           onConfirm: async () => {
+                            // A job: its steps and its end arrive as events (the list says one runs meanwhile).
                             await restoreBackup(id, backup.backupId);
-                            notify('success', 'Backup restored');
-                            void refresh();
+                            setRestoring((now) => now ?? { backupId: backup.backupId, step: undefined });
+                            void refresh({ background: true });
                           },
                         })
                       }
