@@ -84,6 +84,8 @@ export interface App {
 const BODY_LIMIT = 64 * 1024;
 // How soon a session ended elsewhere (another replica, the operator command) ends here too.
 const SESSION_SWEEP_MS = 15_000;
+/** After a takeover, how long a node has to say hello before its servers' last known states are given up. */
+const TAKEOVER_HELLO_WAIT_MS = 30_000;
 const ACTIVITY_PRUNE_MS = 60 * 60_000;
 
 export async function buildApp(options: BuildOptions): Promise<App> {
@@ -396,6 +398,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       nodes.applyLive(null);
       mirroredProxies = false;
       hub.takeOver();
+      // The last known states stand until each node's hello; one that has not come back by then is gone,
+      // and its servers show offline with the console line saying why.
+      setTimeout(() => {
+        for (const nodeId of hub.nodesOfPlaced()) if (!nodes.isConnected(nodeId)) hub.gone(nodeId);
+      }, TAKEOVER_HELLO_WAIT_MS).unref();
       await directory.placeAll();
       await proxies.load();
       await freeTier.loadPlans();

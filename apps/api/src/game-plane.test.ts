@@ -134,14 +134,21 @@ describe('the game plane across two API processes', () => {
       (s) => s?.state === 'queued',
     );
 
-    // A dies. B takes the lease once it runs out, the node comes to B, and the game never stopped.
+    // A dies. B takes the lease once it runs out, the node comes to B, and the game never stopped: a page
+    // polling B meanwhile never sees the running server offline (B keeps the last state it mirrored).
     await a.kill();
+    const seen: string[] = [];
     await until(
-      () => b.call('GET', `/v1/server/${serverId}`, undefined, owner),
-      (d) => d.result?.state === 'online' && d.result?.players.online === 1,
+      async () => {
+        const [d, list] = await Promise.all([b.call('GET', `/v1/server/${serverId}`, undefined, owner), listed(b, serverId)]);
+        seen.push(String(d.result?.state), String(list?.state));
+        return { d, nodes: await agentsOf(b) };
+      },
+      ({ d, nodes }) => d.result?.state === 'online' && d.result?.players.online === 1 && nodes.includes(agent.nodeConfig.id),
       30_000,
+      20,
     );
-    expect(await agentsOf(b)).toContain(agent.nodeConfig.id);
+    expect(seen).not.toContain('offline');
     // The start that waited in A's queue waits in B's.
     await until(
       () => b.call('GET', `/v1/server/${waiting}`, undefined, other),

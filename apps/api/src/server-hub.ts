@@ -114,12 +114,13 @@ export class ServerHub implements NodeEvents {
   }
 
   /**
-   * This process takes over the game plane: what it mirrored is forgotten, as at a fresh start (servers show
-   * what their node says at its hello; sleeping ones are held again from the database by the caller).
-   * Silent: browsers keep the last state they were sent until a node says otherwise.
+   * This process takes over the game plane: what it mirrored is forgotten, as at a fresh start, but for each
+   * server's last known state, which stands until its node's hello says otherwise (a running game is never
+   * shown offline for the moment between the takeover and that hello; a node that does not come back is
+   * `gone` after a while: see app.ts). Sleeping ones are held again from the database by the caller.
    */
   takeOver(): void {
-    for (const map of [this.states, this.latestStats, this.statsHistory, this.held, this.playing]) map.clear();
+    for (const map of [this.latestStats, this.statsHistory, this.held, this.playing]) map.clear();
     this.toSleep.clear();
     this.wakingUp.clear();
   }
@@ -191,6 +192,11 @@ export class ServerHub implements NodeEvents {
   /** Every server placed on a node. */
   placedServers(): string[] {
     return [...this.placements.keys()];
+  }
+
+  /** The nodes servers are placed on. */
+  nodesOfPlaced(): string[] {
+    return [...new Set([...this.placements.values()].map((p) => p.nodeId))];
   }
 
   /** Tells the players of a running server something (`say`). */
