@@ -98,6 +98,8 @@ export const serverSummary = z.object({
   joinAddress: z.string(),
   /** The caller's role on the server: `owner`, or the role they were invited with. */
   role: serverRole,
+  /** The server's plan (plans.ts): an owner's plans decide how many servers the account may own. */
+  planId: z.string(),
 });
 export type ServerSummary = z.infer<typeof serverSummary>;
 

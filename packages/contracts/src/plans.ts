@@ -94,6 +94,16 @@ export const plansResult = z.array(planSchema);
 export type Plan = (typeof plans)[number];
 export const planIds = plans.map((p) => p.id) as [PlanId, ...PlanId[]];
 export const planId = z.enum(planIds, { error: 'Choose one of the plans.' });
+/**
+ * How many servers an account may own: the most any plan of its servers allows (pricing: Free 2, Starter 3,
+ * Community 5, Network 10), and the free plan's with none.
+ */
+export function serverLimitOf(planIds: Iterable<string>): number {
+  let limit: number = plans[0].servers;
+  for (const id of planIds) limit = Math.max(limit, planById(id)?.servers ?? 0);
+  return limit;
+}
+
 export function planById(id: string): Plan | undefined {
   return plans.find((p) => p.id === id);
 }

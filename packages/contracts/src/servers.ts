@@ -253,4 +253,9 @@ export const FREE_SERVER_LIMIT = 2;
  * frees that), but an owned server only stops counting once it is deleted.
  */
 export const OWNED_SERVER_LIMIT_MESSAGE = `An account can own at most ${FREE_SERVER_LIMIT} servers. Delete one of yours to create another.`;
+/** The same refusal for an account whose servers' plans allow `limit` (a paid plan raises it: plans.ts `servers`). */
+export const ownedServerLimitMessage = (limit: number) =>
+  limit === FREE_SERVER_LIMIT
+    ? `${OWNED_SERVER_LIMIT_MESSAGE} A server on a paid plan raises the limit.`
+    : `An account can own at most ${limit} servers on its plans. Delete one of yours to create another.`;
 export const FREE_MEMORY_MB = 1024;

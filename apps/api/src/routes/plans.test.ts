@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../../test-support/until.ts';
 import { addMonth, proratedCents } from '../billing/subscriptions.ts';
 import { serverMembers, servers, subscriptions, users } from '../db/schema.ts';
-import { planById } from '@spawnpoint/contracts';
+import { FREE_SERVER_LIMIT, ownedServerLimitMessage, planById, serverLimitOf } from '@spawnpoint/contracts';
 import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName, verifiedOwner, type Send } from '../test/build-test-app.ts';
 
 /**
@@ -324,5 +324,20 @@ describe('plans', () => {
     expect(shop).toMatchObject({ balanceCents: 5000 - 10 * 99, backupLimit: 3 + 10 });
     const entries: { action: string }[] = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries;
     expect(entries.filter((e) => e.action === 'shop.buy')).toHaveLength(10);
+  });
+
+  it('raises the number of servers an account may own to what its best plan allows (Starter 3), and says the limit', async () => {
+    const { cookie, id } = await payingOwner('owns', 1000);
+    const create = async () => (await send('POST', '/v1/server/create', cookie, { serverName: uniqueServerName('own') })).json();
+    expect((await create()).status).toBe('SUCCESS');
+    // Free: two servers.
+    expect(await create()).toMatchObject({ status: 'SERVER_LIMIT_REACHED', message: ownedServerLimitMessage(FREE_SERVER_LIMIT) });
+    expect((await choose(cookie, id, 'starter')).status).toBe('SUCCESS');
+    // Starter on one of them: three, and the list says which plan each is on (the create page reads it).
+    expect((await create()).status).toBe('SUCCESS');
+    expect(await create()).toMatchObject({ status: 'SERVER_LIMIT_REACHED', message: ownedServerLimitMessage(3) });
+    const mine: { serverId: string; planId: string }[] = (await send('GET', '/v1/user/servers', cookie)).json().result;
+    expect(mine.find((s) => s.serverId === id)?.planId).toBe('starter');
+    expect(serverLimitOf(mine.map((s) => s.planId))).toBe(planById('starter')?.servers);
   });
 });

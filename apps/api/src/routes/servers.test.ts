@@ -6,7 +6,7 @@ import {
   eulaMessages,
   FREE_SERVER_LIMIT,
   isRestrictedName,
-  OWNED_SERVER_LIMIT_MESSAGE,
+  ownedServerLimitMessage,
   SOCKETS_PER_SESSION_MAX,
 } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
@@ -191,7 +191,7 @@ describe('creating a server', () => {
     expect(statuses.filter((s) => s === 'SERVER_LIMIT_REACHED')).toHaveLength(50 - FREE_SERVER_LIMIT);
     // What to do about it: hibernating (the catalogue's text) frees a running slot, not an owned one.
     expect(new Set(results.filter((r) => r.statusCode === 403).map((r) => r.json().message))).toEqual(
-      new Set([OWNED_SERVER_LIMIT_MESSAGE]),
+      new Set([ownedServerLimitMessage(FREE_SERVER_LIMIT)]),
     );
     expect((await get('/v1/user/servers', cookie)).json().result).toHaveLength(FREE_SERVER_LIMIT);
   });

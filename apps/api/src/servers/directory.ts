@@ -426,6 +426,7 @@ export class ServerDirectory {
       players: { online: stats?.players.online ?? 0, max: this.hub.maxPlayersOf(row.id) ?? row.maxPlayers },
       joinAddress: this.joinAddress(row),
       role,
+      planId: row.planId,
     };
   }
 

@@ -1,11 +1,11 @@
 import {
   DEFAULT_SOFTWARE,
   FREE_MEMORY_MB,
-  FREE_SERVER_LIMIT,
-  OWNED_SERVER_LIMIT_MESSAGE,
   findSoftware,
   isRestrictedName,
   javaMajorFor,
+  ownedServerLimitMessage,
+  serverLimitOf,
   type CreateServerRequest,
 } from '@spawnpoint/contracts';
 import { count, eq } from 'drizzle-orm';
@@ -44,8 +44,10 @@ export async function serverCreator(
   return db.transaction(async (tx) => {
     const [owner] = await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('no key update');
     if (!owner) throw new ApiError('NOT_AUTHENTICATED');
-    const [owned] = await tx.select({ n: count() }).from(servers).where(eq(servers.ownerId, ownerId));
-    if ((owned?.n ?? 0) >= FREE_SERVER_LIMIT) throw new ApiError('SERVER_LIMIT_REACHED', undefined, OWNED_SERVER_LIMIT_MESSAGE);
+    // A paid plan on any of its servers raises the account's limit (the plans' `servers`).
+    const owned = await tx.select({ planId: servers.planId }).from(servers).where(eq(servers.ownerId, ownerId));
+    const limit = serverLimitOf(owned.map((s) => s.planId));
+    if (owned.length >= limit) throw new ApiError('SERVER_LIMIT_REACHED', undefined, ownedServerLimitMessage(limit));
     const [taken] = await tx.select({ id: servers.id }).from(servers).where(eq(servers.name, request.serverName)).limit(1);
     if (taken) throw new ApiError('SERVER_NAME_ALREADY_IN_USE');
 

@@ -1,8 +1,8 @@
 import {
   DEFAULT_SOFTWARE,
-  FREE_SERVER_LIMIT,
   isJavaSoftware,
-  OWNED_SERVER_LIMIT_MESSAGE,
+  ownedServerLimitMessage,
+  serverLimitOf,
   SERVER_NAME_MAX,
   serverName,
   type ServerDetails,
@@ -42,7 +42,11 @@ export default function CreateServer() {
   const navigate = useNavigate();
   const verified = useUser((s) => s.userData?.emailVerified ?? false);
   // Said before the form is filled in: the API would refuse the create anyway.
-  const atLimit = useUser((s) => s.servers.filter((server) => server.role === 'owner').length >= FREE_SERVER_LIMIT);
+  // A paid plan on any owned server raises the limit (pricing: each plan's servers). Numbers, so the store's
+  // selectors give the same value while nothing changed.
+  const ownedCount = useUser((s) => s.servers.filter((server) => server.role === 'owner').length);
+  const limit = useUser((s) => serverLimitOf(s.servers.filter((server) => server.role === 'owner').map((server) => server.planId)));
+  const atLimit = ownedCount >= limit;
   const [name, setName] = useState('');
   const [availability, setAvailability] = useState<Availability>({ state: 'idle' });
   const [software, setSoftware] = useState<Software[]>([]);
@@ -124,7 +128,7 @@ export default function CreateServer() {
       ) : null}
       {atLimit ? (
         <p className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-900" role="status">
-          {OWNED_SERVER_LIMIT_MESSAGE}{' '}
+          {ownedServerLimitMessage(limit)}{' '}
           <Link to="/servers" className="font-medium underline">
             Your servers
           </Link>
