@@ -42,6 +42,8 @@ test('billing: add billing information, a declined top-up moves nothing, a paid 
   await page.getByRole('button', { name: 'Top up' }).click();
   await page.getByLabel(/Or another amount/).fill('25');
   await page.getByRole('button', { name: 'Pay $25.00' }).click();
+  // The checkout page, loaded (a screenshot taken while it was still being navigated to failed the test).
+  await expect(page.getByTestId('checkout-amount')).toHaveText('$25.00');
   await page.screenshot({ path: test.info().outputPath('checkout-sandbox-1280.png'), fullPage: true });
   await page.getByRole('button', { name: 'Pay $25.00' }).click();
   await expect(page.getByText('Payment received')).toBeVisible();
