@@ -153,6 +153,12 @@ test('back up, change a file, restore, and get the old content back', async ({ p
   await page.getByTestId('backup-row').getByRole('button', { name: 'Restore' }).click();
   await page.getByRole('dialog', { name: 'Restore this backup?' }).getByRole('button', { name: 'Restore' }).click();
   await expect(page.getByText('Backup restored')).toBeVisible({ timeout: 30_000 });
+  // The restore is a job: its end is told by the event, and the page offers backups again.
+  await expect(page.getByText('Start the server when you are ready.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Create backup' })).toBeEnabled();
+  await page.screenshot({ path: test.info().outputPath('backups-restored-1280.png'), fullPage: true });
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.screenshot({ path: test.info().outputPath('backups-restored-360.png'), fullPage: true });
   await page.goto(`${base}/properties`);
   await expect(page.getByLabel('Message of the day')).not.toHaveValue('Changed after the backup');
 });
