@@ -121,6 +121,9 @@ export class ServerHub implements NodeEvents {
    */
   takeOver(): void {
     for (const map of [this.latestStats, this.statsHistory, this.held, this.playing]) map.clear();
+    // Carried over, not heard here: the node's next word on each is told to every listener (sleeping, the
+    // start queue, play time) even when it is the same state, as it would be at a fresh start.
+    this.carried = new Set(this.states.keys());
     this.toSleep.clear();
     this.wakingUp.clear();
   }
@@ -143,6 +146,7 @@ export class ServerHub implements NodeEvents {
     this.placements.delete(serverId);
     this.stored.delete(serverId);
     this.states.delete(serverId);
+    this.carried.delete(serverId);
     this.held.delete(serverId);
     this.toSleep.delete(serverId);
     this.wakingUp.delete(serverId);
@@ -290,9 +294,14 @@ export class ServerHub implements NodeEvents {
     this.setState(serverId, state);
   }
 
+  /** Servers whose state this process carried over at a takeover and has not heard from a node since. */
+  private carried = new Set<string>();
+
   setState(serverId: string, state: ServerState): void {
     const placement = this.placements.get(serverId);
-    if (!placement || this.states.get(serverId) === state) return;
+    if (!placement) return;
+    const carried = this.carried.delete(serverId);
+    if (this.states.get(serverId) === state && !carried) return;
     if (this.held.get(serverId) !== state) this.held.delete(serverId);
     this.states.set(serverId, state);
     if (state === 'offline' || state === 'sleeping') {
