@@ -280,7 +280,8 @@ export async function prepareGameNetwork(options: GameNetworkOptions): Promise<G
       if (!lease) return;
       // Only this game's mapping: the port may be another game's by now.
       const mapped = await run('nft', ['get', 'element', ...TABLE.split(' '), 'game_tcp', `{ ${lease.port} }`]).then(
-        ({ stdout }) => stdout.includes(lease.gameAddress),
+        // The exact address: 10.189.0.2 must not match another game's 10.189.0.22.
+        ({ stdout }) => new RegExp(`:\\s*${lease.gameAddress.replaceAll('.', '\\.')}(?![\\d.])`).test(stdout),
         () => false,
       );
       if (mapped)
