@@ -11,6 +11,8 @@ const STATS_EVERY_MS = 2000;
  */
 const DISK_EVERY_MS = 5_000;
 const DISK_WALK_SHARE = 20;
+/** However slow the walk (a folder of millions of empty files costs no quota), the gap never grows past this. */
+const DISK_EVERY_MAX_MS = 30_000;
 
 /** What the sampler reads of its server, each time it samples. */
 export interface SampledServer {
@@ -96,7 +98,7 @@ export class StatsSampler {
     const sandbox = await this.server.sandbox().catch(() => null);
     if (!sandbox) return;
     this.disk = await sandbox.measure().catch(() => this.disk);
-    this.diskEveryMs = Math.max(DISK_EVERY_MS, (Date.now() - began) * DISK_WALK_SHARE);
+    this.diskEveryMs = Math.min(DISK_EVERY_MAX_MS, Math.max(DISK_EVERY_MS, (Date.now() - began) * DISK_WALK_SHARE));
     if (this.disk > sandbox.quotaBytes && this.server.state() !== 'stopping') this.server.overQuota(this.disk, sandbox.quotaBytes);
   }
 
