@@ -88,7 +88,7 @@ console.log('KERNEL ' + JSON.stringify({ calls: calls.stdout, callsError: calls.
     );
     const EPERM = '1';
     for (const name of [...Object.keys(denied), 'clone_newuser']) expect(errno[name], name).toBe(EPERM);
-    // clone3 says "not implemented", so libc falls back to clone, whose flags the filter reads.
+    // clone3 answers ENOSYS, so libc falls back to clone, whose flags the filter reads.
     expect(errno.clone3).toBe('38');
     expect(errno.fork).toBe('0');
     expect(report.unshare[0]).not.toBe(0);
