@@ -41,6 +41,7 @@ import { recoverInterruptedSwaps } from './backup-coordinator.ts';
 import { fileRoutes, sendSandboxError } from './server-files.ts';
 import { localStorage, s3Storage, storageName } from './storage.ts';
 import { ApiClock } from './api-clock.ts';
+import { NodeDisk } from './node-disk.ts';
 
 export interface Agent {
   http: FastifyInstance;
@@ -175,6 +176,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     stats: (serverId, stats) => socket.connected && socket.emit('agent:stats', { serverId, ...stats }),
   };
 
+  const nodeDisk = new NodeDisk(config.dataDir, config.DISK_RESERVE_MB * 1024 * 1024);
   const newServer = (spec: AgentServerSpec) =>
     new ManagedServer(
       spec,
@@ -185,6 +187,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       config.STOP_TIMEOUT_SECONDS * 1000,
       events,
       cage,
+      nodeDisk,
     );
 
   await warmUpPing();

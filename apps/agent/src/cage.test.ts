@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ping } from 'minecraft-protocol';
 import mineflayer, { type Bot } from 'mineflayer';
@@ -28,41 +29,49 @@ afterAll(async () => {
   await t.close();
 });
 
-const stateOf = (id: string) => t.agent.servers.get(id)?.state;
-const consoleOf = (id: string) => t.agent.servers.get(id)?.console.lines().join('\n') ?? '';
+const stateOf = (id: string, on = t) => on.agent.servers.get(id)?.state;
+const consoleOf = (id: string, on = t) => on.agent.servers.get(id)?.console.lines().join('\n') ?? '';
 const folder = (id: string) => path.join(t.dataDir, 'servers', id);
 
 /** Writes a file the way the file manager does. */
-async function put(serverId: string, file: string, content: string) {
-  const response = await fetch(`${t.base}/v1/servers/${serverId}/files/write?path=${encodeURIComponent(file)}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/octet-stream' },
-    body: Buffer.from(content),
-  });
-  expect(((await response.json()) as { status: string }).status).toBe('SUCCESS');
+async function put(serverId: string, file: string, content: string, on = t) {
+  expect((await write(serverId, file, content, on)).status).toBe('SUCCESS');
 }
 
-async function install(serverId: string, plugin: string, memoryMb = 512): Promise<number> {
+async function write(serverId: string, file: string, content: string, on = t) {
+  const response = await fetch(`${on.base}/v1/servers/${serverId}/files/write?path=${encodeURIComponent(file)}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${on.token}`, 'content-type': 'application/octet-stream' },
+    body: Buffer.from(content),
+  });
+  return (await response.json()) as { status: string; message?: string };
+}
+
+async function install(
+  serverId: string,
+  plugin: string,
+  { memoryMb = 512, diskMb = 1024, on = t }: { memoryMb?: number; diskMb?: number; on?: TestAgent } = {},
+): Promise<number> {
   const port = await freePort();
-  const res = await t.call('PUT', `/v1/servers/${serverId}`, {
+  const res = await on.call('PUT', `/v1/servers/${serverId}`, {
     serverId,
     software: 'flying-squid',
     version: '1.21.4',
     port,
     memoryMb,
-    diskMb: 1024,
+    diskMb,
     maxPlayers: 5,
     motd: `Cage ${serverId}`,
   });
   expect(res.body.status).toBe('SUCCESS');
-  await put(serverId, 'plugin.mjs', plugin);
+  await put(serverId, 'plugin.mjs', plugin, on);
   return port;
 }
 
-async function start(serverId: string) {
-  expect((await t.call('POST', `/v1/servers/${serverId}/power`, { action: 'start' })).body.status).toBe('SUCCESS');
+async function start(serverId: string, on = t) {
+  expect((await on.call('POST', `/v1/servers/${serverId}/power`, { action: 'start' })).body.status).toBe('SUCCESS');
   await until(
-    () => stateOf(serverId),
+    () => stateOf(serverId, on),
     (s) => s === 'online',
   );
 }
@@ -291,7 +300,7 @@ console.log('ESCAPE ' + JSON.stringify(report));
   });
 
   it('stops a server that uses more memory than its plan: "out of memory", offline, not restarted', async () => {
-    await install('hog', onFile('hog.now', `const keep = []; for (;;) keep.push(Buffer.alloc(16 * 1024 * 1024, 1));`), 384);
+    await install('hog', onFile('hog.now', `const keep = []; for (;;) keep.push(Buffer.alloc(16 * 1024 * 1024, 1));`), { memoryMb: 384 });
     await start('hog');
     await put('hog', 'hog.now', 'go');
     await until(
@@ -335,5 +344,59 @@ console.log('ESCAPE ' + JSON.stringify(report));
     // A start is refused until space is freed.
     const again = await t.call('POST', '/v1/servers/filler/power', { action: 'start' });
     expect(again.body.status).toBe('DISK_LIMIT');
+  });
+
+  it('counts a file the game deleted but keeps open against its quota', async () => {
+    // Out of every folder, still on the disk: 100 MB (sparse, so it costs the test nothing) in a 64 MB quota.
+    const hide = `const fd = fs.openSync('hidden.bin', 'w'); fs.ftruncateSync(fd, 100 * 1024 * 1024); fs.unlinkSync('hidden.bin'); globalThis.kept = fd;`;
+    await install('hider', onFile('hide.now', hide), { diskMb: 64 });
+    await start('hider');
+    await put('hider', 'hide.now', 'go');
+    await until(
+      () => stateOf('hider'),
+      (s) => s === 'offline',
+    );
+    expect(consoleOf('hider')).toMatch(/The server was stopped: its folder uses 1\d\d MB, more than its disk limit of 64 MB/);
+  });
+});
+
+describe("the node's disk reserve", () => {
+  // DATA_DIR on a disk of its own, small enough to fill: 160 MB, of which 100 MB are the node's reserve.
+  const disk = path.join(os.tmpdir(), `spawnpoint-reserve-${process.pid}`);
+  let r: TestAgent;
+  beforeAll(async () => {
+    mkdirSync(disk, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', disk]);
+    r = await startTestAgent('reserve', { runtimes: { 'flying-squid': pluginRuntime } }, { DATA_DIR: disk, DISK_RESERVE_MB: '100' });
+  });
+  afterAll(async () => {
+    await r?.close();
+    // Lazily: the agent's handles of server folders close with this process.
+    execFileSync('umount', ['--lazy', disk]);
+    rmSync(disk, { recursive: true, force: true });
+  });
+
+  it('stops a game that writes into it, refuses starts and uploads, and starts again once space is freed', async () => {
+    // 80 MB of real data, within the server's own 1 GB quota but past the node's 60 MB of room.
+    const fill = `for (let i = 0; i < 10; i++) fs.appendFileSync('fill.bin', Buffer.alloc(8 * 1024 * 1024, 1));`;
+    await install('greedy', onFile('fill.now', fill), { on: r });
+    await start('greedy', r);
+    await put('greedy', 'fill.now', 'go', r);
+    await until(
+      () => stateOf('greedy', r),
+      (s) => s === 'offline',
+    );
+    expect(consoleOf('greedy', r)).toMatch(/The server was stopped: it was writing to the disk: this node is nearly out of disk space/);
+    const refusedStart = await r.call('POST', '/v1/servers/greedy/power', { action: 'start' });
+    expect(refusedStart.body).toMatchObject({
+      status: 'DISK_LIMIT',
+      message: expect.stringMatching(/^The server cannot start: this node is nearly out of disk space/),
+    });
+    const refusedWrite = await write('greedy', 'more.txt', 'x'.repeat(1024 * 1024), r);
+    expect(refusedWrite).toMatchObject({ status: 'DISK_LIMIT', message: expect.stringMatching(/nearly out of disk space/) });
+    // The owner deletes the file: the node has room again and the server starts.
+    const removed = await r.call('POST', '/v1/servers/greedy/files/delete', { paths: ['fill.bin', 'fill.now'] });
+    expect(removed.body.status).toBe('SUCCESS');
+    await start('greedy', r);
   });
 });

@@ -108,6 +108,15 @@ export async function readGroupUsage(files: UsageFiles): Promise<GroupUsage | nu
   }
 }
 
+/** The processes in a group now (none once it is gone). */
+export async function groupPids(files: UsageFiles): Promise<number[]> {
+  const text = await readFile(path.join(files.memoryDir, 'cgroup.procs'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => /^\d+$/.test(line))
+    .map(Number);
+}
+
 /** Removes a group once it is empty (a group still in use stays, and is reused by the next start). */
 export async function removeGroup(dirs: string[]): Promise<void> {
   // The agent's own level goes too once its last server's group is gone.

@@ -63,6 +63,11 @@ const envSchema = z.object({
     .string()
     .regex(/^s3:\/\/[^:@/]+:[^@/]+@[^/]+\/[^/?]+/, 'must look like s3://KEY:SECRET@host:port/bucket')
     .optional(),
+  /**
+   * Disk of DATA_DIR's filesystem kept free for the node itself (node-disk.ts): below it, writes are
+   * refused, no server starts, and games still writing are stopped.
+   */
+  DISK_RESERVE_MB: z.coerce.number().int().min(0).default(1024),
   STOP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /**
    * Development only: where bubblewrap is missing, run game servers without the cage (loudly) instead of

@@ -12,7 +12,7 @@ import { open, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { readGroupUsage, type GroupUsage, type UsageFiles } from './cgroups.ts';
+import { groupPids, readGroupUsage, type GroupUsage, type UsageFiles } from './cgroups.ts';
 import type { LaunchPlan, RuntimeProcess } from './runtimes/types.ts';
 
 // Once this much of the log has been read, its blocks are given back to the disk (a hole is punched
@@ -219,6 +219,12 @@ class DetachedProcess implements RuntimeProcess {
 
   async usage(): Promise<GroupUsage | null> {
     return this.usageFiles ? readGroupUsage(this.usageFiles) : null;
+  }
+
+  /** The game's processes: its control group's, or its own pid when it has no group. */
+  async pids(): Promise<number[]> {
+    if (this.usageFiles) return groupPids(this.usageFiles);
+    return this.pid ? [this.pid] : [];
   }
 
   /**

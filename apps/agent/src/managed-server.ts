@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentServerSpec, PowerAction, ServerState, ServerStats } from '@spawnpoint/contracts';
@@ -7,6 +7,8 @@ import type { GameCage } from './cage.ts';
 import { rememberSpec } from './detached-process.ts';
 import { canBind } from './ports.ts';
 import { Sandbox, SandboxError } from './sandbox.ts';
+import { deletedOpenBytes } from './folder-size.ts';
+import type { NodeDisk } from './node-disk.ts';
 import { effectiveMaxPlayers, LaunchRefused, readGameSettings, refuseLinksIn } from './runtimes/game-settings.ts';
 import { parseProperties, updateProperties } from './properties.ts';
 import type { Runtime, RuntimeProcess } from './runtimes/types.ts';
@@ -69,6 +71,8 @@ export class ManagedServer {
     private events: ServerEvents,
     /** Runs the game process in its cage with the plan's limits (cage.ts). */
     private cage: GameCage,
+    /** The node's disk and the reserve no server may take (node-disk.ts). */
+    private nodeDisk: NodeDisk,
   ) {
     this.console = new ConsoleBuffer((lines) => this.events.lines(spec.serverId, lines));
     this.backups = new BackupCoordinator(
@@ -91,6 +95,8 @@ export class ManagedServer {
         state: () => this.state,
         sandbox: () => this.sandbox(),
         overQuota: (bytes, quota) => this.overQuota(bytes, quota),
+        nodeRoom: () => this.nodeDisk.freshRoom(),
+        nodeDiskFull: () => this.nodeDiskFull(),
       },
       (stats: ServerStats) => {
         this.latest = stats;
@@ -145,7 +151,14 @@ export class ManagedServer {
     // Its folder is being packed for shared storage: nothing may change it now.
     if (this.state === 'uploading')
       return Promise.reject(new SandboxError('INVALID_STATE', 'The server is going to sleep and its files are being stored.'));
-    this.openSandbox ??= mkdir(this.dir, { recursive: true }).then(() => Sandbox.open(this.dir, this.spec.diskMb * 1024 * 1024));
+    this.openSandbox ??= mkdir(this.dir, { recursive: true })
+      .then(() => Sandbox.open(this.dir, this.spec.diskMb * 1024 * 1024, { nodeDisk: this.nodeDisk }))
+      .then(async (sandbox) => {
+        const { dev } = await stat(this.dir);
+        // Files the running game deleted but keeps open are still on the disk: they count too.
+        sandbox.hiddenBytes = async () => (this.proc ? deletedOpenBytes(await this.proc.pids(), dev) : 0);
+        return sandbox;
+      });
     this.openSandbox.catch(() => (this.openSandbox = null));
     return this.openSandbox;
   }
@@ -240,8 +253,22 @@ export class ManagedServer {
     void this.power('stop').catch(() => undefined);
   }
 
-  /** A server over its disk quota does not start until space is freed (the folder is measured now). */
+  /**
+   * The node's disk fell below its reserve while this game was writing to it: the game is stopped before
+   * it takes what the node needs (whatever its own quota), and says why.
+   */
+  private nodeDiskFull(): void {
+    if (this.state !== 'online' && this.state !== 'starting') return;
+    this.console.notice(`The server was stopped: ${this.nodeDisk.lowMessage('it was writing to the disk')}`);
+    void this.power('stop').catch(() => undefined);
+  }
+
+  /**
+   * A server over its disk quota does not start until space is freed (the folder is measured now), and
+   * none starts on a node below its disk reserve.
+   */
   private async checkDisk(): Promise<void> {
+    if ((await this.nodeDisk.refresh()) < 0) throw new SandboxError('DISK_LIMIT', this.nodeDisk.lowMessage('The server cannot start'));
     const sandbox = await this.sandbox();
     if ((await sandbox.measure()) > sandbox.quotaBytes) {
       throw new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached. Delete files or upgrade before starting it.');

@@ -353,6 +353,17 @@ describe('disk quota', () => {
     expect((await sandbox.list('/')).filter((e) => e.name.startsWith('.spawnpoint-'))).toEqual([]);
   });
 
+  it("counts blocks held past a file's end and files whose names are not UTF-8", async () => {
+    // What a game could write to hide bytes from a walk that stats names or reads sizes only.
+    writeFileSync(path.join(root, 'held.bin'), '');
+    execFileSync('fallocate', ['--keep-size', '--length', '4MiB', path.join(root, 'held.bin')]);
+    writeFileSync(Buffer.from(`${root}/odd-\xff-name.bin`, 'latin1'), Buffer.alloc(3 * MB, 1));
+    expect(await sandbox.measure()).toBeGreaterThanOrEqual(4 * 1024 * 1024 + 3 * MB);
+    await expect(sandbox.writeFrom('more.bin', Readable.from([Buffer.alloc(4 * MB)]), { overwrite: true })).rejects.toMatchObject({
+      code: 'DISK_LIMIT',
+    });
+  });
+
   it('counts an overwrite as the difference', async () => {
     await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(6 * MB)]), { overwrite: true });
     await sandbox.writeFrom('a.bin', Readable.from([Buffer.alloc(7 * MB)]), { overwrite: true });

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FILE_LIST_MAX } from '@spawnpoint/contracts';
+import { folderBytes } from './folder-size.ts';
+import type { NodeDisk } from './node-disk.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
 
@@ -225,6 +227,11 @@ export class Sandbox {
    */
   private readonly temps = new Map<string, number>();
   private isTemp = (name: string, ino: number) => this.temps.get(name) === ino;
+  /**
+   * Bytes of this folder no walk sees: files its running game deleted but keeps open (ManagedServer sets
+   * it while the game runs, folder-size.ts `deletedOpenBytes`).
+   */
+  hiddenBytes: () => Promise<number> = async () => 0;
   /** Files (inodes) an overwrite in progress counts as replaced. */
   private readonly credited = new Set<number>();
   private readonly commitLock = new Lock();
@@ -240,12 +247,14 @@ export class Sandbox {
     public quotaBytes: number,
     private usedBytes: number,
     private readonly measureMaxAgeMs: number,
+    /** The node's disk and its reserve, which no write may take whatever the quota says. */
+    private readonly nodeDisk: NodeDisk | null,
   ) {}
 
-  static async open(root: string, quotaBytes: number, options: { measureMaxAgeMs?: number } = {}): Promise<Sandbox> {
+  static async open(root: string, quotaBytes: number, options: { measureMaxAgeMs?: number; nodeDisk?: NodeDisk } = {}): Promise<Sandbox> {
     await mkdir(root, { recursive: true });
     const handle = await open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    const sandbox = new Sandbox(root, handle, quotaBytes, 0, options.measureMaxAgeMs ?? MEASURE_MAX_AGE_MS);
+    const sandbox = new Sandbox(root, handle, quotaBytes, 0, options.measureMaxAgeMs ?? MEASURE_MAX_AGE_MS, options.nodeDisk ?? null);
     await sandbox.measure();
     return sandbox;
   }
@@ -281,31 +290,11 @@ export class Sandbox {
   measure(): Promise<number> {
     this.measuring ??= (async () => {
       this.committedDuringMeasure = 0;
-      // Every depth is measured (bytes hidden deeper than paths may reach still count against the quota).
-      const walk = async (dirFd: number): Promise<number> => {
-        let total = 0;
-        for await (const entry of entriesOf(dirFd)) {
-          if (entry.isDirectory()) {
-            const child = await open(fdPath(dirFd, entry.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(() => null);
-            if (!child) continue;
-            try {
-              total += await walk(child.fd);
-            } finally {
-              await child.close();
-            }
-          } else {
-            const st = await lstat(fdPath(dirFd, entry.name)).catch(() => null);
-            // A file with n names counts a n-th of its size under each: once in all (its names are all in
-            // this folder, as a link across the cage's mounts cannot be made), with nothing to remember.
-            if (st && !this.isTemp(entry.name, st.ino)) total += st.size / Math.max(1, st.nlink);
-          }
-        }
-        return Math.ceil(total);
-      };
       // Its own descriptor of the root: one closed meanwhile (a restore) is never reused under us.
       const root = await open(fdPath(this.rootHandle.fd), O_RDONLY | O_DIRECTORY);
       try {
-        const total = await walk(root.fd);
+        // Every depth is measured (bytes hidden deeper than paths may reach still count against the quota).
+        const total = (await folderBytes(root.fd, this.isTemp)) + (await this.hiddenBytes());
         // Over-counting what was committed during the walk is safe; missing it is not.
         this.usedBytes = total + this.committedDuringMeasure;
         this.measuredAt = Date.now();
@@ -323,13 +312,6 @@ export class Sandbox {
     if (Date.now() - this.measuredAt > this.measureMaxAgeMs) await this.measure();
   }
 
-  /** Throws DISK_LIMIT when `bytes` more would not fit (a check only; writes charge as they go). */
-  reserve(bytes: number): void {
-    if (this.used + bytes > this.quotaBytes) {
-      throw new SandboxError('DISK_LIMIT', 'The disk limit of this server has been reached.');
-    }
-  }
-
   /**
    * Refuses at once a write of `size` bytes that cannot fit (an upload declares its size): nothing is
    * streamed for minutes only to be refused. An overwrite needs only what it adds.
@@ -341,6 +323,8 @@ export class Sandbox {
       const existing = await lstat(fdPath(dir.fd, name)).catch(() => null);
       const needed = size - (existing?.isFile() ? existing.size : 0);
       const free = Math.max(0, this.quotaBytes - this.used);
+      if (this.nodeDisk && needed > (await this.nodeDisk.freshRoom()))
+        throw new SandboxError('DISK_LIMIT', this.nodeDisk.lowMessage(`${name} (${formatSize(size)}) cannot be saved`));
       if (needed > free)
         throw new SandboxError(
           'DISK_LIMIT',
@@ -516,6 +500,10 @@ export class Sandbox {
                 `${name} does not fit in this server's ${formatSize(this.quotaBytes)} of disk. Delete files or upgrade the plan.`,
               ),
             );
+            return;
+          }
+          if (more > 0 && this.nodeDisk && more > this.nodeDisk.room()) {
+            done(new SandboxError('DISK_LIMIT', this.nodeDisk.lowMessage(`${name} cannot be saved`)));
             return;
           }
           written += buf.length;

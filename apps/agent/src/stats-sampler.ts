@@ -24,6 +24,10 @@ export interface SampledServer {
   sandbox(): Promise<Sandbox>;
   /** The folder measured more than its quota while the game runs. */
   overQuota(bytes: number, quotaBytes: number): void;
+  /** The node's free disk above its reserve (negative below it). */
+  nodeRoom(): Promise<number>;
+  /** The node's disk is below its reserve and this game's folder grew. */
+  nodeDiskFull(): void;
 }
 
 /**
@@ -97,9 +101,13 @@ export class StatsSampler {
     this.lastDisk = began;
     const sandbox = await this.server.sandbox().catch(() => null);
     if (!sandbox) return;
+    const before = this.disk;
     this.disk = await sandbox.measure().catch(() => this.disk);
     this.diskEveryMs = Math.min(DISK_EVERY_MAX_MS, Math.max(DISK_EVERY_MS, (Date.now() - began) * DISK_WALK_SHARE));
-    if (this.disk > sandbox.quotaBytes && this.server.state() !== 'stopping') this.server.overQuota(this.disk, sandbox.quotaBytes);
+    if (this.server.state() === 'stopping') return;
+    if (this.disk > sandbox.quotaBytes) this.server.overQuota(this.disk, sandbox.quotaBytes);
+    // Below the node's reserve, a game still writing is stopped (one that only reads keeps playing).
+    else if (this.disk > before && (await this.server.nodeRoom()) < 0) this.server.nodeDiskFull();
   }
 
   /** Percent of one core since the previous sample (100 = one core busy), as pidusage reports it; 0 on the first. */

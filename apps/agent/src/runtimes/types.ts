@@ -66,6 +66,8 @@ export interface RuntimeProcess {
   detach(): void;
   /** What the game's control group uses (every process in it), or null when it has none (uncaged, no cgroups). */
   usage(): Promise<GroupUsage | null>;
+  /** The game's processes (its control group's), whose open files count against its disk quota. */
+  pids(): Promise<number[]>;
 }
 
 /**
