@@ -95,7 +95,7 @@ export class ManagedServer {
         state: () => this.state,
         sandbox: () => this.sandbox(),
         overQuota: (bytes, quota) => this.overQuota(bytes, quota),
-        nodeRoom: () => this.nodeDisk.freshRoom(),
+        nodeRoom: () => this.nodeDisk.refresh(),
         nodeDiskFull: () => this.nodeDiskFull(),
       },
       (stats: ServerStats) => {

@@ -24,7 +24,7 @@ export interface SampledServer {
   sandbox(): Promise<Sandbox>;
   /** The folder measured more than its quota while the game runs. */
   overQuota(bytes: number, quotaBytes: number): void;
-  /** The node's free disk above its reserve (negative below it). */
+  /** The node's free disk above its reserve (negative below it), read now: after the walk, so it counts what the walk saw. */
   nodeRoom(): Promise<number>;
   /** The node's disk is below its reserve and this game's folder grew. */
   nodeDiskFull(): void;
