@@ -28,6 +28,7 @@ describe('the seccomp filter', () => {
       expect.arrayContaining(['unshare', 'setns', 'mount', 'keyctl', 'bpf', 'perf_event_open', 'ptrace']),
     );
     const clone = process.arch === 'arm64' ? 220 : 56;
+    const socket = process.arch === 'arm64' ? 198 : 41;
     // Arguments that would succeed without the filter where a call can (unshare a user namespace, read the
     // session keyring's id, clone into a new user namespace); zeros elsewhere.
     const args: Record<string, string> = {
@@ -42,6 +43,9 @@ describe('the seccomp filter', () => {
       ),
       `$! = 0; my $r = syscall(${clone}, ${(CLONE_NAMESPACE_FLAGS & 0x10000000) | 17}, 0, 0, 0, 0); POSIX::_exit(0) if $r == 0; print "clone_newuser=", $!+0, "\\n";`,
       `$! = 0; syscall(435, 0, 0); print "clone3=", $!+0, "\\n";`,
+      // A virtual machine's channel to its host; an ordinary socket still opens.
+      `$! = 0; syscall(${socket}, 40, 1, 0); print "vsock=", $!+0, "\\n";`,
+      `$! = 0; my $s = syscall(${socket}, 2, 1, 0); print "inet=", ($s >= 0 ? 0 : $!+0), "\\n";`,
       // An ordinary fork still works.
       `my $pid = fork(); POSIX::_exit(0) if $pid == 0; waitpid($pid, 0); print "fork=", ($pid > 0 ? 0 : $!+0), "\\n";`,
     ].join('\n');
@@ -87,7 +91,8 @@ console.log('KERNEL ' + JSON.stringify({ calls: calls.stdout, callsError: calls.
         .map((l) => l.split('=') as [string, string]),
     );
     const EPERM = '1';
-    for (const name of [...Object.keys(denied), 'clone_newuser']) expect(errno[name], name).toBe(EPERM);
+    for (const name of [...Object.keys(denied), 'clone_newuser', 'vsock']) expect(errno[name], name).toBe(EPERM);
+    expect(errno.inet).toBe('0');
     // clone3 answers ENOSYS, so libc falls back to clone, whose flags the filter reads.
     expect(errno.clone3).toBe('38');
     expect(errno.fork).toBe('0');

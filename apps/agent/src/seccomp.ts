@@ -4,8 +4,9 @@
  * profile refuses a container without capabilities — namespaces (`unshare`, `setns`, `clone` with a
  * namespace flag; `clone3`, whose flags a filter cannot read, answers ENOSYS so libc falls back to
  * `clone`), mounts, keyrings, `bpf`, `perf_event_open`, `ptrace` and reading other processes' memory,
- * kernel modules, `kexec`, clocks, swap, reboot, accounting, quotas, file handles, `userfaultfd` — and
- * `io_uring` (its operations bypass this filter). Any other architecture's calls (32-bit x86 on a 64-bit
+ * kernel modules, `kexec`, clocks, swap, reboot, accounting, quotas, file handles, `userfaultfd`,
+ * `AF_VSOCK` sockets (a virtual machine's channel to its host) — and `io_uring` (its operations bypass
+ * this filter). Any other architecture's calls (32-bit x86 on a 64-bit
  * kernel) end the process. No library writes these programs for Node; the format is the kernel's
  * (`struct sock_filter`, `struct seccomp_data`), and `seccomp.test.ts` runs it in a real cage.
  */
@@ -26,6 +27,7 @@ const RET_KILL_PROCESS = 0x80000000;
 const RET_ERRNO = 0x00050000;
 const EPERM = 1;
 const ENOSYS = 38;
+const AF_VSOCK = 40;
 
 /** Every namespace flag of clone(2): CLONE_NEWTIME, NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET. */
 export const CLONE_NAMESPACE_FLAGS = 0x00000080 | 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
@@ -36,6 +38,7 @@ interface Table {
   abiLimit: number | null;
   clone: number;
   clone3: number;
+  socket: number;
   denied: Record<string, number>;
 }
 
@@ -46,6 +49,7 @@ const TABLES: Record<string, Table> = {
     abiLimit: 0x40000000,
     clone: 56,
     clone3: 435,
+    socket: 41,
     denied: {
       uselib: 134,
       ustat: 136,
@@ -113,6 +117,7 @@ const TABLES: Record<string, Table> = {
     abiLimit: null,
     clone: 220,
     clone3: 435,
+    socket: 198,
     denied: {
       io_uring_setup: 425,
       io_uring_enter: 426,
@@ -188,6 +193,10 @@ export function seccompProgram(arch = process.arch): Buffer | null {
   if (table.abiLimit !== null) body.push({ insn: [JGE_K, 0, 0, table.abiLimit], to: { jt: 'eperm' } });
   for (const nr of numbers) body.push({ insn: [JEQ_K, 0, 0, nr], to: { jt: 'eperm' } });
   body.push({ insn: [JEQ_K, 0, 0, table.clone3], to: { jt: 'enosys' } });
+  // socket: refused for AF_VSOCK, the channel to a virtual machine's host (no game has a use for it).
+  body.push({ insn: [JEQ_K, 0, 2, table.socket] });
+  body.push({ insn: [LD_W_ABS, 0, 0, ARG0_LOW] });
+  body.push({ insn: [JEQ_K, 0, 0, AF_VSOCK], to: { jt: 'eperm', jf: 'allow' } });
   // clone: refused when its flags (the first argument) ask for any new namespace.
   body.push({ insn: [JEQ_K, 0, 0, table.clone], to: { jf: 'allow' } });
   body.push({ insn: [LD_W_ABS, 0, 0, ARG0_LOW] });
