@@ -6,6 +6,7 @@ import { until } from '../../../test-support/until.ts';
 import { pluginRuntime } from '../test-support/plugin-runtime.ts';
 import { startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { startTestHost, type TestHost } from '../test-support/test-hosts.ts';
+import { GAME_FLOWS_MAX } from './game-network.ts';
 
 /**
  * A game's own network, attacked from inside (tenant code in the game process, as in cage.test.ts). The
@@ -161,5 +162,44 @@ console.log('NETWORK ' + JSON.stringify(report));
     // Players reach both games at the node's addresses, as before.
     await joinBot('127.0.0.1', port, 'Alice');
     await joinBot('198.51.100.1', victimPort, 'Bob');
+  });
+
+  it("cannot fill the node's connection table: past its own flow limit its new connections are refused, not another game's", async () => {
+    const reach = `
+const reach = () => new Promise((resolve) => {
+  const s = net.connect({ host: '198.51.100.2', port: ${HOST_PORT}, timeout: 3000 });
+  let got = '';
+  s.on('data', (d) => (got += d));
+  s.on('timeout', () => s.destroy(new Error('timeout')));
+  s.on('error', (e) => resolve('refused ' + (e.code || e.message)));
+  s.on('close', () => resolve(got ? 'REACHED ' + got : 'refused closed'));
+});`;
+    // One datagram to each of more ports than its limit: every one is a flow the node tracks.
+    const flood = `
+import net from 'node:net';
+import dgram from 'node:dgram';
+${reach}
+const socket = dgram.createSocket('udp4');
+socket.on('error', () => undefined);
+const before = await reach();
+for (let i = 0; i < ${GAME_FLOWS_MAX + 200}; i++) await new Promise((resolve) => socket.send('x', 20000 + i, '198.51.100.2', resolve));
+console.log('FLOWS ' + JSON.stringify({ before, after: await reach() }));
+`;
+    await create('flooder', flood);
+    const line = await until(
+      () => consoleOf('flooder'),
+      (c) => c.includes('FLOWS '),
+      60_000,
+    );
+    const report = JSON.parse(line.slice(line.indexOf('FLOWS ') + 6).split('\n')[0] as string) as Record<string, string>;
+    expect(report.before).toBe('REACHED hello from internet');
+    expect(report.after).toMatch(/^refused /);
+    // Another game's flows are its own.
+    await create('neighbour', `import net from 'node:net';\n${reach}\nconsole.log('NEIGHBOUR ' + (await reach()));`);
+    await until(
+      () => consoleOf('neighbour'),
+      (c) => c.includes('NEIGHBOUR REACHED hello from internet'),
+      60_000,
+    );
   });
 });

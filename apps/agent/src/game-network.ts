@@ -24,6 +24,7 @@ export const GAME_LINK_PREFIX = 'spg';
 /** Where `ip netns` keeps named namespaces; the cage joins the game's one from here (nsenter). */
 export const NETNS_DIR = '/run/netns';
 const TABLE = 'inet spawnpoint';
+const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
 
 /**
  * IPv4 a game never reaches (unless GAME_NETWORK_ALLOW names it): "this network", RFC 1918, CGNAT, loopback,
@@ -121,8 +122,17 @@ export async function nodeResolvers(): Promise<string[]> {
     .filter((ip): ip is string => ip !== undefined && isIPv4(ip) && !ip.startsWith('127.'));
 }
 
+/**
+ * New connections one game may have tracked at once (outgoing; its players' connections are not counted):
+ * a game opening flows as fast as it can would otherwise fill the node's connection-tracking table, which
+ * every game and the node share. A Minecraft server needs a handful; its plugins a few hundred at most.
+ */
+export const GAME_FLOWS_MAX = 4096;
+/** Marks the rule that keeps forwarding to the games only, on a node that did not forward before the agent. */
+const GAMES_ONLY_MARK = 'spawnpoint: the node forwards for games only';
+
 /** The whole table, applied in one transaction; running games' forwarded ports (the maps' elements) are kept. */
-function ruleset(options: GameNetworkOptions): string {
+function ruleset(options: GameNetworkOptions, gamesOnly: boolean): string {
   const links = `iifname "${GAME_LINK_PREFIX}*"`;
   const toLinks = `oifname "${GAME_LINK_PREFIX}*"`;
   const from = options.bindHost === '0.0.0.0' ? 'fib daddr type local' : `ip daddr ${options.bindHost}`;
@@ -149,16 +159,26 @@ function ruleset(options: GameNetworkOptions): string {
       'type nat hook postrouting priority srcnat; policy accept;',
       [`${toLinks} ip saddr 127.0.0.0/8 masquerade`, `${links} oifname != "${GAME_LINK_PREFIX}*" masquerade`],
     ],
+    // A game sends from its own address only (a reverse-path check on its link), should it ever get to
+    // set another one.
+    [
+      'antispoof',
+      'type filter hook prerouting priority raw; policy accept;',
+      [`${links} meta nfproto ipv4 fib saddr . iif oif missing drop`],
+    ],
     [
       'forward',
       'type filter hook forward priority filter; policy accept;',
       [
+        // The agent turns forwarding on for the games; a node that forwarded nothing before still does not.
+        ...(gamesOnly ? [`iifname != "${GAME_LINK_PREFIX}*" oifname != "${GAME_LINK_PREFIX}*" drop comment "${GAMES_ONLY_MARK}"`] : []),
         `${toLinks} ct state established,related accept`,
         // Only what was forwarded to a game's port reaches it, and never from another game.
         `${toLinks} ${links} drop`,
         `${toLinks} ct status dnat accept`,
         `${toLinks} drop`,
         `${links} ct state established,related accept`,
+        `${links} ct state new add @flows { iifname ct count over ${GAME_FLOWS_MAX} } reject with icmpx type admin-prohibited`,
         ...dns,
         ...allowed,
         `${links} ip daddr @denied4 reject with icmpx type admin-prohibited`,
@@ -178,6 +198,7 @@ function ruleset(options: GameNetworkOptions): string {
     '  map game_tcp { type inet_service : ipv4_addr; }',
     '  map game_udp { type inet_service : ipv4_addr; }',
     '  set denied4 { type ipv4_addr; flags interval; }',
+    '  set flows { type ifname; flags dynamic; size 65535; }',
     ...chains.map(([name, hook]) => `  chain ${name} { ${hook} }`),
     '}',
     `flush set ${TABLE} denied4`,
@@ -215,9 +236,17 @@ export async function prepareGameNetwork(options: GameNetworkOptions): Promise<G
     return { problem: 'nft (Debian package nftables), ip (iproute2) and nsenter (util-linux) are needed' };
   }
   try {
-    await nft(ruleset(options));
+    // Read before the agent turns it on (or, after a restart, from the rule it left).
+    const forwarded = (await readFile(IP_FORWARD, 'utf8').catch(() => '0')).trim() === '1';
+    const gamesOnly =
+      !forwarded ||
+      (await run('nft', ['list', 'chain', ...TABLE.split(' '), 'forward']).then(
+        ({ stdout }) => stdout.includes(GAMES_ONLY_MARK),
+        () => false,
+      ));
+    await nft(ruleset(options, gamesOnly));
     // Games reach the internet through the node.
-    await writeFile('/proc/sys/net/ipv4/ip_forward', '1');
+    await writeFile(IP_FORWARD, '1');
   } catch (err) {
     return { problem: `the firewall could not be set up: ${err instanceof Error ? err.message : String(err)}` };
   }
