@@ -316,6 +316,24 @@ interface CageParts {
   network: GameNetwork | null;
 }
 
+/**
+ * Gives the game user its folder and the passwd and group files the cage shows it; answers bwrap's
+ * arguments for them.
+ */
+async function ownFolder(server: { dir: string; runDir: string }, user: { uid: number; gid: number }): Promise<string[]> {
+  // The game owns its folder (and the agent, as root, still reads and writes it). -P: links are
+  // changed themselves, never followed.
+  await run('chown', ['-R', '-P', `${user.uid}:${user.gid}`, '--', server.dir]);
+  const passwd = path.join(server.runDir, 'passwd');
+  const group = path.join(server.runDir, 'group');
+  await writeFile(
+    passwd,
+    `root:x:0:0:root:/root:/usr/sbin/nologin\nminecraft:x:${user.uid}:${user.gid}:game server:${CAGE_SERVER_DIR}:/usr/sbin/nologin\n`,
+  );
+  await writeFile(group, `root:x:0:\nminecraft:x:${user.gid}:\n`);
+  return ['--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group'];
+}
+
 function cagedWith(parts: CageParts): GameCage {
   const { bwrap, system, user, cgroups, network } = parts;
   const dataDir = path.resolve(parts.dataDir);
@@ -343,30 +361,22 @@ function cagedWith(parts: CageParts): GameCage {
           throw new LaunchRefused(`${p} holds DATA_DIR (${dataDir}), so it cannot be shown to a game. Move DATA_DIR elsewhere.`);
         readOnly.push('--ro-bind', p, p);
       }
-      const identity: string[] = [];
-      if (user) {
-        // The game owns its folder (and the agent, as root, still reads and writes it). -P: links are
-        // changed themselves, never followed.
-        await run('chown', ['-R', '-P', `${user.uid}:${user.gid}`, '--', server.dir]);
-        const passwd = path.join(server.runDir, 'passwd');
-        const group = path.join(server.runDir, 'group');
-        await writeFile(
-          passwd,
-          `root:x:0:0:root:/root:/usr/sbin/nologin\nminecraft:x:${user.uid}:${user.gid}:game server:${CAGE_SERVER_DIR}:/usr/sbin/nologin\n`,
-        );
-        await writeFile(group, `root:x:0:\nminecraft:x:${user.gid}:\n`);
-        identity.push('--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group');
+      // The network, the group and the folder's owner do not depend on one another, and each costs a few
+      // processes: they are made at once. Whatever was made goes again when one of them fails.
+      const [leased, grouped, owned] = await Promise.allSettled([
+        network ? network.attach(server.port, server.runDir) : null,
+        cgroups ? cgroups.create(server.serverId, limitsOf(server.memoryMb)) : null,
+        user ? ownFolder(server, user) : [],
+      ]);
+      if (leased.status === 'rejected' || grouped.status === 'rejected' || owned.status === 'rejected') {
+        if (leased.status === 'fulfilled' && leased.value) await network?.release(server.runDir).catch(() => undefined);
+        if (grouped.status === 'fulfilled' && grouped.value) await removeGroup(grouped.value.dirs).catch(() => undefined);
+        throw [leased, grouped, owned].flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))[0];
       }
-      // Its own network first (it is joined by the command line), then the group: the cage shows its memory
-      // limit to the game (below).
-      const lease = network ? await network.attach(server.port, server.runDir) : null;
+      const lease = leased.value;
+      const cgroup = grouped.value;
+      const identity = owned.value;
       const resolver = lease ? ['--ro-bind', lease.resolvConf, '/etc/resolv.conf'] : [];
-      const cgroup = cgroups
-        ? await cgroups.create(server.serverId, limitsOf(server.memoryMb)).catch(async (err: unknown) => {
-            await network?.release(server.runDir);
-            throw err;
-          })
-        : null;
       const env = { HOME: CAGE_SERVER_DIR, ...plan.env };
       const setenv = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['--setenv', k, v]));
       // A Node game on a plan Node sizes well (nodeSizesHeapFromGroup) sees its own memory group, read-only,
