@@ -2,7 +2,7 @@ import type { Bot } from 'mineflayer';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
-import { startProductionCluster, type ProductionCluster } from './test/cluster-harness.ts';
+import { startProductionCluster, type Envelope, type ProductionCluster } from './test/cluster-harness.ts';
 import { createMachines } from './test/network-machines.ts';
 import { joinThroughProxy } from './test/server-watch.ts';
 import { uniqueServerName } from './test/build-test-app.ts';
@@ -158,6 +158,114 @@ describe.runIf(!refusal)('the product in production shape', { timeout: 240_000 }
       (list) => list.find((s) => s.serverId === second.serverId)?.players.online === 1,
       30_000,
     );
+  });
+
+  it('answers money, plans, schedules, invitations, backups and a delete sent at once to both processes with a success or a 4xx, and logs each', async () => {
+    const holder = cluster.apis[0] as ProductionCluster['apis'][number];
+    const { emailAddress } = await holder.signUpVerified();
+    const owner = await signIn(emailAddress);
+    const call = (method: string, url: string, body?: unknown) => cluster.call(method, url, body, owner);
+    const key = () => `mixed-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
+    const [kept, doomed] = await Promise.all(
+      ['mixed', 'doomed'].map(
+        async (prefix) => (await call('POST', '/v1/server/create', { serverName: uniqueServerName(prefix) })).result.serverId as string,
+      ),
+    );
+    expect(
+      (await call('PUT', '/v1/user/billing', { name: 'Ada Lovelace', addressLine1: '1 Harbour St', city: 'Arlington', country: 'US' }))
+        .status,
+    ).toBe('SUCCESS');
+    const topUp = async (amountCents: number) => {
+      const started = await call('POST', '/v1/user/topups', { amountCents, idempotencyKey: key() });
+      return started.status === 'SUCCESS' ? call('POST', `/v1/payments/sandbox/${started.result.paymentId}`, { outcome: 'pay' }) : started;
+    };
+    expect((await topUp(3000)).status).toBe('SUCCESS');
+    // Everything an owner and their tabs can do to one account and its servers, at once; the balancer spreads
+    // the requests over both processes. Each kind locks the account, the server or both (docs/design.md).
+    const kinds: [string, () => Promise<Envelope>][] = [
+      ...Array.from({ length: 3 }, () => ['topup', () => topUp(1000)] as [string, () => Promise<Envelope>]),
+      ...Array.from(
+        { length: 6 },
+        () =>
+          ['shop.buy', () => call('POST', `/v1/server/${kept}/shop`, { itemId: 'backup-slot', idempotencyKey: key() })] as [
+            string,
+            () => Promise<Envelope>,
+          ],
+      ),
+      ...Array.from(
+        { length: 2 },
+        () =>
+          ['plan.choose', () => call('POST', `/v1/server/${kept}/plan`, { planId: 'starter', idempotencyKey: key() })] as [
+            string,
+            () => Promise<Envelope>,
+          ],
+      ),
+      ...Array.from(
+        { length: 4 },
+        (_, i) =>
+          [
+            'schedule.create',
+            () =>
+              call('POST', `/v1/server/${kept}/schedules`, {
+                name: `Mixed ${i}`,
+                cron: '0 4 1 1 *',
+                timeZone: 'UTC',
+                action: { kind: 'backup', keep: 1 },
+              }),
+          ] as [string, () => Promise<Envelope>],
+      ),
+      ...Array.from(
+        { length: 3 },
+        (_, i) =>
+          [
+            'invitation.create',
+            () => call('POST', `/v1/server/${kept}/invitations`, { emailAddress: `mixed-${i}-${key()}@example.com`, role: 'viewer' }),
+          ] as [string, () => Promise<Envelope>],
+      ),
+      ...Array.from(
+        { length: 2 },
+        () => ['backup.create', () => call('POST', `/v1/server/${kept}/backups`, {})] as [string, () => Promise<Envelope>],
+      ),
+      ...Array.from(
+        { length: 2 },
+        () =>
+          ['doomed.buy', () => call('POST', `/v1/server/${doomed}/shop`, { itemId: 'backup-slot', idempotencyKey: key() })] as [
+            string,
+            () => Promise<Envelope>,
+          ],
+      ),
+      ['server.delete', () => call('DELETE', `/v1/server/${doomed}`)],
+    ];
+    const answers = await Promise.all(kinds.map(async ([kind, send]) => ({ kind, answer: await send() })));
+    for (const { kind, answer } of answers) {
+      expect(answer.http, `${kind}: ${answer.status} ${answer.message}`).toBeLessThan(500);
+      expect(answer.status, kind).not.toBe('INTERNAL_ERROR');
+    }
+    const succeeded = (kind: string) => answers.filter((a) => a.kind === kind && a.answer.status === 'SUCCESS').length;
+    expect(succeeded('topup')).toBe(3);
+    expect(succeeded('shop.buy')).toBe(6);
+    expect(succeeded('schedule.create')).toBe(4);
+    expect(succeeded('invitation.create')).toBe(3);
+    expect(succeeded('server.delete')).toBe(1);
+    // One plan change goes through (the other finds the plan already chosen); one backup runs at a time.
+    expect(succeeded('plan.choose')).toBe(1);
+    expect(succeeded('backup.create')).toBeGreaterThanOrEqual(1);
+
+    // The ledger equals the balance, row by row.
+    const rows: { amountCents: number; balanceAfterCents: number }[] = [];
+    let balanceCents = 0;
+    for (let page = 1; ; page++) {
+      const listed = (await call('GET', `/v1/user/transactions?page=${page}`)).result;
+      balanceCents = listed.balanceCents;
+      rows.push(...listed.entries);
+      if (rows.length >= listed.total || listed.entries.length === 0) break;
+    }
+    expect(rows.reduce((sum, r) => sum + r.amountCents, 0)).toBe(balanceCents);
+    expect(rows[0]?.balanceAfterCents).toBe(balanceCents);
+    // Every success is in the server's activity log.
+    const entries: { action: string }[] = (await call('GET', `/v1/server/${kept}/activity`)).result.entries;
+    for (const action of ['shop.buy', 'plan.choose', 'schedule.create', 'invitation.create', 'backup.create'])
+      expect(entries.filter((e) => e.action === action).length, action).toBe(succeeded(action));
   });
 
   it('survives the death of the process holding the game plane, and of a sleeping server’s machine', async () => {
