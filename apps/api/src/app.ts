@@ -86,6 +86,8 @@ const BODY_LIMIT = 64 * 1024;
 const SESSION_SWEEP_MS = 15_000;
 /** After a takeover, how long a node has to say hello before its servers' last known states are given up. */
 const TAKEOVER_HELLO_WAIT_MS = 30_000;
+// A call to a node that has not reconnected since the takeover waits this long for it (agents reconnect in seconds).
+const TAKEOVER_CALL_WAIT_MS = 15_000;
 const ACTIVITY_PRUNE_MS = 60 * 60_000;
 
 export async function buildApp(options: BuildOptions): Promise<App> {
@@ -395,6 +397,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       // Taken over: start from the database, as a fresh start would, not from what was mirrored — but the
       // starts that were waiting in the old holder's queue wait here again (those it held in memory only).
       const waiting = hub.placedServers().filter((id) => hub.stateOf(id) === 'queued');
+      // Calls to the nodes the old holder had wait for them to connect here (seconds), not fail meanwhile.
+      nodes.expectReturning(TAKEOVER_CALL_WAIT_MS);
       nodes.applyLive(null);
       mirroredProxies = false;
       hub.takeOver();

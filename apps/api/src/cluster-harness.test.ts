@@ -276,8 +276,20 @@ describe.runIf(!refusal)('the product in production shape', { timeout: 240_000 }
       kicked = true;
     });
     const details = () => cluster.call('GET', `/v1/server/${second.serverId}`, undefined, second.cookie);
-    // The holder dies. Meanwhile what acts on servers waits for a holder, and says so.
+    // The holder dies. Meanwhile what acts on servers waits for the new holder and is answered by it, and
+    // file work (served wherever the browser landed) goes on.
     await cluster.apis[0]?.kill();
+    const command = cluster.call('POST', `/v1/server/${second.serverId}/command`, { command: 'say during the takeover' }, second.cookie);
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      cluster.call(
+        'PUT',
+        `/v1/server/${second.serverId}/files/content`,
+        { path: `takeover-${i}.txt`, content: `written ${i}` },
+        second.cookie,
+      ),
+    );
+    expect((await command).status).toBe('SUCCESS');
+    expect((await Promise.all(writes)).map((w) => `${w.status} ${w.message ?? ''}`)).toEqual(writes.map(() => 'SUCCESS '));
     // The other process takes over once the lease runs out; the game never stopped, the player never left.
     await until(details, (d) => d.status === 'SUCCESS' && d.result.state === 'online' && d.result.players.online === 1, 60_000);
     expect(kicked).toBe(false);

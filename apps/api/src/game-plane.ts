@@ -50,8 +50,12 @@ export interface GamePlane {
   snapshot(make: () => LiveEvent): void;
   /** How the holder runs a request handed to it. */
   serve(run: (call: GamePlaneCall) => Promise<GamePlaneAnswer>): void;
-  /** A mirror hands a request to the holder and gets its answer. */
-  forward(request: FastifyRequest): Promise<GamePlaneAnswer>;
+  /**
+   * A mirror hands a request to the holder and gets its answer. While the plane is between holders (the
+   * holder died, or this process is taking over) it waits for the next one, at most a takeover's time;
+   * null when this process came to hold the plane meanwhile (the caller runs the request itself).
+   */
+  forward(request: FastifyRequest): Promise<GamePlaneAnswer | null>;
   /** Takes the lease if it is free (or always, in single mode), then keeps it or watches for it. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -83,6 +87,11 @@ export function singleGamePlane(): GamePlane {
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'x-forwarded-for']);
 // A forwarded request waits at most this long for the holder's answer (a move of a large world may take minutes).
 const FORWARD_MAX_MS = 15 * 60_000;
+/** What a hand-over meets when no process holds the game plane this moment. */
+const NO_HOLDER = Symbol('no holder');
+// A request that meets a takeover waits for the new holder: asks again this often, up to two leases and this.
+const TAKEOVER_POLL_MS = 250;
+const TAKEOVER_MARGIN_MS = 5_000;
 // How often the holder sends mirrors its whole live state, besides every change as it happens.
 const SNAPSHOT_MS = 15_000;
 
@@ -138,7 +147,7 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
   const liveListeners: ((event: LiveEvent) => void)[] = [];
   let makeSnapshot: (() => LiveEvent) | null = null;
   let run: ((call: GamePlaneCall) => Promise<GamePlaneAnswer>) | null = null;
-  const waiting = new Map<string, { resolve: (answer: GamePlaneAnswer) => void; timer: NodeJS.Timeout }>();
+  const waiting = new Map<string, { resolve: (answer: GamePlaneAnswer | typeof NO_HOLDER) => void; timer: NodeJS.Timeout }>();
   let lastHolder: string | null = null;
   let timer: NodeJS.Timeout | null = null;
   let snapshots: NodeJS.Timeout | null = null;
@@ -152,10 +161,11 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
   const share = (event: LiveEvent) => {
     if (holding) void publish(channels.live, { holder: origin, event });
   };
+  // The holder changed (or this process takes over): what was handed to the old one is handed again.
   const settleAll = () => {
-    for (const [id, pending] of waiting) {
+    for (const pending of waiting.values()) {
       clearTimeout(pending.timer);
-      pending.resolve({ ...switching(), id });
+      pending.resolve(NO_HOLDER);
     }
     waiting.clear();
   };
@@ -281,9 +291,58 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     if (current === undefined) return;
     if (current !== lastHolder && waiting.size) settleAll();
     lastHolder = current;
-    if (current !== null) return;
+    if (current !== null) {
+      // Its lease may run out before the next tick (a holder that died renews no more): look again the moment
+      // it does, so a takeover takes the rest of the lease, not up to a quarter lease more.
+      const left = await commands.pttl(key).catch(() => -1);
+      if (left >= 0 && left < leaseMs / 4) setTimeout(() => void tick().catch(() => undefined), left + 5).unref();
+      return;
+    }
     const taken = await commands.set(key, origin, 'PX', leaseMs, 'NX').catch(() => null);
     if (taken === 'OK') await becomeHolder();
+  };
+
+  /** Hands `request` to the holder once: its answer, or NO_HOLDER when none holds the plane this moment. */
+  const handOnce = async (request: FastifyRequest): Promise<GamePlaneAnswer | typeof NO_HOLDER> => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (HOP_HEADERS.has(name) || value === undefined) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const raw = request.body;
+    let body = '';
+    if (Buffer.isBuffer(raw)) body = raw.toString('base64');
+    else if (raw !== undefined && raw !== null) {
+      body = Buffer.from(JSON.stringify(raw)).toString('base64');
+      headers['content-type'] = 'application/json';
+    }
+    const id = randomUUID();
+    // The holder's logs name the request as this process's do.
+    headers[REQUEST_ID_HEADER] = request.id;
+    const call: GamePlaneCall = {
+      id,
+      from: origin,
+      // HEAD is answered as GET without the body (Fastify drops it here); the holder runs it as GET.
+      method: (request.method === 'HEAD' ? 'GET' : request.method) as GamePlaneCall['method'],
+      url: request.url,
+      headers,
+      body,
+      remoteAddress: request.ip,
+    };
+    return new Promise<GamePlaneAnswer | typeof NO_HOLDER>((resolve) => {
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        resolve({ ...switching(), id });
+      }, FORWARD_MAX_MS);
+      waiting.set(id, { resolve, timer });
+      void publish(channels.asks, { type: 'call', call }).then((receivers) => {
+        // Nobody holds the game plane this moment (a holder is being replaced): the caller waits for one.
+        if (receivers > 0 || !waiting.has(id)) return;
+        waiting.delete(id);
+        clearTimeout(timer);
+        resolve(NO_HOLDER);
+      });
+    });
   };
 
   return {
@@ -297,48 +356,17 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     snapshot: (make) => void (makeSnapshot = make),
     serve: (runner) => void (run = runner),
     async forward(request) {
-      // Taking the lease over and not done yet: "try again" now. An old holder still listening would take the
-      // request and drop it, and this process settles nothing it waits for once it holds the lease.
-      if (leased && !holding) return { ...switching(), id: 'none' };
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (HOP_HEADERS.has(name) || value === undefined) continue;
-        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      // A takeover takes at most a lease (the dead holder's runs out), a tick to notice it and the reload.
+      const deadline = Date.now() + 2 * leaseMs + TAKEOVER_MARGIN_MS;
+      for (;;) {
+        if (holding) return null;
+        // Taking the lease over and not done yet: wait. An old holder still listening would take the
+        // request and drop it, and this process settles nothing it waits for once it holds the lease.
+        const answer = leased ? NO_HOLDER : await handOnce(request);
+        if (answer !== NO_HOLDER) return answer;
+        if (Date.now() >= deadline || closed || lost) return switching();
+        await new Promise((resolve) => setTimeout(resolve, TAKEOVER_POLL_MS));
       }
-      const raw = request.body;
-      let body = '';
-      if (Buffer.isBuffer(raw)) body = raw.toString('base64');
-      else if (raw !== undefined && raw !== null) {
-        body = Buffer.from(JSON.stringify(raw)).toString('base64');
-        headers['content-type'] = 'application/json';
-      }
-      const id = randomUUID();
-      // The holder's logs name the request as this process's do.
-      headers[REQUEST_ID_HEADER] = request.id;
-      const call: GamePlaneCall = {
-        id,
-        from: origin,
-        // HEAD is answered as GET without the body (Fastify drops it here); the holder runs it as GET.
-        method: (request.method === 'HEAD' ? 'GET' : request.method) as GamePlaneCall['method'],
-        url: request.url,
-        headers,
-        body,
-        remoteAddress: request.ip,
-      };
-      return new Promise<GamePlaneAnswer>((resolve) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id);
-          resolve({ ...switching(), id });
-        }, FORWARD_MAX_MS);
-        waiting.set(id, { resolve, timer });
-        void publish(channels.asks, { type: 'call', call }).then((receivers) => {
-          // Nobody holds the game plane this moment (a holder is being replaced): said at once.
-          if (receivers > 0 || !waiting.has(id)) return;
-          waiting.delete(id);
-          clearTimeout(timer);
-          resolve({ ...switching(), id });
-        });
-      });
     },
     async start() {
       // A duplicate of a lazily connecting client waits to be connected; another connects by itself.

@@ -97,6 +97,9 @@ export class AgentCutOff extends ApiError {
  * `/agent` namespace), and the HTTP calls the control plane makes to them. A node's token only ever
  * acts for that node.
  */
+/** How often a call waiting for a node that returns after a takeover looks again. */
+const RETURN_POLL_MS = 100;
+
 export class NodeRegistry {
   private nodes = new Map<string, NodeEntry>();
   private signers = new Map<string, LinkSigner>();
@@ -121,6 +124,32 @@ export class NodeRegistry {
   onGreeted: ((nodeId: string) => void) | null = null;
   // On a mirroring process: the nodes as the game plane's holder last said (their sockets are there).
   private remote = new Map<string, LiveNode>();
+  /** Nodes connected to the old holder when this process took the game plane over, and until when calls wait for them. */
+  private returning = new Map<string, number>();
+
+  /**
+   * This process takes the game plane over: the nodes connected to the old holder connect here within
+   * seconds. Until then (at most `withinMs`) a call to one waits for it instead of answering NODE_UNAVAILABLE.
+   */
+  expectReturning(withinMs: number): void {
+    const until = Date.now() + withinMs;
+    for (const [nodeId, node] of this.remote) if (node.connected) this.returning.set(nodeId, until);
+  }
+
+  /** Whether a node can be called now; one returning after a takeover is waited for (see `expectReturning`). */
+  async reachable(nodeId: string): Promise<boolean> {
+    for (;;) {
+      const entry = this.nodes.get(nodeId);
+      if (!entry) return false;
+      if (this.present(entry)) return true;
+      const until = this.returning.get(nodeId);
+      if (until === undefined || Date.now() >= until) {
+        this.returning.delete(nodeId);
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETURN_POLL_MS));
+    }
+  }
 
   /** What this process says of a node to the mirrors. */
   liveOf(nodeId: string): LiveNode {
@@ -494,7 +523,7 @@ export class NodeRegistry {
    * and the agent's request is aborted so it keeps nothing; the agent closes the connection while the body
    * is being sent and its answer is lost with it → AgentCutOff.
    */
-  private exchange(
+  private async exchange(
     nodeId: string,
     method: string,
     path: string,
@@ -502,7 +531,7 @@ export class NodeRegistry {
   ): Promise<IncomingMessage> {
     const node = this.nodes.get(nodeId);
     // A mirror calls a node the holder has a socket to directly: calls are HTTP, events come to the holder.
-    if (!node || !this.present(node)) return Promise.reject(new ApiError('NODE_UNAVAILABLE'));
+    if (!node || !(await this.reachable(nodeId))) throw new ApiError('NODE_UNAVAILABLE');
     const { body, contentType, timeoutMs } = options;
     const url = new URL(path, node.config.url);
     const headers: OutgoingHttpHeaders = { authorization: `Bearer ${node.config.token}` };

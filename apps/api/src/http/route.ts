@@ -206,7 +206,11 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
 
     const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
       // Before anything else: the holder checks, counts and answers it as if it had come there.
-      if (handed && !ctx.gamePlane.held()) return answerHanded(reply, await ctx.gamePlane.forward(request));
+      // Null: this process came to hold the plane while the request waited out a takeover, so it runs here.
+      if (handed && !ctx.gamePlane.held()) {
+        const answer = await ctx.gamePlane.forward(request);
+        if (answer) return answerHanded(reply, answer);
+      }
       if (options.limit) await ctx.limit(options.limit, request);
       if (endpoint.access === 'operator') checkOperator(request.headers.authorization);
       else if (endpoint.access === 'metrics') checkMetrics(request.headers.authorization);

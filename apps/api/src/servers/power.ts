@@ -227,7 +227,7 @@ export class PowerDispatcher {
     // A start reads the row afresh (its folder may have gone to storage since it was cached) and, if the
     // folder is in storage, places it on the node it will wake on (its own node may be gone).
     if (action === 'start' && this.mover) server = await this.mover.prepareStart(server);
-    if (!this.nodes.isConnected(server.nodeId)) throw new ApiError('NODE_UNAVAILABLE');
+    if (!(await this.nodes.reachable(server.nodeId))) throw new ApiError('NODE_UNAVAILABLE');
     // A Java server's game refuses to run until the EULA is accepted; we say so before trying (a join
     // through the proxy is told the same).
     if (action === 'start' && isJavaSoftware(server.software) && !server.eulaAcceptedAt)
