@@ -14,6 +14,7 @@ for (const file of [
   'wake.ts',
   'load.ts',
   'fleet.ts',
+  'takeover.ts',
 ]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, file)], { stdio: 'inherit' });
   if (result.status !== 0) console.log(JSON.stringify({ bench: file, error: `exited with ${result.status}` }));

@@ -141,7 +141,9 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   const socket: Socket<ApiToAgentEvents, AgentToApiEvents> = io(`${config.API_URL[0]}${AGENT_NAMESPACE}`, {
     auth: { nodeId: config.AGENT_NODE_ID, token: config.AGENT_TOKEN },
     reconnectionDelay: 500,
-    reconnectionDelayMax: 5000,
+    // At most 2 s between tries: after a takeover the node's calls wait for it to connect (a handful of nodes
+    // trying every 2 s costs a holder nothing).
+    reconnectionDelayMax: 2000,
     transports: ['websocket'],
     // Its own connection: dialInTurn moves it between API processes.
     forceNew: true,

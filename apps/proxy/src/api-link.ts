@@ -33,7 +33,8 @@ export function connectToApi(options: { apiUrls: string[]; token: string; table:
   const socket: Socket<ApiToProxyEvents, ProxyToApiEvents> = io(`${options.apiUrls[0]}${PROXY_NAMESPACE}`, {
     auth: { token: options.token },
     reconnectionDelay: 500,
-    reconnectionDelayMax: 5_000,
+    // At most 2 s between tries: players' joins wait on it after a takeover.
+    reconnectionDelayMax: 2_000,
     // Its own connection: dialInTurn moves it between API processes.
     forceNew: true,
   });
