@@ -11,6 +11,7 @@ import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from './test/build-test-app.ts';
 import { prepareProxy, type ProxyProcess } from './test/proxy-process.ts';
 import { joinThroughProxy } from './test/server-watch.ts';
+import { PLAY_TIME_TICK_MS } from './servers/play-time.ts';
 
 // The join proxy as players meet it: a real proxy process, the real API and a real agent running real
 // flying-squid servers, and real Minecraft clients that send the server's name in their handshake
@@ -225,6 +226,21 @@ describe('joining by name through the join proxy', () => {
     const bot = await join(name, 'Friend');
     expect(stateOf(id)).toBe('online');
     bot.end();
+  });
+
+  it("forgets a deleted account's running server: its name is free at the proxy and its play time is not saved", async () => {
+    const { cookie, name } = await server('gone');
+    const bot = await join(name, 'Leaver');
+    const dropped = new Promise((resolve) => bot.once('end', resolve));
+    const errors = vi.spyOn(t.app.log, 'error');
+    expect((await send('POST', '/v1/user/delete', cookie, { password: 'long enough password' })).json().status).toBe('SUCCESS');
+    await dropped;
+    expect(motdOf((await ping(`${name}.${DOMAIN}`)).description)).toContain('No server with this name');
+    // Nothing names the missing account afterwards (its play time was saved every second, refused each time).
+    // An absence can only be watched over time: three of play time's ticks.
+    await new Promise((resolve) => setTimeout(resolve, 3 * PLAY_TIME_TICK_MS));
+    expect(errors.mock.calls.map((call) => JSON.stringify(call).slice(0, 200))).toEqual([]);
+    errors.mockRestore();
   });
 
   it('reaches two servers behind one proxy by their names', async () => {

@@ -11,6 +11,7 @@ import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { emailChangedMail, emailChangeMail } from '../mail/templates.ts';
 import { recordActivity } from '../servers/activity.ts';
+import { ServerRemover } from '../servers/server-remover.ts';
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60_000;
 
@@ -108,10 +109,11 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
       await checkPassword(request, session.user.id, session.user.passwordHash, body.password);
       await ctx.billing.subscriptions.refuseIfRenewing({ userId: session.user.id });
       const owned = await db.select().from(servers).where(eq(servers.ownerId, session.user.id));
-      for (const server of owned) {
-        await ctx.game.mover.removeFiles(server.id, 'one of your servers');
-        ctx.game.hub.forget(server.id);
-      }
+      const remover = new ServerRemover(ctx.game);
+      await remover.removeFiles(
+        owned.map((s) => s.id),
+        'one of your servers',
+      );
       await ctx.sessions.destroyAllForUser(session.user.id);
       await db.transaction(async (tx) => {
         // Schedules they made on others' servers would run on without anyone behind them: paused, as for a
@@ -131,6 +133,8 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
           });
         await tx.delete(users).where(eq(users.id, session.user.id));
       });
+      remover.forget(owned.map((s) => s.id));
+      ctx.game.freeTier.forgetAccount(session.user.id);
       ctx.game.directory.invalidate(session.user.id);
       clearSessionCookie(ctx, reply);
       return null;

@@ -16,6 +16,7 @@ import { verificationMail } from '../mail/templates.ts';
 import { issueEmailToken } from '../auth/email-tokens.ts';
 import { serverCreator, type ServerRow } from '../servers/server-creator.ts';
 import { specOf } from '../servers/power.ts';
+import { ServerRemover } from '../servers/server-remover.ts';
 
 export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
@@ -160,12 +161,10 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.serverDelete, async ({ server, session }) => {
     // A plan that renews is money the owner expects to keep paying: it is turned off first, on purpose.
     await ctx.billing.subscriptions.refuseIfRenewing({ serverId: server.id });
-    // Files go first: a server whose files cannot be removed stays listed rather than leaking them.
-    await ctx.game.mover.removeFiles(server.id, 'this server');
+    const remover = new ServerRemover(ctx.game);
+    await remover.removeFiles([server.id], 'this server');
     await db.delete(servers).where(eq(servers.id, server.id));
-    power.forget(server.id);
-    hub.forget(server.id);
-    proxies.remove(server.id);
+    remover.forget([server.id]);
     directory.invalidate(session.user.id);
     return null;
   });

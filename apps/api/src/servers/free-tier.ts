@@ -101,6 +101,11 @@ export class FreeTier {
     this.timer.unref();
   }
 
+  /** An account was deleted: its play time is no longer counted (saving it would name a missing account). */
+  forgetAccount(userId: string): void {
+    this.playTime?.forget(userId);
+  }
+
   /** Reads which servers are on a paid plan (once, at start). */
   async loadPlans(): Promise<void> {
     const rows = await this.db

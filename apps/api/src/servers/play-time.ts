@@ -216,6 +216,11 @@ export class PlayTime {
     );
   }
 
+  /** The account was deleted: nothing of it is counted or saved any more (its row went with it). */
+  forget(userId: string): void {
+    this.accounts.delete(userId);
+  }
+
   private async save(userId: string, account: Account): Promise<void> {
     const seconds = Math.floor(account.usedMs / 1000);
     if (seconds === account.savedSeconds) return;
