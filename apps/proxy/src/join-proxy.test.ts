@@ -371,6 +371,24 @@ describe('the join proxy', () => {
     expect(await login()).toBe(proxyMessages.failedToStart);
   });
 
+  it('tells the player at once when the start failed before the API answered the wake', async () => {
+    // An install refused in under a second: its states came and went while the proxy waited for the wake's
+    // answer. The player hears the failure now, not "starting, try again" once a minute's hold is out.
+    await start({ holdMs: 60_000 });
+    const login = async () => {
+      const { socket, all } = dial(proxy.port);
+      socket.write(Buffer.concat([handshakeBytes('1.21.4', `sleepy.${DOMAIN}`, 2), loginStart('Steve')]));
+      return disconnectText(await all);
+    };
+    table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    answerWake = async () => {
+      table.apply({ name: 'sleepy', route: route('sleepy', 'installing', game.port) });
+      table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+      return { result: 'started' };
+    };
+    expect(await login()).toBe(proxyMessages.failedToStart);
+  });
+
   it("keeps a server stopped when its owner's setting says so, in the server list and on login, without asking the API", async () => {
     await start();
     const login = async () => {

@@ -398,6 +398,9 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
         const result = await wake(route.serverId, player);
         if (client.destroyed) return;
         if (result.result === 'refused') return disconnect(result.message);
+        // The API put the server on its way (queued) before it answered: a stopped state from now on is
+        // the start failing, even when its states came and went while the answer was awaited.
+        seenStarting = true;
         continue;
       }
       const changed = await table.waitFor(
