@@ -258,4 +258,13 @@ export const ownedServerLimitMessage = (limit: number) =>
   limit === FREE_SERVER_LIMIT
     ? `${OWNED_SERVER_LIMIT_MESSAGE} A server on a paid plan raises the limit.`
     : `An account can own at most ${limit} servers on its plans. Delete one of yours to create another.`;
+/**
+ * SERVER_LIMIT_REACHED when starting: the account already runs as many servers as its plans allow; names
+ * them and how to free a slot.
+ */
+export function activeServerLimitMessage(limit: number, running: string[]): string {
+  const names = running.length ? running.join(', ') : 'another of your servers';
+  const verb = running.length > 1 ? 'are' : 'is';
+  return `Your plan runs ${limit === 1 ? 'one server' : `${limit} servers`} at a time, and ${names} ${verb} running. Stop ${running.length > 1 ? 'one of them' : 'it'} (or let it sleep), or upgrade to a plan that runs more, then start this one.`;
+}
 export const FREE_MEMORY_MB = 1024;

@@ -1,5 +1,5 @@
-import { planById, plans, type Plan, type PlanId, type ServerDetails } from '@spawnpoint/contracts';
-import { eq, ne } from 'drizzle-orm';
+import { activeServerLimitMessage, planById, plans, type Plan, type PlanId, type ServerDetails } from '@spawnpoint/contracts';
+import { eq, inArray, ne } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -61,8 +61,11 @@ export class FreeTier {
       check: async (server: ServerRow) => {
         await this.playTime?.check(server.ownerId);
         // Queued servers count: they are on their way to running.
-        if (this.hub.activeOf(server.ownerId, server.id).length >= this.limitsOf(server.ownerId).activeServers) {
-          throw new ApiError('SERVER_LIMIT_REACHED');
+        const active = this.hub.activeOf(server.ownerId, server.id);
+        const limit = this.limitsOf(server.ownerId).activeServers;
+        if (active.length >= limit) {
+          const rows = await this.db.select({ name: servers.name }).from(servers).where(inArray(servers.id, active));
+          throw new ApiError('SERVER_LIMIT_REACHED', undefined, activeServerLimitMessage(limit, rows.map((r) => r.name).sort()));
         }
       },
     };

@@ -228,12 +228,13 @@ export class PowerDispatcher {
     // folder is in storage, places it on the node it will wake on (its own node may be gone).
     if (action === 'start' && this.mover) server = await this.mover.prepareStart(server);
     if (!(await this.nodes.reachable(server.nodeId))) throw new ApiError('NODE_UNAVAILABLE');
+    // The plan's limits first: an owner is not asked to accept the EULA of a start that would be refused.
+    if (action === 'start') await this.rules.check(server);
     // A Java server's game refuses to run until the EULA is accepted; we say so before trying (a join
     // through the proxy is told the same).
     if (action === 'start' && isJavaSoftware(server.software) && !server.eulaAcceptedAt)
       throw new ApiError('INVALID_STATE', undefined, eulaMessages.required);
     if (action === 'start') {
-      await this.rules.check(server);
       // No room on its node (or others wait before it, or the node has connected but not yet said what runs
       // on it, so its free slots are unknown): it waits in line, unless the line is full.
       if (this.queue.length(server.nodeId) > 0 || !this.nodes.isGreeted(server.nodeId) || !this.hasRoom(server.nodeId)) {
