@@ -5,7 +5,14 @@ export interface LimitRule {
   max: number;
   /** Window in milliseconds. */
   window: number;
+  /**
+   * What a refusal says, where a person meets this limit in the normal course of using the product (the
+   * generic "too many requests" would leave them guessing): the rule, and `minutes` until the next is allowed.
+   */
+  refusal?: (max: number, minutes: number) => string;
 }
+
+const inMinutes = (minutes: number) => (minutes <= 1 ? 'a minute' : `${minutes} minutes`);
 
 /** Named limits (ARCHITECTURE §4). Per IP and, where an account is named, per account too. */
 export const limitRules = {
@@ -20,7 +27,12 @@ export const limitRules = {
   twoFactorPerAccount: { max: 10, window: 5 * 60_000 },
   passwordCheckPerAccount: { max: 10, window: 10 * 60_000 },
   emailChangePerAccount: { max: 3, window: 60 * 60_000 },
-  backupsPerServer: { max: 3, window: 10 * 60_000 },
+  backupsPerServer: {
+    max: 3,
+    window: 10 * 60_000,
+    refusal: (max, minutes) =>
+      `A server can make ${max} backups in 10 minutes, and this one has. The next can be made in ${inMinutes(minutes)}; a schedule's backups do not count.`,
+  },
   /** Invitation mails (made or resent) per server: a server cannot be used to mail strangers in bulk. */
   invitationsPerServer: { max: 10, window: 60 * 60_000 },
   invitationAcceptPerIp: { max: 20, window: 10 * 60_000 },
@@ -54,7 +66,10 @@ export function createLimiter(app: FastifyInstance, factor: number): Limiter {
     if (!check) return;
     callKeys.set(request, key ?? request.ip);
     const result = await check(request);
-    if (!result.isAllowed && result.isExceeded) throw new ApiError('RATE_LIMIT');
+    if (!result.isAllowed && result.isExceeded) {
+      const refusal = (limitRules[name] as LimitRule).refusal;
+      throw new ApiError('RATE_LIMIT', undefined, refusal?.(result.max, Math.max(1, Math.ceil(result.ttl / 60_000))));
+    }
   };
 }
 

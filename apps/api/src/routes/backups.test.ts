@@ -66,6 +66,19 @@ async function backUp(cookie: string, id: string): Promise<Listing> {
   return idle(cookie, id);
 }
 
+describe('the backup budget', () => {
+  it('says the rule and when the next backup is allowed once a server made its backups for 10 minutes', async () => {
+    const { cookie, id } = await ownerWithServer();
+    // 3 in 10 minutes, times this suite's factor of 3.
+    for (let i = 0; i < 9; i++) await backUp(cookie, id);
+    const refused = (await send('POST', `/v1/server/${id}/backups`, cookie, {})).json();
+    expect(refused.status).toBe('RATE_LIMIT');
+    expect(refused.message).toMatch(
+      /^A server can make 9 backups in 10 minutes, and this one has\. The next can be made in (a minute|\d+ minutes); a schedule's backups do not count\.$/,
+    );
+  });
+});
+
 describe('backup downloads', () => {
   it('gives the owner a link on the node that serves the backup as listed, for that backup only', async () => {
     const { cookie, id } = await ownerWithServer();
