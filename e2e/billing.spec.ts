@@ -123,6 +123,9 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   // The limits changed at once: backups kept, and the slots the overview counts against.
   await page.goto(`${base}/backups`);
   await expect(page.getByText(/of 10 backups|10 backups/).first()).toBeVisible();
+  // The overview's plan panel names the plan the server is on.
+  await page.goto(base);
+  await expect(page.getByRole('heading', { name: 'Starter plan' })).toBeVisible();
 
   // The shop: an icon bought with what is left, then chosen in Appearance.
   await page.goto(`${base}/appearance`);

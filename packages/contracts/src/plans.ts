@@ -70,8 +70,10 @@ export const plans = [
 ] as const;
 
 export type PlanId = (typeof plans)[number]['id'];
+export const planIds = plans.map((p) => p.id) as [PlanId, ...PlanId[]];
+export const planId = z.enum(planIds, { error: 'Choose one of the plans.' });
 export const planSchema = z.object({
-  id: z.string(),
+  id: planId,
   name: z.string(),
   tagline: z.string(),
   playerSlots: z.number().int(),
@@ -91,9 +93,23 @@ export const planSchema = z.object({
   priority: z.number().int(),
 });
 export const plansResult = z.array(planSchema);
+/** A plan as a deployment offers it (`plansResult`); the catalogue above with its settings applied. */
+export type OfferedPlan = z.infer<typeof planSchema>;
+
+/** Minutes as people read them: "30 seconds", "5 minutes", "1.5 minutes". */
+export function formatMinutes(minutes: number): string {
+  if (minutes < 1) {
+    const seconds = Math.round(minutes * 60);
+    return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  }
+  const rounded = Math.round(minutes * 10) / 10;
+  return `${rounded} minute${rounded === 1 ? '' : 's'}`;
+}
+
+/** The free plan's sleeping line for the idle time a deployment set (IDLE_STOP_MINUTES). */
+export const freeSleepingText = (idleStopMinutes: number | null) =>
+  idleStopMinutes === null ? 'Always on.' : `Sleeps ${formatMinutes(idleStopMinutes)} after the last player leaves; joining wakes it.`;
 export type Plan = (typeof plans)[number];
-export const planIds = plans.map((p) => p.id) as [PlanId, ...PlanId[]];
-export const planId = z.enum(planIds, { error: 'Choose one of the plans.' });
 /**
  * How many servers an account may own: the most any plan of its servers allows (pricing: Free 2, Starter 3,
  * Community 5, Network 10), and the free plan's with none.
@@ -133,6 +149,8 @@ export const serverPlanResult = z.object({
   subscription: subscriptionView.nullable(),
   balanceCents: z.number().int(),
   quotes: z.array(planQuote),
+  /** The plans as this deployment runs them (its settings may change the free plan's sleep and play time). */
+  plans: plansResult,
 });
 export type ServerPlanResult = z.infer<typeof serverPlanResult>;
 export const planPurchaseRequest = z.object({ planId, idempotencyKey });

@@ -84,7 +84,7 @@ export class Subscriptions {
   }
 
   /** The Upgrade page: the server's plan, its subscription, the balance, and what each plan would cost now. */
-  async view(server: { id: string; ownerId: string; planId: string }): Promise<ServerPlanResult> {
+  async view(server: { id: string; ownerId: string; planId: string }): Promise<Omit<ServerPlanResult, 'plans'>> {
     const [subscription, balanceCents] = await Promise.all([this.current(this.db, server.id), balanceOf(this.db, server.ownerId)]);
     const current = planById(server.planId) ?? plans[0];
     const now = this.now();

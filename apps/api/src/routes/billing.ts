@@ -7,6 +7,8 @@ import { StripeProvider, type PaymentEvent, type ReversalEvent } from '../billin
 import { billingProfiles, ledgerEntries, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
+import { offeredPlans } from '../servers/plan-limits.ts';
+import type { ServerRow } from '../servers/server-creator.ts';
 
 // Stripe's recommended window: a signed event older than this is refused (a replay of a captured one).
 const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -97,13 +99,16 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
   );
 
   const plansOf = ctx.billing.subscriptions;
-  route(endpoints.serverPlan, async ({ server }) => plansOf.view(server));
+  // The plans as this deployment runs them go with every answer (the Upgrade page compares them).
+  const offered = offeredPlans(ctx.config);
+  const view = async (server: ServerRow) => ({ ...(await plansOf.view(server)), plans: offered });
+  route(endpoints.serverPlan, async ({ server }) => view(server));
   route(
     endpoints.serverPlanChoose,
     async ({ server, body }) => {
       await plansOf.choose(server, body.planId, body.idempotencyKey);
       const [row] = await db.select().from(servers).where(eq(servers.id, server.id)).limit(1);
-      return plansOf.view(row ?? server);
+      return view(row ?? server);
     },
     { activity: ({ body }) => ({ action: 'plan.choose', target: body.planId }) },
   );
@@ -111,7 +116,7 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
     endpoints.serverPlanRenewal,
     async ({ server, body }) => {
       await plansOf.setRenewal(server.id, body.renews);
-      return plansOf.view(server);
+      return view(server);
     },
     { activity: ({ body, server }) => ({ action: body.renews ? 'plan.renew' : 'plan.cancel', target: server.planId }) },
   );

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { endpoints, maskEmail, plans } from '@spawnpoint/contracts';
+import { endpoints, maskEmail } from '@spawnpoint/contracts';
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
 import { optionalSession, type AppContext } from '../context.ts';
@@ -7,6 +7,7 @@ import { giveawayEntries, giveaways, ledgerEntries, users } from '../db/schema.t
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import type { DbOrTx } from '../servers/activity.ts';
+import { offeredPlans } from '../servers/plan-limits.ts';
 
 /** How long after registering an account can still name who referred it (`POST /v1/referral`). */
 export const REFERRAL_ATTACH_DAYS = 7;
@@ -39,7 +40,7 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
     })
     .catch((err: unknown) => ctx.log.error({ err }, 'giveaway setup failed'));
 
-  route(endpoints.plans, async () => [...plans]);
+  route(endpoints.plans, async () => offeredPlans(ctx.config));
 
   route(endpoints.publicServers, async ({ query }) => ctx.game.directory.publicList(query));
   route(endpoints.publicServer, async ({ params: { name } }) => ctx.game.directory.publicServer(name));

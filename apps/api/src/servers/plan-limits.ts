@@ -1,4 +1,4 @@
-import { plans, type PlanId } from '@spawnpoint/contracts';
+import { freeSleepingText, plans, type OfferedPlan, type PlanId } from '@spawnpoint/contracts';
 import type { Config } from '../config.ts';
 
 /** What an account's plan allows, in the units the API works with; the deployment's settings override the free plan. */
@@ -29,4 +29,18 @@ export function planLimits(config: Config, planId: PlanId = 'free'): PlanLimits 
     dailyPlayTimeMs: playMinutes === null ? null : Math.round(playMinutes * MINUTE),
     idleStopMinutes,
   };
+}
+
+/** The plan catalogue as this deployment runs it: the free plan's sleep and play time are its settings. */
+export function offeredPlans(config: Config): OfferedPlan[] {
+  return plans.map((plan) => {
+    if (plan.id !== 'free') return { ...plan };
+    const { idleStopMinutes, dailyPlayTimeMs } = planLimits(config, 'free');
+    return {
+      ...plan,
+      idleStopMinutes,
+      dailyPlayTimeMinutes: dailyPlayTimeMs === null ? null : dailyPlayTimeMs / MINUTE,
+      sleeping: freeSleepingText(idleStopMinutes),
+    };
+  });
 }

@@ -31,6 +31,17 @@ const watchStates = (cookie: string, serverId: string) => watchServer(send, base
 const details = async (cookie: string, id: string) => (await send('GET', `/v1/server/${id}`, cookie)).json().result;
 
 describe('sleeping', { timeout: 120_000 }, () => {
+  it("shows the free plan as this deployment runs it: the Upgrade page's plans and the catalogue say its idle time", async () => {
+    const { cookie, id } = await ownerWithServer(t, 'offer');
+    const said = `Sleeps ${IDLE_MS / 1000} seconds after the last player leaves; joining wakes it.`;
+    const free = (list: { id: string; sleeping: string; idleStopMinutes: number | null }[]) => list.find((p) => p.id === 'free');
+    expect(free((await send('GET', `/v1/server/${id}/plan`, cookie)).json().result.plans)).toMatchObject({
+      sleeping: said,
+      idleStopMinutes: IDLE_MS / 60_000,
+    });
+    expect(free((await send('GET', '/v1/plans')).json().result)?.sleeping).toBe(said);
+  });
+
   it('sleeps a server nobody plays on, never before the minimum time online; Start wakes it', async () => {
     const { cookie, id } = await ownerWithServer(t, 'nap');
     const states = await watchStates(cookie, id);

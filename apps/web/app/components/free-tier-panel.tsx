@@ -1,10 +1,10 @@
-import type { ServerDetails, ServerState } from '@spawnpoint/contracts';
+import { planById, type ServerDetails, type ServerState } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { formatDuration, formatMinutes, freeTierStore, remainingAt } from '../lib/free-tier.ts';
 import { useStore } from '../lib/use-store.ts';
 
 /**
- * The free tier on the overview: the place in the start queue while queued, the account's play time left
+ * The plan's panel on the overview (headed with the server's plan): the place in the start queue while queued, the account's play time left
  * today (counting down live while a server runs), and after how long without players the server sleeps.
  */
 export function FreeTierPanel({ server, state }: { server: ServerDetails; state: ServerState }) {
@@ -26,7 +26,7 @@ export function FreeTierPanel({ server, state }: { server: ServerDetails; state:
   return (
     <section aria-labelledby="free-tier-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
       <h2 id="free-tier-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-        Free plan
+        {planById(server.planId)?.name ?? 'Free'} plan
       </h2>
       <ul className="mt-2 space-y-1 text-sm text-slate-700">
         {state === 'queued' && position ? (

@@ -40,11 +40,4 @@ export function formatDuration(seconds: number): string {
 }
 
 /** "5 minutes", "1 minute", "30 seconds" (tests use fractions of a minute). */
-export function formatMinutes(minutes: number): string {
-  if (minutes < 1) {
-    const seconds = Math.round(minutes * 60);
-    return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  }
-  const rounded = Math.round(minutes * 10) / 10;
-  return `${rounded} minute${rounded === 1 ? '' : 's'}`;
-}
+export { formatMinutes } from '@spawnpoint/contracts';

@@ -1,4 +1,4 @@
-import { endpoints, formatPrice, planById, plans, type Plan, type ServerPlanResult } from '@spawnpoint/contracts';
+import { endpoints, formatMinutes, formatPrice, planById, plans, type OfferedPlan, type ServerPlanResult } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
@@ -42,7 +42,7 @@ function UpgradePage({ id }: { id: string }) {
     if (mayBuy) void reload();
   }, [mayBuy, reload]);
 
-  const choose = (plan: Plan, chargeCents: number, kind: string): Promise<void> | undefined => {
+  const choose = (plan: OfferedPlan, chargeCents: number, kind: string): Promise<void> | undefined => {
     const confirm = {
       title: kind === 'downgrade' ? `Switch to ${plan.name} at renewal?` : `Buy ${plan.name} for this server?`,
       message:
@@ -137,7 +137,7 @@ function UpgradePage({ id }: { id: string }) {
                 Plans
               </h2>
               <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
-                {plans.map((plan) => {
+                {data.plans.map((plan) => {
                   const quote = data.quotes.find((q) => q.planId === plan.id);
                   return (
                     <li
@@ -159,7 +159,7 @@ function UpgradePage({ id }: { id: string }) {
                         <li>
                           {plan.dailyPlayTimeMinutes === null
                             ? 'No daily play-time limit'
-                            : `${plan.dailyPlayTimeMinutes / 60} h of play time a day`}
+                            : `${plan.dailyPlayTimeMinutes >= 60 ? `${Math.round((plan.dailyPlayTimeMinutes / 60) * 10) / 10} h` : formatMinutes(plan.dailyPlayTimeMinutes)} of play time a day`}
                         </li>
                         <li>{plan.activeServers} of your servers running at a time</li>
                         <li>{plan.sleeping}</li>
