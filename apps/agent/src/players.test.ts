@@ -157,6 +157,15 @@ describe('players on the built-in runtime (real flying-squid, real clients)', ()
     expect(readJson('live1', 'ops.json')).toEqual([]);
   });
 
+  it("puts a new player in the game mode the server's properties name (creative), as the client shows it", async () => {
+    const port = await install('creative1');
+    expect((await t.call('PUT', '/v1/servers/creative1/properties', { values: { gamemode: 'creative' } })).body.status).toBe('SUCCESS');
+    await power('creative1', 'start', 'online');
+    const bot = await join(port, 'Builder');
+    // The client's own idea of its mode (what decides flying, instant breaking and the creative inventory).
+    expect(bot.game.gameMode).toBe('creative');
+  });
+
   it('pvp off: a player hitting another does no damage (on: it does)', async () => {
     const port = await install('pvp1');
     // A flat world: the players stand where they spawned, near each other, instead of sliding off a slope.

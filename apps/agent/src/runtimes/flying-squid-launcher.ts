@@ -166,7 +166,7 @@ serv._server.on('login', (client) => {
   // versions' packets ignore them.
   const write = client.write.bind(client);
   client.write = (name, params) =>
-    write(name, name === 'entity_teleport' ? { dx: 0, dy: 0, dz: 0, flags: { _value: 0 }, ...params } : params);
+    write(name, name === 'entity_teleport' ? { dx: 0, dy: 0, dz: 0, flags: { _value: 0 }, ...params } : withGameMode(name, params));
   if (serv._server.playerCount > maxPlayers) {
     client.end('The server is full.');
     return;
@@ -182,6 +182,20 @@ serv._server.on('login', (client) => {
   };
   for (const handler of loginHandlers) handler(client);
 });
+
+const GAME_MODE_NAMES = ['survival', 'creative', 'adventure', 'spectator'] as const;
+/**
+ * From 1.20.2 the login and respawn packets carry the player's game mode inside `worldState`; flying-squid
+ * sets `gameMode` beside it, which the encoder ignores, so every player saw survival whatever the server's
+ * `gamemode` (and flew, broke and built as in survival). The mode goes where the packet reads it.
+ */
+function withGameMode(name: string, params: Record<string, unknown>): Record<string, unknown> {
+  if (name !== 'login' && name !== 'respawn') return params;
+  const worldState = params.worldState as Record<string, unknown> | undefined;
+  const mode = GAME_MODE_NAMES[params.gameMode as number];
+  if (!worldState || typeof worldState !== 'object' || !mode) return params;
+  return { ...params, worldState: { ...worldState, gamemode: mode } };
+}
 
 async function saveAll(): Promise<void> {
   await Promise.all(serv.players.map((p) => p.save().catch(() => undefined)));
