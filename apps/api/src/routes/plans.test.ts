@@ -153,7 +153,10 @@ describe('plans', () => {
     await choose(cookie, id, 'starter');
     // Deleting the server or the account while the plan renews is refused.
     expect((await send('DELETE', `/v1/server/${id}`, cookie)).json()).toMatchObject({ status: 'SUBSCRIPTION_ACTIVE' });
-    expect((await send('POST', '/v1/user/delete', cookie, { password: 'long enough password' })).json().status).toBe('SUBSCRIPTION_ACTIVE');
+    // The refusal names the server whose plan renews and where to turn it off.
+    const refused = (await send('POST', '/v1/user/delete', cookie, { password: 'long enough password' })).json();
+    expect(refused.status).toBe('SUBSCRIPTION_ACTIVE');
+    expect(refused.message).toContain(`${(await serverRow(id)).name} (its Upgrade page: /servers/${id}/upgrade)`);
 
     // The balance ($1.01) cannot pay the next month: it lapses.
     await movePeriod(id, new Date(Date.now() - 31 * DAY), new Date(Date.now() - 1000));
@@ -324,6 +327,31 @@ describe('plans', () => {
     expect(shop).toMatchObject({ balanceCents: 5000 - 10 * 99, backupLimit: 3 + 10 });
     const entries: { action: string }[] = (await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries;
     expect(entries.filter((e) => e.action === 'shop.buy')).toHaveLength(10);
+  });
+
+  it('gives a Starter server every value pricing promises: disk, memory, slots, backups, sleep, play time, servers at once', async () => {
+    const { cookie, id } = await payingOwner('promise', 1000);
+    const starter = planById('starter')!;
+    const other = (await send('POST', '/v1/server/create', cookie, { serverName: uniqueServerName('promise2') })).json().result
+      .serverId as string;
+    const detailsOf = async (serverId: string) => (await send('GET', `/v1/server/${serverId}`, cookie)).json().result;
+    // Free first: one server running at a time, 4 h of play time, sleeping after 5 minutes.
+    expect(await detailsOf(id)).toMatchObject({ sleepsAfterMinutes: 5, playTime: { allowanceSeconds: 4 * 3600 } });
+    expect((await choose(cookie, id, 'starter')).status).toBe('SUCCESS');
+    const details = await detailsOf(id);
+    expect(details).toMatchObject({
+      playerSlots: starter.playerSlots,
+      memoryLimit: starter.memoryMb,
+      sleepsAfterMinutes: starter.idleStopMinutes,
+      // No daily allowance on a paid plan: the account's servers are not counted any more.
+      playTime: null,
+    });
+    expect((await send('GET', `/v1/server/${id}/files/usage`, cookie)).json().result.quota).toBe(starter.diskMb * 1024 * 1024);
+    expect((await send('GET', `/v1/server/${id}/backups`, cookie)).json().result.limit).toBe(starter.backups);
+    // Two of the account's servers run at once (Starter's 2; Free ran one).
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    expect((await send('POST', `/v1/server/${other}/start`, cookie)).json().status).toBe('SUCCESS');
+    for (const serverId of [id, other]) await send('POST', `/v1/server/${serverId}/kill`, cookie);
   });
 
   it('raises the number of servers an account may own to what its best plan allows (Starter 3), and says the limit', async () => {
