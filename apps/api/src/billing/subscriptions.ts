@@ -191,9 +191,10 @@ export class Subscriptions {
 
   /** Refuses what an active (renewing) subscription forbids: deleting its server or its account. */
   async refuseIfRenewing(filter: { serverId: string } | { userId: string }): Promise<void> {
-    const [row] = await this.db
-      .select({ id: subscriptions.id })
+    const rows = await this.db
+      .select({ serverId: subscriptions.serverId, name: servers.name })
       .from(subscriptions)
+      .innerJoin(servers, eq(servers.id, subscriptions.serverId))
       .where(
         and(
           'serverId' in filter ? eq(subscriptions.serverId, filter.serverId) : eq(subscriptions.userId, filter.userId),
@@ -201,12 +202,12 @@ export class Subscriptions {
           eq(subscriptions.renews, true),
         ),
       )
-      .limit(1);
-    if (row)
+      .orderBy(servers.name);
+    if (rows.length)
       throw new ApiError(
         'SUBSCRIPTION_ACTIVE',
         undefined,
-        'You cannot do this while a subscription renews. Turn its renewal off on the Upgrade page first.',
+        `You cannot do this while a plan renews: ${rows.map((r) => `${r.name} (its Upgrade page: /servers/${r.serverId}/upgrade)`).join(', ')}. Turn its renewal off there first; the plan then runs to the end of its period.`,
       );
   }
 

@@ -110,21 +110,27 @@ function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger,
   );
 }
 
-function InputDialog({ title, message, label, initialValue = '', onContinue }: DialogOptionsByName['input']) {
+function InputDialog({ title, message, label, initialValue = '', secret, onContinue }: DialogOptionsByName['input']) {
   const [value, setValue] = useState(initialValue);
   const { sending, send } = useSending();
+  // A refusal is said in the dialog, where the user is looking (a toast would sit under the backdrop).
+  const [failure, setFailure] = useState<string | null>(null);
   return (
     <Modal title={title}>
       <form
         onSubmit={(event) => {
           event.preventDefault();
           void send(async () => {
+            setFailure(null);
+            const release = showFailuresIn((_title, words) => setFailure(words));
             try {
               await onContinue(value);
               closeDialog();
             } catch (error) {
-              // The caller (or the API client's toast) said what is wrong; keep the dialog and the text.
+              // Said above; keep the dialog and the text.
               if (!(error instanceof ApiFailure)) handleUnexpectedError(error);
+            } finally {
+              release();
             }
           });
         }}
@@ -136,10 +142,17 @@ function InputDialog({ title, message, label, initialValue = '', onContinue }: D
         <input
           id="dialog-input"
           autoFocus
+          type={secret ? 'password' : 'text'}
+          autoComplete={secret ? 'current-password' : undefined}
           value={value}
           onChange={(e) => setValue(e.target.value)}
           className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
         />
+        {failure ? (
+          <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm whitespace-pre-line text-red-800" data-testid="dialog-failure">
+            {failure}
+          </p>
+        ) : null}
         <div className="mt-6 flex justify-end gap-3">
           <Button type="button" variant="secondary" onClick={closeDialog}>
             Cancel

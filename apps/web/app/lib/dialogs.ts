@@ -17,6 +17,8 @@ export interface InputOptions {
   message?: string;
   label: string;
   initialValue?: string;
+  /** A password: typed unseen, offered by the browser's password manager. */
+  secret?: boolean;
   onContinue: (value: string) => void | Promise<void>;
 }
 

@@ -1,24 +1,22 @@
 import { endpoints, fieldRules, formatPrice } from '@spawnpoint/contracts';
 import { useEffect, useRef, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
 import { confirmEmailChange, deleteAccount, requestEmailChange } from '../lib/account.ts';
 import { call } from '../lib/api.ts';
 import { getTransactions } from '../lib/billing.ts';
-import { analytics } from '../lib/analytics.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
-import { fetchUser, logout, userStore, useUser } from '../lib/user-store.ts';
+import { fetchUser, logout, signedOutOnPurpose, useUser } from '../lib/user-store.ts';
 
 export const meta = () => pageMeta('account', 'Your Spawnpoint account.');
 
 export default function Account() {
   const user = useUser((s) => s.userData);
   const [params, setParams] = useSearchParams();
-  const navigate = useNavigate();
   const confirming = useRef(false);
 
   // The link mailed to a new address lands here as ?email_token=.
@@ -133,12 +131,11 @@ export default function Account() {
               message:
                 'This removes your account, every server you own and all their files. It cannot be undone. Enter your password to confirm.',
               label: 'Password',
+              secret: true,
               onContinue: async (password) => {
                 await deleteAccount(password);
-                userStore.set((s) => ({ ...s, userData: null, servers: [] }));
-                analytics.reset();
+                signedOutOnPurpose();
                 notify('success', 'Account deleted', 'Thank you for playing with us.');
-                navigate('/');
               },
             })
           }
