@@ -62,3 +62,21 @@ test('outside production an answer the page cannot read shows what was wrong wit
   // The details name the field that did not fit and why.
   await expect(page.getByText('code: Invalid input: expected string, received number')).toBeVisible();
 });
+
+test('deleting the account asks for the password unseen and says a wrong one inside the dialog', async ({ page }) => {
+  await registerThroughForm(page, uniqueEmail('leaving'));
+  await page.goto('/account');
+  await page.getByRole('button', { name: 'Delete account' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete your account?' });
+  const password = dialog.getByLabel('Password');
+  await expect(password).toHaveAttribute('type', 'password');
+  await password.fill('not my password');
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  // Said where the user looks (a toast would sit under the dialog's backdrop); the dialog stays.
+  await expect(dialog.getByRole('alert')).toContainText(/password/i);
+  await page.screenshot({ path: test.info().outputPath('delete-account-refused-1280.png') });
+  await password.fill(PASSWORD);
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByText('Account deleted')).toBeVisible();
+});

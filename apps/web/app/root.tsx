@@ -90,6 +90,7 @@ export default function App() {
   const matches = useMatches();
   const initialized = useUser((s) => s.initialized);
   const signedIn = useUser((s) => s.userData !== null);
+  const leftOnPurpose = useUser((s) => s.leftOnPurpose === true);
   const userId = useUser((s) => s.userData?.userId);
   const emailAddress = useUser((s) => s.userData?.emailAddress);
   const chatWidgetToken = useUser((s) => s.userData?.chatWidgetToken);
@@ -198,11 +199,17 @@ export default function App() {
     routeRules: rulesLoaded ? routeRules : {},
     initialized,
     signedIn,
+    leftOnPurpose,
   });
 
   useEffect(() => {
     if (decision.type === 'external') window.location.assign(decision.url);
   }, [decision]);
+
+  // Once a page shows after a deliberate sign-out, a later page that needs a session asks to sign in again.
+  useEffect(() => {
+    if (leftOnPurpose && decision.type === 'render') userStore.set((s) => ({ ...s, leftOnPurpose: false }));
+  }, [leftOnPurpose, decision.type]);
 
   return (
     <>

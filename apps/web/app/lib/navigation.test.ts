@@ -20,6 +20,13 @@ describe('decideNavigation', () => {
     });
   });
 
+  it('sends a user who just signed out (or deleted the account) home, not to sign-in with a way back', () => {
+    expect(decideNavigation({ ...base, pathname: '/account', routeId: 'account', leftOnPurpose: true })).toEqual({
+      type: 'redirect',
+      to: '/',
+    });
+  });
+
   it('waits for the first user fetch before judging a protected page', () => {
     expect(decideNavigation({ ...base, pathname: '/account', routeId: 'account', initialized: false })).toEqual({ type: 'wait' });
   });

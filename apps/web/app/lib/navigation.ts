@@ -12,6 +12,8 @@ export interface NavigationInput {
   routeRules: Record<string, string>;
   initialized: boolean;
   signedIn: boolean;
+  /** Signed out on purpose a moment ago: a page that needs a session goes home instead of to sign-in. */
+  leftOnPurpose?: boolean;
 }
 
 const byName = new Map<string, RouteDefinition>((routeTable as readonly RouteDefinition[]).map((r) => [r.name, r]));
@@ -33,6 +35,7 @@ const namedChecks: Record<RouteAccess, NamedCheck> = {
   authenticated: (input) => {
     if (!input.initialized) return { type: 'wait' };
     if (input.signedIn) return { type: 'render' };
+    if (input.leftOnPurpose) return { type: 'redirect', to: '/' };
     const back = input.pathname + input.search;
     return { type: 'redirect', to: `/login?redirect=${encodeURIComponent(back)}` };
   },

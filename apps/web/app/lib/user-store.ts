@@ -8,6 +8,11 @@ export interface UserState {
   initialized: boolean;
   userData: UserData | null;
   servers: ServerSummary[];
+  /**
+   * Signed out on purpose (Sign out, a deleted account): a page that needs a session then goes home, not to
+   * sign-in with a way back to where the user just left.
+   */
+  leftOnPurpose?: boolean;
 }
 
 const initial: UserState = { initialized: false, userData: null, servers: [] };
@@ -47,7 +52,7 @@ export async function fetchServers(): Promise<void> {
 }
 
 export function setSignedIn(user: UserData): void {
-  userStore.set((s) => ({ ...s, initialized: true, userData: user }));
+  userStore.set((s) => ({ ...s, initialized: true, userData: user, leftOnPurpose: false }));
   void fetchServers();
 }
 
@@ -55,9 +60,14 @@ export async function logout(): Promise<void> {
   try {
     await call(endpoints.logout, {});
   } finally {
-    userStore.set((s) => ({ ...s, userData: null, servers: [] }));
-    analytics.reset();
+    signedOutOnPurpose();
   }
+}
+
+/** The user ended their session themselves (or deleted their account): forgotten here, and sent home. */
+export function signedOutOnPurpose(): void {
+  userStore.set((s) => ({ ...s, userData: null, servers: [], leftOnPurpose: true }));
+  analytics.reset();
 }
 
 export function setServerState(serverId: string, state: ServerState): void {
