@@ -8,6 +8,7 @@ import {
   agentBackupEvent,
   agentServerSpec,
   linkSigner,
+  STOPPED_BECAUSE_MAX,
   type AgentBackupEvent,
   type AgentUploadEvent,
   type AgentServerSpec,
@@ -170,7 +171,9 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
   socket.on('connect', () => outbox.flush());
 
   const events: ServerEvents = {
-    state: (serverId, state) => socket.connected && socket.emit('agent:state', { serverId, state }),
+    state: (serverId, state, reason) =>
+      socket.connected &&
+      socket.emit('agent:state', { serverId, state, ...(reason ? { reason: reason.slice(0, STOPPED_BECAUSE_MAX) } : {}) }),
     lines: (serverId, lines) => {
       outbox.add(serverId, lines);
       flushTimer ??= setTimeout(flush, CONSOLE_FLUSH_MS);

@@ -18,7 +18,8 @@ import { StatsSampler } from './stats-sampler.ts';
 import { PlayerCount } from './player-count.ts';
 
 export interface ServerEvents {
-  state(serverId: string, state: ServerState): void;
+  /** `reason`: why it went offline without being asked (a failed start, a crash, a limit). */
+  state(serverId: string, state: ServerState, reason?: string): void;
   lines(serverId: string, lines: string[]): void;
   /** `inGame`: players by the game's own join/leave lines (player-count.ts); undefined while unknown. */
   stats(serverId: string, stats: ServerStats & { inGame?: number }): void;
@@ -247,9 +248,8 @@ export class ManagedServer {
   private overQuota(bytes: number, quotaBytes: number): void {
     if (this.state !== 'online' && this.state !== 'starting') return;
     const mb = (n: number) => `${Math.ceil(n / (1024 * 1024))} MB`;
-    this.console.notice(
-      `The server was stopped: its folder uses ${mb(bytes)}, more than its disk limit of ${mb(quotaBytes)}. Delete files in the file manager (or upgrade), then start it again.`,
-    );
+    this.stopReason = `The server was stopped: its folder uses ${mb(bytes)}, more than its disk limit of ${mb(quotaBytes)}. Delete files in the file manager (or upgrade), then start it again.`;
+    this.console.notice(this.stopReason);
     void this.power('stop').catch(() => undefined);
   }
 
@@ -259,7 +259,8 @@ export class ManagedServer {
    */
   private nodeDiskFull(): void {
     if (this.state !== 'online' && this.state !== 'starting') return;
-    this.console.notice(`The server was stopped: ${this.nodeDisk.lowMessage('it was writing to the disk')}`);
+    this.stopReason = `The server was stopped: ${this.nodeDisk.lowMessage('it was writing to the disk')}`;
+    this.console.notice(this.stopReason);
     void this.power('stop').catch(() => undefined);
   }
 
@@ -276,6 +277,7 @@ export class ManagedServer {
   }
 
   private async start({ diskChecked = false } = {}): Promise<void> {
+    this.stopReason = null;
     if (!diskChecked) await this.checkDisk();
     const sandbox = await this.sandbox();
     if (this.runtime.needsSoftware?.(this.spec) && this.runtime.fetchSoftware) {
@@ -290,10 +292,10 @@ export class ManagedServer {
         );
         await Promise.race([this.runtime.fetchSoftware(this.spec, (line) => this.console.notice(line)), cancelled]);
       } catch (err) {
-        this.console.notice(
-          cancel.signal.aborted ? String(cancel.signal.reason) : `Could not start: ${err instanceof Error ? err.message : String(err)}`,
-        );
-        if (!this.removed) this.setState('offline');
+        if (cancel.signal.aborted) {
+          this.console.notice(String(cancel.signal.reason));
+          if (!this.removed) this.setState('offline');
+        } else if (!this.removed) this.offlineBecause(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
         return;
       } finally {
         this.installing = null;
@@ -305,8 +307,7 @@ export class ManagedServer {
     try {
       await this.install();
     } catch (err) {
-      this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
-      this.setState('offline');
+      this.offlineBecause(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     this.expectingExit = false;
@@ -344,15 +345,9 @@ export class ManagedServer {
       });
       this.pluginsAtLaunch = settings.plugins.changedAt;
     } catch (err) {
-      if (err instanceof LaunchRefused) {
-        this.console.notice(`Not started: ${err.message}`);
-        this.setState('offline');
-        return;
-      }
+      if (err instanceof LaunchRefused) return this.offlineBecause(`Not started: ${err.message}`);
       // The node itself cannot launch processes (no FIFO support, disk full): say so, stay offline.
-      this.console.notice(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
-      this.setState('offline');
-      return;
+      return this.offlineBecause(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.attach(proc);
   }
@@ -395,15 +390,15 @@ export class ManagedServer {
       this.stats.stop();
       if (outOfMemory) {
         // Its own doing, and it would happen again: not a crash to restart.
-        this.console.notice(
+        return this.offlineBecause(
           `The server stopped: out of memory (it reached its limit of ${this.spec.memoryMb} MB and the system ended it). Start it again, or give it more memory.`,
         );
-        this.setState('offline');
-        return;
       }
       if (this.expectingExit) {
         this.console.notice('The server stopped.');
-        this.setState('offline');
+        const reason = this.stopReason;
+        this.stopReason = null;
+        this.setState('offline', reason ?? undefined);
         return;
       }
       const how = signal ? `signal ${signal}` : code !== null ? `exit code ${code}` : 'it exited while the agent was not watching';
@@ -411,12 +406,16 @@ export class ManagedServer {
       const now = Date.now();
       const loop = now - this.lastCrash < CRASH_LOOP_MS;
       this.lastCrash = now;
-      this.setState('offline');
       if (loop) {
+        this.setState(
+          'offline',
+          `The server crashed (${how}) twice within a minute, so it is not restarted automatically. Check the console, then start it again.`,
+        );
         this.console.notice(
           'It crashed twice within a minute, so it is not restarted automatically. Check the console, then start it again.',
         );
       } else {
+        this.setState('offline');
         this.console.notice('Restarting it automatically…');
         void this.power('start').catch(() => undefined);
       }
@@ -481,11 +480,20 @@ export class ManagedServer {
     );
   }
 
-  private setState(state: ServerState): void {
+  private setState(state: ServerState, reason?: string): void {
     if (this.state === state) return;
     this.state = state;
-    this.events.state(this.spec.serverId, state);
+    this.events.state(this.spec.serverId, state, reason);
   }
+
+  /** It goes offline on its own: the reason in the console, and with the state (the overview says it). */
+  private offlineBecause(reason: string): void {
+    this.console.notice(reason);
+    this.setState('offline', reason);
+  }
+
+  /** Why a stop the agent itself asked for (a limit passed) is made: said once the game has ended. */
+  private stopReason: string | null = null;
 
   // The wait of a start for its software, while there is one.
   private installing: AbortController | null = null;

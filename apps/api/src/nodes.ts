@@ -41,7 +41,8 @@ export type AgentInput<E extends AgentEndpoint> = CallInput<E>;
 export type JsonAgentEndpoint = AgentEndpoint & { result: z.ZodType };
 
 export interface NodeEvents {
-  state(nodeId: string, serverId: string, state: ServerState): void;
+  /** `reason`: why the server went offline without being asked, in the node's words. */
+  state(nodeId: string, serverId: string, state: ServerState, reason?: string): void;
   lines(nodeId: string, serverId: string, lines: string[]): void;
   stats(nodeId: string, serverId: string, stats: ServerStats): void;
   /** Players in the game by its own join/leave lines (sent with the stats by agents that count them). */
@@ -220,7 +221,7 @@ export class NodeRegistry {
       });
       socket.on('agent:state', (payload) => {
         const event = agentStateEvent.safeParse(payload);
-        if (event.success) events.state(nodeId, event.data.serverId, event.data.state);
+        if (event.success) events.state(nodeId, event.data.serverId, event.data.state, event.data.reason);
       });
       // Acknowledged, so the agent keeps a batch until it is known to have arrived.
       socket.on('agent:console', (payload: unknown, ack?: unknown) => {

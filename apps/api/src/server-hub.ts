@@ -36,6 +36,8 @@ interface Subscriber {
 // Per socket: beyond this many undelivered lines the oldest are dropped (a slow reader loses lines,
 // the API never grows).
 const SUBSCRIBER_QUEUE_MAX = 5000;
+/** States of a server on its way up or up: why it last stopped no longer applies. */
+const ON_ITS_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online', 'downloading'];
 
 /**
  * Live server state held in memory (ARCHITECTURE §3): state, latest stats, the last console lines, and
@@ -73,6 +75,7 @@ export class ServerHub implements NodeEvents {
     return {
       ...placement,
       state: this.stateOf(serverId),
+      stoppedBecause: this.stoppedBecauseOf(serverId),
       stored: this.stored.has(serverId),
       maxPlayers: this.slots.get(serverId) ?? null,
     };
@@ -129,9 +132,11 @@ export class ServerHub implements NodeEvents {
   }
 
   private mirrorServer(server: LiveServer): void {
-    const { serverId, ownerId, nodeId, state, stored, maxPlayers } = server;
+    const { serverId, ownerId, nodeId, state, stored, maxPlayers, stoppedBecause } = server;
     this.placements.set(serverId, { serverId, ownerId, nodeId });
     this.states.set(serverId, state);
+    if (stoppedBecause) this.stoppedBecause.set(serverId, stoppedBecause);
+    else this.stoppedBecause.delete(serverId);
     if (state === 'offline' || state === 'sleeping') {
       this.latestStats.delete(serverId);
       this.statsHistory.delete(serverId);
@@ -146,6 +151,7 @@ export class ServerHub implements NodeEvents {
     this.placements.delete(serverId);
     this.stored.delete(serverId);
     this.states.delete(serverId);
+    this.stoppedBecause.delete(serverId);
     this.carried.delete(serverId);
     this.held.delete(serverId);
     this.toSleep.delete(serverId);
@@ -301,6 +307,7 @@ export class ServerHub implements NodeEvents {
     const placement = this.placements.get(serverId);
     if (!placement) return;
     const carried = this.carried.delete(serverId);
+    if (ON_ITS_WAY.includes(state)) this.stoppedBecause.delete(serverId);
     if (this.states.get(serverId) === state && !carried) return;
     if (this.held.get(serverId) !== state) this.held.delete(serverId);
     this.states.set(serverId, state);
@@ -309,7 +316,7 @@ export class ServerHub implements NodeEvents {
       this.latestStats.delete(serverId);
       this.statsHistory.delete(serverId);
     }
-    this.io.to(this.audience(placement)).emit('server:state', { serverId, state });
+    this.io.to(this.audience(placement)).emit('server:state', { serverId, state, stoppedBecause: this.stoppedBecauseOf(serverId) });
     this.shareServer(serverId);
     for (const waiter of [...this.stateWaiters]) waiter(serverId, state);
     for (const listener of this.stateListeners) listener(serverId, state);
@@ -372,8 +379,21 @@ export class ServerHub implements NodeEvents {
     this.refusals.set(nodeId, seen);
   }
 
-  state(nodeId: string, serverId: string, state: ServerState): void {
-    if (this.onNode(nodeId, serverId)) this.report(serverId, state);
+  state(nodeId: string, serverId: string, state: ServerState, reason?: string): void {
+    if (!this.onNode(nodeId, serverId)) return;
+    // Kept until it is on its way again; an offline the owner asked for says nothing.
+    if (state === 'offline') {
+      if (reason) this.stoppedBecause.set(serverId, reason);
+      else this.stoppedBecause.delete(serverId);
+    }
+    this.report(serverId, state);
+  }
+
+  /** Why each server last went offline on its own (a failed start, a crash, a limit), until it starts again. */
+  private stoppedBecause = new Map<string, string>();
+
+  stoppedBecauseOf(serverId: string): string | null {
+    return this.stoppedBecause.get(serverId) ?? null;
   }
 
   private playing = new Map<string, number>();

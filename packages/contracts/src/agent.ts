@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
-import { serverStats, softwareIds } from './servers.ts';
+import { serverStats, softwareIds, STOPPED_BECAUSE_MAX } from './servers.ts';
 
 /**
  * The agent protocol. The API calls the agent's HTTP API (bearer node token) for actions; the agent keeps
@@ -73,7 +73,12 @@ export const agentStoredArchiveRequest = z.object({ sha256: z.string().regex(/^[
 /** `POST …/backups/:backupId/from-storage`: the backup made from the stored archive, and its size. */
 export const agentStoredBackupResult = z.object({ size: z.number().int().min(0) });
 
-export const agentStateEvent = z.object({ serverId: z.string(), state: serverState });
+export const agentStateEvent = z.object({
+  serverId: z.string(),
+  state: serverState,
+  /** Offline without being asked (a start that failed, a crash, a limit): why, in the console's words. */
+  reason: z.string().max(STOPPED_BECAUSE_MAX).optional(),
+});
 export const agentConsoleEvent = z.object({ serverId: z.string(), lines: z.array(z.string()).max(5000) });
 /**
  * `inGame`: how many players are in the game by its own join and leave lines (and its `list` after an

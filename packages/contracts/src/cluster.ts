@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { serverState } from './api.ts';
 import { serverRole } from './permissions.ts';
-import { serverStats } from './servers.ts';
+import { serverStats, STOPPED_BECAUSE_MAX } from './servers.ts';
 
 /**
  * What one API process tells the others when several share the service (REDIS_URL): changes each keeps a
@@ -35,6 +35,7 @@ export const liveServer = z.object({
   ownerId: id,
   nodeId: id,
   state: serverState,
+  stoppedBecause: z.string().max(STOPPED_BECAUSE_MAX).nullable().optional(),
   stored: z.boolean(),
   maxPlayers: z.number().int().min(0).nullable(),
 });

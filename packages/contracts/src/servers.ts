@@ -116,6 +116,8 @@ export const commandRequest = z.object({ command: consoleCommand });
  * so they are the tenant's words: at most this many, each cut to this length.
  */
 export const PLAYERS_LISTED_MAX = 100;
+/** The longest reason a node gives for a server going offline on its own (`stoppedBecause`). */
+export const STOPPED_BECAUSE_MAX = 2000;
 export const PLAYER_NAME_SHOWN_MAX = 64;
 export const serverStats = z.object({
   cpu: z.number(),
@@ -161,6 +163,11 @@ export const serverDetails = serverSummary.extend({
   permissions: z.array(permissionKey),
   /** Minutes without players after which the server stops and sleeps (its owner's plan); null: never. */
   sleepsAfterMinutes: z.number().nullable(),
+  /**
+   * Why the server last went offline without being asked — a start that failed, a crash, its disk or memory
+   * limit — in the node's words (they say what to do); null once it starts again, or when it was stopped.
+   */
+  stoppedBecause: z.string().nullable(),
   /** Place in the start queue of its node (1 = next), while `queued` there; null otherwise. */
   queuePosition: z.number().int().min(1).nullable(),
   /** The owner's play time today; null when the plan has no daily allowance. */

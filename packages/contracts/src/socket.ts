@@ -6,7 +6,12 @@ import type { BackupRestoreEvent } from './files.ts';
 /** Socket.IO events between the browser and the API (ARCHITECTURE §5). */
 export const socketAuthPayload = z.object({ token: z.string().min(1).max(1024) });
 
-export const serverStateEvent = z.object({ serverId: z.string(), state: serverState });
+export const serverStateEvent = z.object({
+  serverId: z.string(),
+  state: serverState,
+  /** Why it went offline without being asked (`ServerDetails.stoppedBecause`); null or absent otherwise. */
+  stoppedBecause: z.string().nullable().optional(),
+});
 
 /** How long the API keeps a server's stats for the overview's charts (a new page gets them on subscribing). */
 export const STATS_HISTORY_MS = 10 * 60_000;

@@ -447,6 +447,7 @@ export class ServerDirectory {
       host: this.nodes.config(row.nodeId)?.publicHost ?? 'localhost',
       port: row.port,
       stats: this.hub.statsOf(row.id),
+      stoppedBecause: this.hub.stoppedBecauseOf(row.id),
       memoryLimit: row.memoryMb,
       playerSlots: row.maxPlayers,
       publicListing: row.publicListing,

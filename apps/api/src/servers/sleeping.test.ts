@@ -16,10 +16,14 @@ const sockets: Socket[] = [];
 const send: Send = (...args) => requester(t.app)(...args);
 
 beforeAll(async () => {
-  env = await buildTestAppWithAgent({
-    IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
-    MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
-  });
+  env = await buildTestAppWithAgent(
+    {
+      IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
+      MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
+    },
+    // Java software comes from a vendor that is not there: its starts fail at once, and no packet leaves the machine.
+    { SOFTWARE_MIRROR_PAPER: 'http://127.0.0.1:9' },
+  );
   ({ t, base } = env);
 });
 afterAll(async () => {
@@ -40,6 +44,23 @@ describe('sleeping', { timeout: 120_000 }, () => {
       idleStopMinutes: IDLE_MS / 60_000,
     });
     expect(free((await send('GET', '/v1/plans')).json().result)?.sleeping).toBe(said);
+  });
+
+  it('says why a start failed where the owner looks, and forgets it once the server is on its way again', async () => {
+    const { cookie, id } = await ownerWithServer(t, 'fails', { software: 'paper', version: '1.20.4' });
+    expect((await send('POST', `/v1/server/${id}/eula`, cookie, { accept: true })).json().status).toBe('SUCCESS');
+    const states = await watchStates(cookie, id);
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await states.reached('offline');
+    const failed = states.seen.find((s) => s.state === 'offline');
+    expect(failed?.stoppedBecause).toMatch(/^Could not start: /);
+    expect((await details(cookie, id)).stoppedBecause).toBe(failed?.stoppedBecause);
+    // Started again: on its way, the old reason is gone (until this start fails in turn).
+    states.seen.splice(0);
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await states.reached('offline');
+    expect(states.seen[0]).toMatchObject({ stoppedBecause: null });
+    expect(states.seen.at(-1)?.stoppedBecause).toMatch(/^Could not start: /);
   });
 
   it('sleeps a server nobody plays on, never before the minimum time online; Start wakes it', async () => {

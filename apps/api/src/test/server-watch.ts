@@ -12,9 +12,9 @@ export async function watchServer(send: Send, base: string, sockets: Socket[], c
   const token = (await send('GET', '/v1/user/websocket', cookie)).json().result.token as string;
   const socket = connect(base, { transports: ['websocket'], reconnection: false });
   sockets.push(socket);
-  const seen: { state: string; at: number }[] = [];
-  socket.on('server:state', (e: { serverId: string; state: string }) => {
-    if (e.serverId === serverId) seen.push({ state: e.state, at: Date.now() });
+  const seen: { state: string; at: number; stoppedBecause: string | null }[] = [];
+  socket.on('server:state', (e: { serverId: string; state: string; stoppedBecause?: string | null }) => {
+    if (e.serverId === serverId) seen.push({ state: e.state, at: Date.now(), stoppedBecause: e.stoppedBecause ?? null });
   });
   const lines: string[] = [];
   socket.on('server:console', (e: { serverId: string; lines: string[] }) => e.serverId === serverId && lines.push(...e.lines));

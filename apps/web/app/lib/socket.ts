@@ -132,7 +132,7 @@ function theSocket(): Promise<AppSocket> {
     created.on('account:play-time', (payload) => receivePlayTime(payload));
     created.on('server:state', (payload) => {
       const event = serverStateEvent.safeParse(payload);
-      if (event.success) setServerState(event.data.serverId, event.data.state);
+      if (event.success) setServerState(event.data.serverId, event.data.state, event.data.stoppedBecause);
     });
     socket = created;
     return created;

@@ -5,7 +5,9 @@ import { fetchServer } from './servers.ts';
 import { useUser } from './user-store.ts';
 
 export type ServerLoad =
-  { status: 'loading' } | { status: 'missing'; message: string } | { status: 'ready'; server: ServerDetails; state: ServerState };
+  | { status: 'loading' }
+  | { status: 'missing'; message: string }
+  | { status: 'ready'; server: ServerDetails; state: ServerState; stoppedBecause: string | null };
 
 /** The server of the current page; its state follows the live store (socket events and polling). */
 export function useServer(serverId: string): ServerLoad {
@@ -13,6 +15,7 @@ export function useServer(serverId: string): ServerLoad {
     { status: 'loading' } | { status: 'missing'; message: string } | { status: 'ready'; server: ServerDetails }
   >({ status: 'loading' });
   const liveState = useUser((s) => s.servers.find((x) => x.serverId === serverId)?.state);
+  const liveReason = useUser((s) => s.stoppedBecause?.[serverId]);
   useEffect(() => {
     let active = true;
     setLoad({ status: 'loading' });
@@ -26,5 +29,10 @@ export function useServer(serverId: string): ServerLoad {
     };
   }, [serverId]);
   if (load.status !== 'ready') return load;
-  return { status: 'ready', server: load.server, state: liveState ?? load.server.state };
+  return {
+    status: 'ready',
+    server: load.server,
+    state: liveState ?? load.server.state,
+    stoppedBecause: liveReason !== undefined ? liveReason : load.server.stoppedBecause,
+  };
 }

@@ -13,6 +13,8 @@ export interface UserState {
    * sign-in with a way back to where the user just left.
    */
   leftOnPurpose?: boolean;
+  /** Why each server last went offline on its own, as the live events said (`ServerDetails.stoppedBecause`). */
+  stoppedBecause?: Record<string, string | null>;
 }
 
 const initial: UserState = { initialized: false, userData: null, servers: [] };
@@ -70,8 +72,12 @@ export function signedOutOnPurpose(): void {
   analytics.reset();
 }
 
-export function setServerState(serverId: string, state: ServerState): void {
-  userStore.set((s) => ({ ...s, servers: s.servers.map((server) => (server.serverId === serverId ? { ...server, state } : server)) }));
+export function setServerState(serverId: string, state: ServerState, stoppedBecause?: string | null): void {
+  userStore.set((s) => ({
+    ...s,
+    servers: s.servers.map((server) => (server.serverId === serverId ? { ...server, state } : server)),
+    ...(stoppedBecause !== undefined ? { stoppedBecause: { ...s.stoppedBecause, [serverId]: stoppedBecause } } : {}),
+  }));
 }
 
 export function setServerPlayers(serverId: string, online: number): void {

@@ -69,6 +69,20 @@ export default function ServerOverview() {
     <ServerShell serverId={id} load={load}>
       {load.status === 'ready' ? (
         <div className="space-y-6">
+          {/* Why it is offline when nobody stopped it (a start that failed, a crash, a limit): the node's words say what to do. */}
+          {load.state === 'offline' && load.stoppedBecause ? (
+            <section
+              role="alert"
+              data-testid="stopped-because"
+              className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900 sm:p-6"
+            >
+              <h2 className="font-semibold">The server is not running</h2>
+              <p className="mt-1 break-words whitespace-pre-line">{load.stoppedBecause}</p>
+              <Link to={`/servers/${id}/console`} className="mt-2 inline-block font-medium underline">
+                See the console
+              </Link>
+            </section>
+          ) : null}
           {/* grid-cols-1 is minmax(0, 1fr): the implicit column would grow to the join address and push the card
               and its power buttons past a phone's edge. */}
           <section
