@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import { revokeMailedLinks } from '../auth/email-tokens.ts';
 import { recordEvent } from '../auth/events.ts';
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { hashPassword, refuseCommonPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId, randomToken, sha256 } from '../auth/tokens.ts';
 import { clearSessionCookie, type AppContext } from '../context.ts';
 import { accountEvents, emailChanges, serverSchedules, servers, users } from '../db/schema.ts';
@@ -29,6 +29,7 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
     await checkPassword(request, session.user.id, session.user.passwordHash, body.currentPassword);
     // Checked after the current password is known to be right, so the message is true when it is shown.
     if (body.newPassword === body.currentPassword) throw new ApiError('INVALID_INPUT', { newPassword: SAME_PASSWORD_MESSAGE });
+    refuseCommonPassword(body.newPassword, 'newPassword');
     const passwordHash = await hashPassword(body.newPassword);
     await db.transaction(async (tx) => {
       await tx.update(users).set({ passwordHash }).where(eq(users.id, session.user.id));

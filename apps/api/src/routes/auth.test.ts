@@ -66,6 +66,17 @@ describe('register', () => {
     expect(row?.passwordHash).not.toContain(PASSWORD);
   });
 
+  it('refuses a password from the list of the most common ones, whatever its letter case', async () => {
+    for (const password of ['password123', 'Password123', 'qwertyuiop']) {
+      const res = await post('/v1/auth/register', { emailAddress: uniqueEmail(), password });
+      expect(res.json(), password).toEqual({
+        status: 'INVALID_INPUT',
+        message: 'This password is one of the most common ones, which are tried first. Choose another.',
+        fields: { password: 'This password is one of the most common ones, which are tried first. Choose another.' },
+      });
+    }
+  });
+
   it('refuses an address that is already registered', async () => {
     const { email } = await register();
     const res = await post('/v1/auth/register', { emailAddress: email, password: PASSWORD });

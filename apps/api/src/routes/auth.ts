@@ -3,7 +3,7 @@ import { recordEvent } from '../auth/events.ts';
 import { acceptSecondFactor } from '../auth/two-factor.ts';
 import { eq } from 'drizzle-orm';
 import { consumeEmailToken, emailTokenOwner, issueEmailToken, revokeMailedLinks } from '../auth/email-tokens.ts';
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { hashPassword, refuseCommonPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId } from '../auth/tokens.ts';
 import { clearSessionCookie, optionalSession, setSessionCookie, type AppContext } from '../context.ts';
 import { users } from '../db/schema.ts';
@@ -28,6 +28,7 @@ export function authRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.register,
     async ({ request, reply, body }) => {
+      refuseCommonPassword(body.password, 'password');
       const passwordHash = await hashPassword(body.password);
       const id = newId();
       // Only a code that belongs to someone is kept (the affiliate programme credits its owner).
@@ -138,6 +139,7 @@ export function authRoutes(route: Route, ctx: AppContext): void {
   route(
     endpoints.passwordReset,
     async ({ request, body }) => {
+      refuseCommonPassword(body.password, 'password');
       const passwordHash = await hashPassword(body.password);
       const userId = await db.transaction(async (tx) => {
         const id = await consumeEmailToken(tx, body.token, 'password_reset');
