@@ -181,10 +181,31 @@ function damaged(err: unknown): SandboxError {
 export async function extractArchive(
   sandbox: Sandbox,
   archivePath: string,
-  destinationPath: string,
+  destinationPath: string | undefined,
   limits = defaultExtractLimits(sandbox),
-): Promise<ExtractResult> {
-  const destination = pathParts(destinationPath);
+): Promise<ExtractResult & { destination: string }> {
+  const destination = destinationPath === undefined ? await freshFolderFor(sandbox, archivePath) : pathParts(destinationPath);
+  const made = await extractInto(sandbox, archivePath, destination, limits);
+  return { destination: `/${destination.join('/')}`, ...made };
+}
+
+/** Beside the archive, a folder named after it that does not exist yet: `world`, else `world (2)`, `world (3)`… */
+async function freshFolderFor(sandbox: Sandbox, archivePath: string): Promise<string[]> {
+  const parts = pathParts(archivePath);
+  const name = parts.at(-1) ?? 'archive';
+  const base = name.replace(/\.(zip|tar\.gz|tgz|tar)$/i, '') || 'archive';
+  for (let n = 1; n < 1000; n++) {
+    const candidate = [...parts.slice(0, -1), n === 1 ? base : `${base} (${n})`];
+    const taken = await sandbox.stat(candidate).then(
+      () => true,
+      (err: unknown) => !(err instanceof SandboxError && err.code === 'NOT_FOUND'),
+    );
+    if (!taken) return candidate;
+  }
+  throw new SandboxError('INVALID_STATE', `Too many folders named ${base} already: choose where to extract it.`);
+}
+
+async function extractInto(sandbox: Sandbox, archivePath: string, destination: string[], limits: ExtractLimits): Promise<ExtractResult> {
   const lower = archivePath.toLowerCase();
   const zip = lower.endsWith('.zip');
   if (!zip && !lower.endsWith('.tar.gz') && !lower.endsWith('.tgz') && !lower.endsWith('.tar'))

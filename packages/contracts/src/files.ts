@@ -82,9 +82,15 @@ export const renameRequest = z.object({ from: namedPath('path'), to: plain(named
 export const deleteFilesRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500) });
 export const chmodRequest = z.object({ path: filePath.min(1), mode: z.number().int().min(0).max(0o777) });
 export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: plain(filePath.min(1)) });
-export const extractRequest = z.object({ path: filePath.min(1), destination: plain(filePath).default('/') });
+/**
+ * `destination` left out: into a new folder beside the archive, named after it (`world.zip` → `world/`, or
+ * `world (2)/` when that name is taken), so nothing the owner has is overwritten without asking.
+ */
+export const extractRequest = z.object({ path: filePath.min(1), destination: plain(filePath).optional() });
 /** What an extraction made; links and special files in the archive are never created (`skipped`). */
 export const extractResult = z.object({
+  /** The folder it was unpacked into. */
+  destination: z.string(),
   files: z.number().int().min(0),
   folders: z.number().int().min(0),
   bytes: z.number().int().min(0),

@@ -244,10 +244,20 @@ describe('files', () => {
       path: '/plugins-data/archive.tar.gz',
       destination: '/plugins-data',
     });
-    expect(extracted.json()).toMatchObject({ status: 'SUCCESS', result: { files: 2 } });
+    expect(extracted.json()).toMatchObject({ status: 'SUCCESS', result: { files: 2, destination: '/plugins-data' } });
     // Back where they were, not in /plugins-data/plugins-data/.
     expect((await list('/plugins-data')).sort()).toEqual(['archive.tar.gz', 'one.yml', 'two.yml']);
     expect((await send('GET', `/v1/server/${id}/files/content?path=/plugins-data/two.yml`, cookie)).json().result.content).toBe('two: 2\n');
+
+    // Without a destination (the file manager's Extract): a new folder named after the archive, so the owner's
+    // edited two.yml is not overwritten; a second extraction gets a folder of its own.
+    await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/plugins-data/two.yml', content: 'edited\n' });
+    const extract = async () =>
+      (await send('POST', `/v1/server/${id}/files/extract`, cookie, { path: '/plugins-data/archive.tar.gz' })).json().result.destination;
+    expect(await extract()).toBe('/plugins-data/archive');
+    expect(await extract()).toBe('/plugins-data/archive (2)');
+    expect((await send('GET', `/v1/server/${id}/files/content?path=/plugins-data/two.yml`, cookie)).json().result.content).toBe('edited\n');
+    expect((await list('/plugins-data/archive')).sort()).toEqual(['one.yml', 'two.yml']);
   });
 
   it('downloads a file with a non-ASCII name under its own name (RFC 6266 filename*), with an ASCII fallback', async () => {

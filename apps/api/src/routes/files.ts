@@ -130,7 +130,12 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
   here(
     endpoints.fileExtract,
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileExtract, { params: { serverId: server.id }, body }),
-    { activity: ({ body }) => ({ action: 'file.extract', target: `${body.path} → ${body.destination}` }) },
+    {
+      activity: ({ body }, result) => ({
+        action: 'file.extract',
+        target: `${body.path} → ${result?.destination ?? body.destination ?? ''}`,
+      }),
+    },
   );
   here(
     endpoints.fileChmod,

@@ -125,8 +125,8 @@ export function FileRow({
               onClick={async () => {
                 setExtracting(true);
                 try {
-                  await extractArchive(serverId, full, dir);
-                  notify('success', 'Extracted', `${shown} was unpacked here.`);
+                  const { destination } = await extractArchive(serverId, full);
+                  notify('success', 'Extracted', `${shown} was unpacked into ${destination}.`);
                   onChanged();
                 } catch {
                   // shown by the §8 handling

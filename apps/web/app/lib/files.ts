@@ -32,8 +32,8 @@ export const changeMode = (serverId: string, path: string, mode: number) =>
 export const deletePaths = (serverId: string, paths: string[]) => call(endpoints.fileDelete, { params: { serverId }, body: { paths } });
 export const archivePaths = (serverId: string, paths: string[], destination: string) =>
   call(endpoints.fileArchive, { params: { serverId }, body: { paths, destination } });
-export const extractArchive = (serverId: string, path: string, destination: string) =>
-  call(endpoints.fileExtract, { params: { serverId }, body: { path, destination } });
+/** Unpacks into a new folder beside the archive, named after it (the answer says which). */
+export const extractArchive = (serverId: string, path: string) => call(endpoints.fileExtract, { params: { serverId }, body: { path } });
 export const downloadUrl = (serverId: string, path: string) =>
   `${settings.apiBaseUrl}${endpointUrl(endpoints.fileDownload, { params: { serverId }, query: { path } })}`;
 
