@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createServerThroughForm, linkFromMail, PASSWORD, uniqueEmail, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, linkFromMail, PASSWORD, uniqueEmail, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('an invited friend registers from the mailed link, lands on the server and is offered only what a moderator may do', async ({
   browser,
@@ -8,7 +8,7 @@ test('an invited friend registers from the mailed link, lands on the server and 
   const ownerContext = await browser.newContext();
   const owner = await ownerContext.newPage();
   await verifiedAccount(owner, 'owner');
-  const name = `crew${Date.now().toString(36).slice(-8)}`;
+  const name = uniqueName('crew', 8);
   const serverPath = await createServerThroughForm(owner, name);
 
   await owner.goto(`${serverPath}/subusers`);
@@ -26,9 +26,14 @@ test('an invited friend registers from the mailed link, lands on the server and 
   const friendContext = await browser.newContext();
   const page = await friendContext.newPage();
   await page.goto(link);
-  // Signed out: the app asks to register, keeping the token through it.
+  // Signed out: the app asks to register, keeping the token through it, and says who invited whom to what,
+  // with the invited address already in the form.
   await expect(page).toHaveURL(/\/register$/);
-  await page.getByLabel('Email address').fill(friend);
+  const banner = page.getByTestId('invite-banner');
+  await expect(banner).toContainText(`invited you to ${name} as a moderator`);
+  await expect(banner).toContainText(friend);
+  await expect(page.getByLabel('Email address')).toHaveValue(friend);
+  await page.screenshot({ path: test.info().outputPath('invited-register-1280.png') });
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByLabel('Confirm password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account' }).click();

@@ -89,6 +89,7 @@ import {
 import {
   invitationAcceptRequest,
   invitationAcceptResult,
+  invitationPreviewResult,
   invitationCreateRequest,
   invitationParams,
   memberParams,
@@ -778,6 +779,15 @@ export const endpoints = {
     access: 'session',
     permission: 'schedules.manage',
     result: empty,
+  },
+  invitationPreview: {
+    method: 'POST',
+    path: '/v1/invitations/preview',
+    tag: 'Members',
+    summary: 'What an invitation link offers (server, role, invited address, sender), before signing up or in',
+    access: 'public',
+    body: invitationAcceptRequest,
+    result: invitationPreviewResult,
   },
   invitationAccept: {
     method: 'POST',

@@ -70,6 +70,16 @@ export const invitationAcceptRequest = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, 'This invitation link is not valid.'),
 });
 export const invitationAcceptResult = z.object({ serverId: z.string() });
+/** What an invitation link offers, shown before signing up or in: who invited whom, to which server, as what. */
+export const invitationPreviewResult = z.object({
+  serverName: z.string(),
+  role: memberRole,
+  /** The address the invitation was sent to: the account that accepts it must have it. */
+  emailAddress: z.string(),
+  /** Who sent it (their address), or null when their account is gone. */
+  invitedBy: z.string().nullable(),
+});
+export type InvitationPreview = z.infer<typeof invitationPreviewResult>;
 
 /** The answers the member endpoints give for refused input, so the web app and the tests share the words. */
 export const memberMessages = {

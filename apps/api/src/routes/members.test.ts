@@ -290,8 +290,22 @@ describe('invitations', () => {
     await invite(serverId, owner, emailAddress, 'viewer');
     expect(mailsTo(t.dataDir, emailAddress)[0]).toContain('Create a free account with this address');
     const token = tokenMailedTo(emailAddress);
+    // Before signing up, the link says who invited whom to which server (the register page shows it).
+    const preview = (body: unknown) => send('POST', '/v1/invitations/preview', undefined, body);
+    const [row] = await t.ctx.database.db.select({ name: servers.name }).from(servers).where(eq(servers.id, serverId));
+    expect((await preview({ token })).json().result).toEqual({
+      serverName: row?.name,
+      role: 'viewer',
+      emailAddress,
+      invitedBy: owner.emailAddress,
+    });
+    expect((await preview({ token: 'x'.repeat(32) })).json()).toMatchObject({
+      status: 'INVALID_INPUT',
+      message: memberMessages.invalidToken,
+    });
     const newcomer = await register(emailAddress);
     expect((await accept(newcomer, token)).json().result).toEqual({ serverId });
+    expect((await preview({ token })).json()).toMatchObject({ status: 'INVALID_STATE', message: memberMessages.usedToken });
     expect((await send('GET', '/v1/user/me', newcomer.cookie)).json().result.emailVerified).toBe(true);
 
     const again = await accept(newcomer, token);

@@ -272,6 +272,32 @@ export function memberRoutes(route: Route, ctx: AppContext): void {
     return null;
   });
 
+  // The link's token is its only key: counted per address like accepts, and it names only what its mail did.
+  route(
+    endpoints.invitationPreview,
+    async ({ body }) => {
+      const [row] = await db
+        .select({
+          serverName: servers.name,
+          role: serverInvitations.role,
+          emailAddress: serverInvitations.emailAddress,
+          invitedBy: users.emailAddress,
+          acceptedAt: serverInvitations.acceptedAt,
+          expiresAt: serverInvitations.expiresAt,
+        })
+        .from(serverInvitations)
+        .innerJoin(servers, eq(servers.id, serverInvitations.serverId))
+        .leftJoin(users, eq(users.id, serverInvitations.invitedBy))
+        .where(eq(serverInvitations.tokenHash, sha256(body.token)))
+        .limit(1);
+      if (!row) throw new ApiError('INVALID_INPUT', undefined, memberMessages.invalidToken);
+      if (row.acceptedAt) throw new ApiError('INVALID_STATE', undefined, memberMessages.usedToken);
+      if (row.expiresAt <= new Date()) throw new ApiError('INVALID_STATE', undefined, memberMessages.expiredToken);
+      return { serverName: row.serverName, role: row.role, emailAddress: row.emailAddress, invitedBy: row.invitedBy };
+    },
+    { limit: 'invitationAcceptPerIp' },
+  );
+
   route(
     endpoints.invitationAccept,
     async ({ request, session, body }) => {

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
+import { InviteBanner, useInvitePreview } from '../components/invite-banner.tsx';
 import { RecoveryCodeForm, TokenInput } from '../components/token-input.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { handleApiError } from '../lib/api-errors.ts';
@@ -16,6 +17,7 @@ export const meta = () => pageMeta('login', 'Sign in to your Spawnpoint dashboar
 
 export default function Login() {
   const location = useLocation();
+  const invite = useInvitePreview();
   const form = useForm({
     emailAddress: { label: 'email address', rules: fieldRules.emailAddress },
     password: { label: 'password', rules: fieldRules.loginPassword },
@@ -102,6 +104,7 @@ export default function Login() {
     <>
       <h1 className="text-2xl font-bold">Sign in</h1>
       <p className="mt-1 text-sm text-slate-600">Welcome back. Your servers are waiting.</p>
+      {invite ? <InviteBanner preview={invite} action="sign in" /> : null}
       <form className="mt-6 space-y-4" onSubmit={submit} noValidate>
         <Field label="Email address" type="email" autoComplete="email" error={form.errors.emailAddress} {...form.field('emailAddress')} />
         <Field label="Password" type="password" autoComplete="current-password" error={form.errors.password} {...form.field('password')} />

@@ -1,7 +1,9 @@
 import { endpoints, fieldRules } from '@spawnpoint/contracts';
+import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
+import { InviteBanner, useInvitePreview } from '../components/invite-banner.tsx';
 import { call } from '../lib/api.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -19,6 +21,14 @@ export default function Register() {
     passwordConfirmation: { label: 'password confirmation', rules: fieldRules.passwordConfirmation },
   });
 
+  // Opened from an invitation: who invited whom, and its address in the form (the account must have it).
+  const invite = useInvitePreview();
+  const emailField = form.field('emailAddress');
+  useEffect(() => {
+    if (invite && !form.values.emailAddress) emailField.onChange({ target: { value: invite.emailAddress } });
+    // Once, when the preview arrives.
+  }, [invite]);
+
   const submit = form.handleSubmit(async ({ emailAddress, password }) => {
     const referral = storedReferral();
     const user = await call(endpoints.register, { body: { emailAddress, password, ...(referral ? { referral } : {}) } });
@@ -33,6 +43,7 @@ export default function Register() {
     <>
       <h1 className="text-2xl font-bold">Create your account</h1>
       <p className="mt-1 text-sm text-slate-600">Free forever for small servers. No card needed.</p>
+      {invite ? <InviteBanner preview={invite} action="create an account" /> : null}
       <form className="mt-6 space-y-4" onSubmit={submit} noValidate>
         <Field label="Email address" type="email" autoComplete="email" error={form.errors.emailAddress} {...form.field('emailAddress')} />
         <Field label="Password" type="password" autoComplete="new-password" error={form.errors.password} {...form.field('password')} />
