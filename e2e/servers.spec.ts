@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import mineflayer from 'mineflayer';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('create a server, start it, join it with a real client, talk through the console, stop it', async ({ page }) => {
   test.setTimeout(120_000);
@@ -9,7 +9,7 @@ test('create a server, start it, join it with a real client, talk through the co
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
   });
   await verifiedAccount(page, 'game');
-  const name = `e2e-${Date.now().toString(36).slice(-8)}`;
+  const name = uniqueName('e2e-', 8);
 
   await page.getByRole('link', { name: 'Create your first server' }).click();
   await expect(page).toHaveURL(/\/servers\/create$/);
@@ -72,7 +72,7 @@ test('create a server, start it, join it with a real client, talk through the co
 test('the server list shows the new server with its address and live state', async ({ page }) => {
   test.setTimeout(90_000);
   await verifiedAccount(page, 'list');
-  const name = `l-${Date.now().toString(36).slice(-8)}`;
+  const name = uniqueName('l-', 8);
   await createServerThroughForm(page, name);
 
   await page.getByRole('link', { name: 'Servers', exact: true }).first().click();
@@ -103,7 +103,7 @@ test('the server list shows the new server with its address and live state', asy
 test('an owner lists a server publicly and a visitor finds it on the server list', async ({ page, browser }) => {
   test.setTimeout(90_000);
   await verifiedAccount(page, 'public');
-  const name = `p-${Date.now().toString(36).slice(-8)}`;
+  const name = uniqueName('p-', 8);
   await createServerThroughForm(page, name);
   const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
   const address = /: (\S+:\d+)\. Copy$/.exec(direct ?? '')?.[1] ?? '';
@@ -144,6 +144,8 @@ test('an owner lists a server publicly and a visitor finds it on the server list
   // Its public page shows the same entry, the direct address for those without the name, and how to join.
   await card.getByRole('link', { name }).click();
   await expect(other).toHaveURL(new RegExp(`/server-list/${name}$`));
+  // Loaded directly, a listed server's page answers 200 (a name nobody lists answers 404).
+  expect((await other.request.get(`/server-list/${name}`)).status()).toBe(200);
   await expect(other.getByRole('heading', { level: 1, name })).toBeVisible();
   await expect(other.getByTestId('preview-line-1')).toHaveText(`${name} on Spawnpoint`);
   await expect(other.getByText('Join: it is running now.')).toBeVisible();
@@ -161,7 +163,7 @@ test('an owner lists a server publicly and a visitor finds it on the server list
 
 test('a lost live connection shows a banner and marks live values stale until it is back', async ({ page }) => {
   await verifiedAccount(page, 'lost');
-  const base = await createServerThroughForm(page, `lost-${Date.now().toString(36).slice(-6)}`);
+  const base = await createServerThroughForm(page, uniqueName('lost-', 6));
   await page.getByRole('button', { name: 'Start', exact: true }).click();
   await expect(page.getByTestId('server-state')).toHaveText('Online', { timeout: 30_000 });
 

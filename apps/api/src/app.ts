@@ -332,7 +332,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   billingRoutes(route, ctx);
   openApiRoutes(route, config.publicUrl);
   metricsRoutes(route, metrics.registry);
-  site.notFoundPage = await installWeb(app, config);
+  site.notFoundPage = await installWeb(app, config, async (routeName, pathname) => {
+    if (routeName !== 'server-list-name') return true;
+    const name = pathname.replace(/\/+$/, '').split('/').pop() ?? '';
+    return directory.publicServer(name).then(
+      () => true,
+      () => false,
+    );
+  });
 
   handleBrowserSockets(io, ctx, cluster.spentTokens);
   // What another API process changed and this one keeps a copy of.

@@ -68,7 +68,8 @@ describe('web app serving', () => {
   });
 
   it('answers unknown paths with HTTP 404 and the SPA page that shows the 404 screen', async () => {
-    for (const url of ['/nope', '/servers/a/b/c', '/account/nothing']) {
+    // A server page whose name no listed server has is unknown too (the page shows "not found").
+    for (const url of ['/nope', '/servers/a/b/c', '/account/nothing', '/server-list/nobody-listed-here']) {
       const res = await get(url);
       expect(res.statusCode, url).toBe(404);
       expect(res.body).toBe('<html>spa</html>');

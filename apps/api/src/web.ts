@@ -20,7 +20,13 @@ const SPA_FALLBACK = '__spa-fallback.html';
 /** Sends the site's 404 page (the app shows its 404 screen); the envelope where the app is not built. */
 export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
-export async function installWeb(app: FastifyInstance, config: Config): Promise<NotFoundPage> {
+/**
+ * Whether a page of a route with a parameter shows something (a listed server of that name): one that does
+ * not is answered 404, so search engines and links checkers see the same "not found" the page shows.
+ */
+export type PageExists = (routeName: string, pathname: string) => Promise<boolean>;
+
+export async function installWeb(app: FastifyInstance, config: Config, pageExists: PageExists = async () => true): Promise<NotFoundPage> {
   const root = config.webDist;
   const built = existsSync(path.join(root, SPA_FALLBACK));
   if (built) {
@@ -109,7 +115,7 @@ export async function installWeb(app: FastifyInstance, config: Config): Promise<
       if (existsSync(path.join(root, file))) return sendPage(request, reply, page(file));
     }
     // A content route's path with no file is no post (also its `.data`, which the app fetches for it).
-    const known = route !== null && route.prerender !== 'content';
+    const known = route !== null && route.prerender !== 'content' && (await pageExists(route.name, pathname));
     return sendPage(request, reply.status(known ? 200 : 404), page(SPA_FALLBACK));
   });
   return notFoundPage;
