@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 // The embedded sandbox provider stands where Stripe's page would (PAYMENT_PROVIDER=sandbox by default
 // outside production): its page declines or pays, and the balance changes from the provider's side.
@@ -57,6 +57,8 @@ test('billing: add billing information, a declined top-up moves nothing, a paid 
   const receipt = page.getByTestId('receipt');
   await expect(receipt).toContainText(/Receipt SP-\d{6}/);
   await expect(receipt).toContainText('Ada Lovelace');
+  // A top-up is money in: credited to the account, not billed.
+  await expect(receipt).toContainText(/Credited to/i);
   await expect(receipt).toContainText('United Kingdom');
   await expect(receipt).toContainText('VAT GB123456789');
   await expect(receipt).toContainText('$25.00');
@@ -76,7 +78,7 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   page,
 }) => {
   await verifiedAccount(page, 'upgrade');
-  const base = await createServerThroughForm(page, `up${Date.now().toString(36).slice(-9)}`);
+  const base = await createServerThroughForm(page, uniqueName('up', 9));
   await page.goto(`${base}/upgrade`);
   await expect(page.getByTestId('current-plan')).toContainText('Free plan');
   await expect(page.getByTestId('plan-card')).toHaveCount(4);

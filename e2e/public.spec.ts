@@ -132,7 +132,9 @@ test('a referral code from ?r= is kept across registration and credited', async 
   const link =
     (await page.getByRole('button', { name: /^Referral link: / }).getAttribute('aria-label'))?.match(/(http\S+?)\. Copy$/)?.[1] ?? '';
   expect(link).toMatch(/\/\?r=/);
-  await expect(page.getByTestId('referred-users')).toHaveText('0 players have signed up with your link.');
+  await expect(page.getByTestId('referred-users')).toHaveText('Nobody has signed up with your link yet: share it where your players are.');
+  // Signed in already: no "Join for free" on the page.
+  await expect(page.getByRole('link', { name: 'Join for free' })).toHaveCount(0);
 
   const visitor = await browser.newContext();
   const other = await visitor.newPage();

@@ -17,6 +17,7 @@ export function SiteFooter() {
           <Link to="/affiliate">Affiliate programme</Link>
           <Link to="/blog">Blog</Link>
           <Link to="/tools/nether-portal-calculator">Nether portal calculator</Link>
+          <Link to="/giveaway/10-minecraft-accounts">Giveaway</Link>
         </nav>
         <nav aria-label="Legal and help" className="flex flex-col gap-2">
           <a href={settings.supportUrl}>Help centre</a>

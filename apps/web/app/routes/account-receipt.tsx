@@ -66,7 +66,9 @@ export default function AccountReceipt() {
         </header>
         <div className="mt-6 grid gap-6 sm:grid-cols-2">
           <div>
-            <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Billed to</h2>
+            <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">
+              {entry.amountCents < 0 ? 'Billed to' : 'Credited to'}
+            </h2>
             {receipt.billedTo.length ? (
               <address className="mt-1 not-italic text-slate-800">
                 {receipt.billedTo.map((line, i) => (

@@ -21,8 +21,8 @@ export default function Affiliate() {
     <main className="mx-auto max-w-3xl px-4 py-12">
       <h1 className="text-4xl font-extrabold">Affiliate programme</h1>
       <p className="mt-3 text-lg text-slate-600">
-        Tell your audience about Spawnpoint and earn part of what they spend. Your referral link works today and records who signs up
-        through it; commissions on their purchases are being built and will be credited to your balance.
+        Tell your audience about Spawnpoint and earn part of what they spend: a share of every purchase made by the players who sign up
+        through your link is credited to your balance.
       </p>
 
       <section className="mt-8 rounded-xl border border-slate-200 bg-white p-6" aria-labelledby="link-heading">
@@ -48,7 +48,11 @@ export default function Affiliate() {
               <code>?r={referral.code}</code> added.
             </p>
             <p className="text-sm font-medium" data-testid="referred-users">
-              {referral.referredUsers === 1 ? '1 player has' : `${referral.referredUsers} players have`} signed up with your link.
+              {referral.referredUsers === 0
+                ? 'Nobody has signed up with your link yet: share it where your players are.'
+                : referral.referredUsers === 1
+                  ? '1 player has signed up with your link.'
+                  : `${referral.referredUsers} players have signed up with your link.`}
             </p>
             <p className="text-sm" data-testid="affiliate-earned">
               You earn <strong>{referral.commissionPercent}%</strong> of their purchases. Earned so far:{' '}
@@ -96,9 +100,11 @@ export default function Affiliate() {
             and end participation.
           </li>
         </ul>
-        <Link to="/register" className={buttonClass('primary')}>
-          Join for free
-        </Link>
+        {!signedIn ? (
+          <Link to="/register" className={buttonClass('primary')}>
+            Join for free
+          </Link>
+        ) : null}
       </section>
     </main>
   );
