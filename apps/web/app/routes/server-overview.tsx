@@ -59,7 +59,10 @@ export default function ServerOverview() {
     }
   }, [state]);
 
-  const latest = live ?? (load.status === 'ready' ? load.server.stats : null);
+  // The figures the page loaded with are the server's only while it still runs: once it stopped or sleeps,
+  // nobody is playing and nothing is used, whatever the last sample said.
+  const stopped = state === 'offline' || state === 'sleeping' || state === 'uploading';
+  const latest = live ?? (load.status === 'ready' && !stopped ? load.server.stats : null);
   // While the live connection is lost, the figures below are the last ones received: shown as such.
   const connection = useLiveStatus();
   const stale = connection === 'lost' || connection === 'crowded';
