@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import minecraftProtocol from 'minecraft-protocol';
 import sharp from 'sharp';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 type Status = { description: { extra?: { text: string; color?: string; bold?: boolean }[] }; favicon?: string };
 
@@ -10,7 +10,7 @@ test('appearance: the preview follows the MOTD as typed, a photo becomes a 64×6
 }) => {
   test.setTimeout(120_000);
   await verifiedAccount(page, 'looks');
-  const base = await createServerThroughForm(page, `lk-${Date.now().toString(36).slice(-8)}`);
+  const base = await createServerThroughForm(page, uniqueName('lk-', 8));
   const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
   const port = Number(/:(\d+)\. Copy$/.exec(direct ?? '')?.[1]);
   await page.getByRole('navigation', { name: 'Server' }).getByRole('link', { name: 'Appearance', exact: true }).click();

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 async function createServer(page: Page, prefix: string): Promise<string> {
   await verifiedAccount(page, prefix);
-  return createServerThroughForm(page, `${prefix}-${Date.now().toString(36).slice(-6)}`);
+  return createServerThroughForm(page, uniqueName(`${prefix}-`, 6));
 }
 
 test('a double click on Create backup makes one backup and no error', async ({ page }) => {

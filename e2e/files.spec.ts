@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import minecraftProtocol from 'minecraft-protocol';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 import { statusText, type ChatComponent } from '../test-support/status-text.ts';
 
 async function createServer(page: Page, prefix: string): Promise<string> {
   await verifiedAccount(page, prefix);
-  return createServerThroughForm(page, `${prefix}-${Date.now().toString(36).slice(-6)}`);
+  return createServerThroughForm(page, uniqueName(`${prefix}-`, 6));
 }
 
 test('upload with progress, then edit a file and save it', async ({ page }) => {

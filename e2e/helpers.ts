@@ -1,4 +1,5 @@
 import { expect, type Page } from '@playwright/test';
+import { isRestrictedName } from '@spawnpoint/contracts';
 import { mailsTo } from '../apps/api/src/test/mails.ts';
 
 export const PASSWORD = 'a long enough password';
@@ -63,4 +64,15 @@ export async function createServerThroughForm(page: Page, name: string): Promise
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await expect(page).not.toHaveURL(/\/create$/);
   return new URL(page.url()).pathname;
+}
+
+/**
+ * A fresh server name: `prefix` and `length` characters that change with every call. Drawn again while the
+ * name holds a word the product refuses in a join address (random letters spell `sex` now and then).
+ */
+export function uniqueName(prefix: string, length = 8): string {
+  let name = '';
+  do name = `${prefix}${(Date.now().toString(36) + Math.random().toString(36).slice(2)).slice(-length)}`;
+  while (isRestrictedName(name));
+  return name;
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { expect, test } from '@playwright/test';
-import { verifiedAccount } from './helpers.ts';
+import { uniqueName, verifiedAccount } from './helpers.ts';
 
 // A stand-in for Modrinth's API v2 on the port the product was told (playwright.config.ts): one plugin,
 // whose newer version the test publishes half-way.
@@ -80,7 +80,7 @@ test.afterAll(async () => {
 
 test('a Paper server: search Modrinth, install a plugin, see "update available", update it, turn it off', async ({ page }) => {
   await verifiedAccount(page, 'jplug');
-  const name = `jp${Date.now().toString(36).slice(-8)}`;
+  const name = uniqueName('jp', 8);
   await page.goto('/servers/create');
   await page.getByLabel('Server name').fill(name);
   await page.getByLabel('Software').selectOption('paper');

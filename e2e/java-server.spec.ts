@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { buildFakeJar } from '../apps/agent/test-support/fake-jar.ts';
-import { verifiedAccount } from './helpers.ts';
+import { uniqueName, verifiedAccount } from './helpers.ts';
 
 test('a Paper server asks for the Minecraft EULA at its first start, then starts and has eula.txt', async ({ page }) => {
   test.setTimeout(120_000);
@@ -9,7 +9,7 @@ test('a Paper server asks for the Minecraft EULA at its first start, then starts
   // stand-in server the tests compile, which prints what Paper prints when ready.
   buildFakeJar(path.join(process.env.E2E_DATA_DIR as string, 'software/paper/1.20.4.jar'));
   await verifiedAccount(page, 'java');
-  const name = `java${Date.now().toString(36).slice(-8)}`;
+  const name = uniqueName('java', 8);
   await page.goto('/servers/create');
   await page.getByLabel('Server name').fill(name);
   await page.getByLabel('Software').selectOption('paper');

@@ -1,6 +1,6 @@
 import { SOCKETS_PER_SESSION_MAX } from '@spawnpoint/contracts';
 import { expect, test, type Page } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 /**
  * The page's live connections: how many it opened (Engine.IO handshakes: a polling request without a
@@ -31,7 +31,7 @@ test('a tab holds one live connection; past the sign-in’s limit a tab says liv
 }) => {
   test.setTimeout(120_000);
   await verifiedAccount(page, 'tabs');
-  const base = await createServerThroughForm(page, `tabs-${Date.now().toString(36).slice(-6)}`);
+  const base = await createServerThroughForm(page, uniqueName('tabs-', 6));
 
   // Every tab takes one of the sign-in's live slots, not two (the root and the page both start the socket);
   // this first tab holds one already.

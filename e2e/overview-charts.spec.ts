@@ -1,12 +1,12 @@
 import { defaultSkinOf, offlineUuid } from '@spawnpoint/contracts';
 import { expect, test } from '@playwright/test';
 import mineflayer from 'mineflayer';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('the overview charts keep the last minutes across a reload, with units, times and player heads', async ({ page }) => {
   test.setTimeout(120_000);
   await verifiedAccount(page, 'charts');
-  const base = await createServerThroughForm(page, `charts-${Date.now().toString(36).slice(-8)}`);
+  const base = await createServerThroughForm(page, uniqueName('charts-', 8));
   const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
   const port = Number(/:(\d+)\. Copy$/.exec(direct ?? '')?.[1]);
   await page.getByRole('button', { name: 'Start', exact: true }).click();

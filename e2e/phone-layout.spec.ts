@@ -1,6 +1,6 @@
 import { routeTable } from '@spawnpoint/contracts';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 const PHONE = { width: 360, height: 800 };
 // A name with nothing to break it at, and an archive, so its row has Extract as well as the menu.
@@ -66,7 +66,7 @@ test('every dashboard page fits 360 px without sideways scroll, and file rows ke
   test.setTimeout(180_000);
   await verifiedAccount(page, 'phone');
   // As long as a name may be (16), so the join address is as long as it gets.
-  const base = await createServerThroughForm(page, `phones-${Date.now().toString(36).slice(-9)}`);
+  const base = await createServerThroughForm(page, uniqueName('phones-', 9));
   const serverId = base.split('/').pop() as string;
   // Running, so the overview shows its charts and every power button is live.
   await page.getByRole('button', { name: 'Start', exact: true }).click();

@@ -1,14 +1,14 @@
 import { expect, test } from '@playwright/test';
 import { offlineUuid } from '@spawnpoint/contracts';
 import mineflayer from 'mineflayer';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('players page: whitelist a player while stopped (the file is written), turn the whitelist on, kick a player while running', async ({
   page,
 }) => {
   test.setTimeout(120_000);
   await verifiedAccount(page, 'players');
-  const base = await createServerThroughForm(page, `pl-${Date.now().toString(36).slice(-8)}`);
+  const base = await createServerThroughForm(page, uniqueName('pl-', 8));
   const serverId = base.split('/').pop() as string;
   const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
   const port = Number(/:(\d+)\. Copy$/.exec(direct ?? '')?.[1]);

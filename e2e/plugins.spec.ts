@@ -1,13 +1,13 @@
 import { expect, test } from '@playwright/test';
 import mineflayer from 'mineflayer';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('plugins: search the catalogue, install Homes while running, restart from the banner, and /sethome works in game', async ({
   page,
 }) => {
   test.setTimeout(150_000);
   await verifiedAccount(page, 'plugins');
-  const base = await createServerThroughForm(page, `plg-${Date.now().toString(36).slice(-8)}`);
+  const base = await createServerThroughForm(page, uniqueName('plg-', 8));
   const direct = await page.getByRole('button', { name: /^Direct address: / }).getAttribute('aria-label');
   const port = Number(/:(\d+)\. Copy$/.exec(direct ?? '')?.[1]);
   await page.getByRole('button', { name: 'Start', exact: true }).click();

@@ -1,9 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('add a nightly backup with its next runs shown while typing, fix a bad expression, pause and delete it', async ({ page }) => {
   await verifiedAccount(page, 'sched');
-  const base = await createServerThroughForm(page, `sched${Date.now().toString(36).slice(-8)}`);
+  const base = await createServerThroughForm(page, uniqueName('sched', 8));
   await page.getByRole('navigation', { name: 'Server' }).getByRole('link', { name: 'Schedules', exact: true }).click();
   await expect(page.getByTestId('schedules-empty')).toBeVisible();
 
@@ -49,7 +49,7 @@ test('add a nightly backup with its next runs shown while typing, fix a bad expr
 test('a schedule due in the coming minute runs by itself: it starts the server, and the page and activity log say so', async ({ page }) => {
   test.setTimeout(150_000);
   await verifiedAccount(page, 'schedrun');
-  const base = await createServerThroughForm(page, `schrun${Date.now().toString(36).slice(-8)}`);
+  const base = await createServerThroughForm(page, uniqueName('schrun', 8));
   await page.goto(`${base}/schedules`);
   await page.getByLabel('Name').fill('Wake up');
   await page.getByLabel('Action').selectOption('start');

@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('a server nobody plays on goes to sleep by itself, live, and Start wakes it', async ({ page }) => {
   test.setTimeout(180_000);
   await verifiedAccount(page, 'sleep');
-  const serverPath = await createServerThroughForm(page, `nap-${Date.now().toString(36).slice(-8)}`);
+  const serverPath = await createServerThroughForm(page, uniqueName('nap-', 8));
   const state = page.getByTestId('server-state');
   await expect(state).toHaveText('Offline');
   // The e2e configuration sets 45 seconds (the free plan says 5 minutes).

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { createServerThroughForm, verifiedAccount } from './helpers.ts';
+import { createServerThroughForm, uniqueName, verifiedAccount } from './helpers.ts';
 
 async function createServer(page: Page, prefix: string): Promise<{ base: string; serverId: string }> {
   await verifiedAccount(page, prefix);
-  const base = await createServerThroughForm(page, `${prefix}-${Date.now().toString(36).slice(-6)}`);
+  const base = await createServerThroughForm(page, uniqueName(`${prefix}-`, 6));
   return { base, serverId: base.split('/').pop() as string };
 }
 
