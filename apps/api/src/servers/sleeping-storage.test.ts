@@ -49,7 +49,11 @@ beforeAll(async () => {
   });
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
   const S3_URL = `s3://S3RVER:S3RVER@127.0.0.1:${port}/${BUCKET}?tls=false`;
-  agents.push(await prepareAgent(50, { S3_URL }, 'node-a'), await prepareAgent(50, { S3_URL }, 'node-b'));
+  // Their log at info, so a failure below can say what each node did (it is printed only then).
+  agents.push(
+    await prepareAgent(50, { S3_URL, LOG_LEVEL: 'info' }, 'node-a'),
+    await prepareAgent(50, { S3_URL, LOG_LEVEL: 'info' }, 'node-b'),
+  );
   t = await buildTestApp({
     AGENTS: JSON.stringify(agents.map((a) => a.nodeConfig)),
     IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
@@ -70,11 +74,16 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+/** Waits until exactly these nodes are connected; when they are not, says what each agent last logged. */
 const connected = (ids: string[]) =>
   until(
     async () => (await send('GET', '/healthz')).json().result.agents as string[],
     (a) => ids.every((id) => a.includes(id)) && a.length === ids.length,
-  );
+    60_000,
+  ).catch((err: unknown) => {
+    const logs = agents.map((a) => `--- ${a.nodeConfig.id}, its last log lines:\n${a.output().slice(-25).join('\n')}`);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${logs.join('\n')}`);
+  });
 const rowOf = async (id: string) => (await t.ctx.database.db.select().from(servers).where(eq(servers.id, id)))[0]!;
 const details = async (cookie: string, id: string) => (await send('GET', `/v1/server/${id}`, cookie)).json().result;
 const stored = async (id: string) => {
@@ -108,7 +117,7 @@ async function sleepIntoStorage(cookie: string, id: string) {
   return states;
 }
 
-describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
+describe('sleeping servers in shared storage', { timeout: 300_000 }, () => {
   it('lets the operator move a stopped server to another node and then remove the emptied one', async () => {
     const { cookie, id } = await ownerWithServer(t, 'moved');
     const from = (await rowOf(id)).nodeId;
@@ -190,7 +199,12 @@ describe('sleeping servers in shared storage', { timeout: 180_000 }, () => {
     states.clear();
     const start = (await send('POST', `/v1/server/${id}/start`, cookie)).json();
     expect(start.status).toBe('SUCCESS');
-    await states.reached('online');
+    // Fetched from storage, unpacked and started on a node of a machine busy with every other suite.
+    await states.reached('online', 120_000).catch((err: unknown) => {
+      throw new Error(
+        `${String(err)} after ${JSON.stringify(states.order())}\n${agents.map((a) => `--- ${a.nodeConfig.id}:\n${a.output().slice(-25).join('\n')}`).join('\n')}`,
+      );
+    });
     expect(states.order()).toEqual(['downloading', 'waking', 'online']);
     const woke = await rowOf(id);
     expect(woke.nodeId).not.toBe(first.nodeId);
