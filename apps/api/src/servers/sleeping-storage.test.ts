@@ -217,8 +217,17 @@ describe('sleeping servers in shared storage', { timeout: 300_000 }, () => {
     expect(server.port).toBe(woke.port);
     const bot = await joinGame(server.port, 'Traveller');
     bot.end('bye');
-    await send('POST', `/v1/server/${id}/kill`, cookie);
-    await states.reached('offline');
+    expect((await send('POST', `/v1/server/${id}/kill`, cookie)).json().status).toBe('SUCCESS');
+    // As the API says it (its page's state), with what the socket saw and the nodes did if it does not.
+    await until(
+      async () => (await details(cookie, id)).state,
+      (s) => s === 'offline',
+      60_000,
+    ).catch((err: unknown) => {
+      throw new Error(
+        `${String(err)}; the socket saw ${JSON.stringify(states.order())}\n${agents.map((a) => `--- ${a.nodeConfig.id}:\n${a.output().slice(-25).join('\n')}`).join('\n')}`,
+      );
+    });
     // Back for the next test: the crashed node returns.
     home.start(base);
     await connected(['node-a', 'node-b']);
