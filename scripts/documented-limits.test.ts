@@ -24,11 +24,11 @@ import { HELD_BYTES_MAX, PROXY_DEFAULTS } from '../apps/proxy/src/join-proxy.ts'
 import { HANDSHAKE_MAX_BYTES } from '../apps/proxy/src/protocol.ts';
 
 /**
- * The limits the README and the security document promise are the ones the code enforces: each figure
+ * The limits the guide (docs/guide.md) and the security document promise are the ones the code enforces: each figure
  * below is read from the constant the code uses and must appear in both documents' limits tables.
  */
 const root = path.resolve(import.meta.dirname, '..');
-const documents = ['README.md', 'docs/security.md'].map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }));
+const documents = ['docs/guide.md', 'docs/security.md'].map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }));
 
 const count = (n: number) => n.toLocaleString('en-US');
 const perWindow = (rule: { max: number; window: number }) => {

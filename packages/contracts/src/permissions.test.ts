@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { canGrant, memberRoles, permissionKeys, rolePermissions, serverRoles } from './permissions.ts';
 
 describe('roles', () => {
-  it('the README table says what contracts hold', () => {
-    const readme = readFileSync(path.join(import.meta.dirname, '../../../README.md'), 'utf8');
+  it('the table in docs/guide.md says what contracts hold', () => {
+    const readme = readFileSync(path.join(import.meta.dirname, '../../../docs/guide.md'), 'utf8');
     const rows = readme
       .split('\n')
       .filter((line) => /^\| `[a-z]+\.[a-z]+` /.test(line))
