@@ -46,6 +46,16 @@ afterAll(async () => {
 
 const consoleOf = (id: string) => t.agent.servers.get(id)?.console.lines().join('\n') ?? '';
 
+/** The JSON a plugin printed after `marker` in its server's console, once it has. */
+async function reportOf(id: string, marker: string): Promise<Record<string, string>> {
+  const line = await until(
+    () => consoleOf(id),
+    (c) => c.includes(marker),
+    60_000,
+  );
+  return JSON.parse(line.slice(line.indexOf(marker) + marker.length).split('\n')[0] as string) as Record<string, string>;
+}
+
 async function create(serverId: string, plugin: string): Promise<number> {
   const port = await freePort();
   const res = await t.call('PUT', `/v1/servers/${serverId}`, {
@@ -143,12 +153,7 @@ report.bind = await new Promise((resolve) => {
 console.log('NETWORK ' + JSON.stringify(report));
 `;
     const port = await create('attacker', plugin);
-    const line = await until(
-      () => consoleOf('attacker'),
-      (c) => c.includes('NETWORK '),
-      60_000,
-    );
-    const report = JSON.parse(line.slice(line.indexOf('NETWORK ') + 8).split('\n')[0] as string) as Record<string, string>;
+    const report = await reportOf('attacker', 'NETWORK ');
 
     // The internet answers; nothing of the node, its networks or another game does.
     expect(report.internet).toBe('REACHED hello from internet');
@@ -186,12 +191,7 @@ for (let i = 0; i < ${GAME_FLOWS_MAX + 200}; i++) await new Promise((resolve) =>
 console.log('FLOWS ' + JSON.stringify({ before, after: await reach() }));
 `;
     await create('flooder', flood);
-    const line = await until(
-      () => consoleOf('flooder'),
-      (c) => c.includes('FLOWS '),
-      60_000,
-    );
-    const report = JSON.parse(line.slice(line.indexOf('FLOWS ') + 6).split('\n')[0] as string) as Record<string, string>;
+    const report = await reportOf('flooder', 'FLOWS ');
     expect(report.before).toBe('REACHED hello from internet');
     expect(report.after).toMatch(/^refused /);
     // Another game's flows are its own.

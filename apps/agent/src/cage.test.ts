@@ -68,6 +68,13 @@ async function install(
   return port;
 }
 
+/** Waits until the server is offline (it stopped, or was stopped for a limit). */
+const offline = (serverId: string, on = t) =>
+  until(
+    () => stateOf(serverId, on),
+    (s) => s === 'offline',
+  );
+
 async function start(serverId: string, on = t) {
   expect((await on.call('POST', `/v1/servers/${serverId}/power`, { action: 'start' })).body.status).toBe('SUCCESS');
   await until(
@@ -268,10 +275,7 @@ console.log('ESCAPE ' + JSON.stringify(report));
 
     // Killing the server ends every process of the bomb, and its group goes.
     expect((await t.call('POST', '/v1/servers/bomb/power', { action: 'kill' })).body.status).toBe('SUCCESS');
-    await until(
-      () => stateOf('bomb'),
-      (s) => s === 'offline',
-    );
+    await offline('bomb');
     await until(
       () => existsSync(cgroupDir('pids', 'bomb')),
       (present) => !present,
@@ -293,20 +297,14 @@ console.log('ESCAPE ' + JSON.stringify(report));
     expect(ownRss).toBeLessThan(200 * 1024 * 1024);
     expect(stats?.memory).toBeGreaterThan(ownRss + 150 * 1024 * 1024);
     expect((await t.call('POST', '/v1/servers/busy/power', { action: 'kill' })).body.status).toBe('SUCCESS');
-    await until(
-      () => stateOf('busy'),
-      (s) => s === 'offline',
-    );
+    await offline('busy');
   });
 
   it('stops a server that uses more memory than its plan: "out of memory", offline, not restarted', async () => {
     await install('hog', onFile('hog.now', `const keep = []; for (;;) keep.push(Buffer.alloc(16 * 1024 * 1024, 1));`), { memoryMb: 384 });
     await start('hog');
     await put('hog', 'hog.now', 'go');
-    await until(
-      () => stateOf('hog'),
-      (s) => s === 'offline',
-    );
+    await offline('hog');
     const text = consoleOf('hog');
     expect(text).toContain('The server stopped: out of memory (it reached its limit of 384 MB');
     expect(text).not.toContain('crashed');
@@ -335,10 +333,7 @@ console.log('ESCAPE ' + JSON.stringify(report));
     );
     await start('filler');
     await put('filler', 'fill.now', 'go');
-    await until(
-      () => stateOf('filler'),
-      (s) => s === 'offline',
-    );
+    await offline('filler');
     expect(consoleOf('filler')).toMatch(/The server was stopped: its folder uses 1\d\d MB, more than its disk limit of 64 MB/);
     expect(consoleOf('filler')).not.toContain('Restarting it automatically');
     // A start is refused until space is freed.
@@ -352,10 +347,7 @@ console.log('ESCAPE ' + JSON.stringify(report));
     await install('hider', onFile('hide.now', hide), { diskMb: 64 });
     await start('hider');
     await put('hider', 'hide.now', 'go');
-    await until(
-      () => stateOf('hider'),
-      (s) => s === 'offline',
-    );
+    await offline('hider');
     expect(consoleOf('hider')).toMatch(/The server was stopped: its folder uses 1\d\d MB, more than its disk limit of 64 MB/);
   });
 });
@@ -382,10 +374,7 @@ describe("the node's disk reserve", () => {
     await install('greedy', onFile('fill.now', fill), { on: r });
     await start('greedy', r);
     await put('greedy', 'fill.now', 'go', r);
-    await until(
-      () => stateOf('greedy', r),
-      (s) => s === 'offline',
-    );
+    await offline('greedy', r);
     expect(consoleOf('greedy', r)).toMatch(/The server was stopped: it was writing to the disk: this node is nearly out of disk space/);
     const refusedStart = await r.call('POST', '/v1/servers/greedy/power', { action: 'start' });
     expect(refusedStart.body).toMatchObject({

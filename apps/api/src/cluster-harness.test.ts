@@ -182,58 +182,29 @@ describe.runIf(!refusal)('the product in production shape', { timeout: 240_000 }
     expect((await topUp(3000)).status).toBe('SUCCESS');
     // Everything an owner and their tabs can do to one account and its servers, at once; the balancer spreads
     // the requests over both processes. Each kind locks the account, the server or both (docs/design.md).
-    const kinds: [string, () => Promise<Envelope>][] = [
-      ...Array.from({ length: 3 }, () => ['topup', () => topUp(1000)] as [string, () => Promise<Envelope>]),
-      ...Array.from(
-        { length: 6 },
-        () =>
-          ['shop.buy', () => call('POST', `/v1/server/${kept}/shop`, { itemId: 'backup-slot', idempotencyKey: key() })] as [
-            string,
-            () => Promise<Envelope>,
-          ],
+    // `n` requests of one kind (the i-th made by `send(i)`), each sent when the list is.
+    type Sent = [kind: string, send: () => Promise<Envelope>];
+    const times = (n: number, kind: string, send: (i: number) => Promise<Envelope>): Sent[] =>
+      Array.from({ length: n }, (_, i) => [kind, () => send(i)]);
+    const buy = (serverId: string | undefined) => () =>
+      call('POST', `/v1/server/${serverId}/shop`, { itemId: 'backup-slot', idempotencyKey: key() });
+    const kinds: Sent[] = [
+      ...times(3, 'topup', () => topUp(1000)),
+      ...times(6, 'shop.buy', buy(kept)),
+      ...times(2, 'plan.choose', () => call('POST', `/v1/server/${kept}/plan`, { planId: 'starter', idempotencyKey: key() })),
+      ...times(4, 'schedule.create', (i) =>
+        call('POST', `/v1/server/${kept}/schedules`, {
+          name: `Mixed ${i}`,
+          cron: '0 4 1 1 *',
+          timeZone: 'UTC',
+          action: { kind: 'backup', keep: 1 },
+        }),
       ),
-      ...Array.from(
-        { length: 2 },
-        () =>
-          ['plan.choose', () => call('POST', `/v1/server/${kept}/plan`, { planId: 'starter', idempotencyKey: key() })] as [
-            string,
-            () => Promise<Envelope>,
-          ],
+      ...times(3, 'invitation.create', (i) =>
+        call('POST', `/v1/server/${kept}/invitations`, { emailAddress: `mixed-${i}-${key()}@example.com`, role: 'viewer' }),
       ),
-      ...Array.from(
-        { length: 4 },
-        (_, i) =>
-          [
-            'schedule.create',
-            () =>
-              call('POST', `/v1/server/${kept}/schedules`, {
-                name: `Mixed ${i}`,
-                cron: '0 4 1 1 *',
-                timeZone: 'UTC',
-                action: { kind: 'backup', keep: 1 },
-              }),
-          ] as [string, () => Promise<Envelope>],
-      ),
-      ...Array.from(
-        { length: 3 },
-        (_, i) =>
-          [
-            'invitation.create',
-            () => call('POST', `/v1/server/${kept}/invitations`, { emailAddress: `mixed-${i}-${key()}@example.com`, role: 'viewer' }),
-          ] as [string, () => Promise<Envelope>],
-      ),
-      ...Array.from(
-        { length: 2 },
-        () => ['backup.create', () => call('POST', `/v1/server/${kept}/backups`, {})] as [string, () => Promise<Envelope>],
-      ),
-      ...Array.from(
-        { length: 2 },
-        () =>
-          ['doomed.buy', () => call('POST', `/v1/server/${doomed}/shop`, { itemId: 'backup-slot', idempotencyKey: key() })] as [
-            string,
-            () => Promise<Envelope>,
-          ],
-      ),
+      ...times(2, 'backup.create', () => call('POST', `/v1/server/${kept}/backups`, {})),
+      ...times(2, 'doomed.buy', buy(doomed)),
       ['server.delete', () => call('DELETE', `/v1/server/${doomed}`)],
     ];
     const answers = await Promise.all(kinds.map(async ([kind, send]) => ({ kind, answer: await send() })));
