@@ -42,6 +42,9 @@ export function fileBytes(st: Stats): number {
   return allocated > roundedSize ? allocated : st.size;
 }
 
+/** Descriptors of a game's processes looked at per disk measure (`deletedOpenBytes`). */
+export const OPEN_FILES_LOOKED_AT_MAX = 8192;
+
 /**
  * Files the game deleted while keeping them open: still on the disk, in no folder a walk can see. Read
  * from the descriptors of the game's processes (`pids`, its control group's), counting only files on
@@ -50,8 +53,12 @@ export function fileBytes(st: Stats): number {
 export async function deletedOpenBytes(pids: number[], folderDevice: number): Promise<number> {
   const seen = new Set<number>();
   let total = 0;
+  // The game decides how many descriptors it holds: at most this many are looked at per measure, so a
+  // plugin opening thousands cannot make every measure of the agent that much work.
+  let budget = OPEN_FILES_LOOKED_AT_MAX;
   for (const pid of pids) {
-    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+    const fds = (await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])).slice(0, budget);
+    budget -= fds.length;
     for (const fd of fds) {
       const st = await stat(`/proc/${pid}/fd/${fd}`).catch(() => null);
       if (!st?.isFile() || st.nlink !== 0 || st.dev !== folderDevice || seen.has(st.ino)) continue;
