@@ -48,12 +48,17 @@ test('upload with progress, then edit a file and save it', async ({ page }) => {
     expect(sent.origin).not.toBe(new URL(page.url()).origin);
   }
 
-  // Permissions: a bad value is refused with a hint and the dialog stays; a good one is applied.
+  // Permissions: a bad value is refused with a hint in the dialog (no toast) and the dialog stays; 000, which
+  // would leave a file the server cannot use, too; a good one is applied.
   await page.getByRole('button', { name: /^Permissions of big\.bin: \d{3}$/ }).click();
   const permissions = page.getByRole('dialog', { name: 'Permissions of big.bin' });
-  await permissions.getByLabel('Permissions').fill('9');
+  await permissions.getByLabel('Permissions').fill('999');
   await permissions.getByRole('button', { name: 'Continue' }).click();
-  await expect(page.getByText('Use three digits from 0 to 7, such as 644.')).toBeVisible();
+  await expect(permissions.getByRole('alert')).toHaveText('Use three digits from 0 to 7, such as 644.');
+  await expect(page.locator('[data-sonner-toast]').filter({ hasText: /three digits|Error/ })).toHaveCount(0);
+  await permissions.getByLabel('Permissions').fill('000');
+  await permissions.getByRole('button', { name: 'Continue' }).click();
+  await expect(permissions.getByRole('alert')).toContainText('The first digit must be 6 or 7');
   await permissions.getByLabel('Permissions').fill('600');
   await permissions.getByRole('button', { name: 'Continue' }).click();
   await expect(permissions).toHaveCount(0);
@@ -206,7 +211,7 @@ test('a new empty file is created and opens in the editor; a file cleared in the
   await expect(dialog).toBeVisible();
   await dialog.getByLabel('File name').fill('  ');
   await dialog.getByRole('button', { name: 'Continue' }).click();
-  await expect(page.getByText('The file name field is required')).toBeVisible();
+  await expect(dialog.getByRole('alert')).toHaveText('The file name field is required');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   const properties = await page.request.get(`/v1/server/${serverId}/files/content?path=/server.properties`);
   expect(((await properties.json()) as { result: { content: string } }).result.content).toContain('motd=');

@@ -80,7 +80,26 @@ export const mkdirRequest = z.object({
 export const mkdirResult = z.object({ created: z.number().int().min(0) });
 export const renameRequest = z.object({ from: namedPath('path'), to: plain(namedPath('new name')) });
 export const deleteFilesRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500) });
-export const chmodRequest = z.object({ path: filePath.min(1), mode: z.number().int().min(0).max(0o777) });
+/**
+ * Permission bits a file's owner may set. The owner keeps read and write (first digit 6 or 7): the game and
+ * the file manager act as the owner, so 000 or 444 would leave a file the server can no longer use or change.
+ */
+export const fileMode = z
+  .number()
+  .int()
+  .min(0)
+  .max(0o777, 'Use three digits from 0 to 7, such as 644.')
+  .refine((mode) => (mode & 0o600) === 0o600, {
+    message: 'The first digit must be 6 or 7: the owner (the server itself) needs to read and write it.',
+  });
+/** The same rule as typed in the files page's dialog: three octal digits. */
+export const fileModeText = z
+  .string()
+  .trim()
+  .regex(/^[0-7]{3}$/, 'Use three digits from 0 to 7, such as 644.')
+  .transform((text) => parseInt(text, 8))
+  .pipe(fileMode);
+export const chmodRequest = z.object({ path: filePath.min(1), mode: fileMode });
 export const archiveRequest = z.object({ paths: z.array(filePath.min(1)).min(1).max(500), destination: plain(filePath.min(1)) });
 /**
  * `destination` left out: into a new folder beside the archive, named after it (`world.zip` → `world/`, or

@@ -468,6 +468,12 @@ describe('files', () => {
     expect((await send('POST', `/v1/server/${id}/files/chmod`, cookie, { path: '/../etc/passwd', mode: 0o777 })).json().status).toBe(
       'INVALID_INPUT',
     );
+    // 000 or 444 would leave a file the server cannot write: the owner keeps read and write.
+    for (const mode of [0o000, 0o444, 0o177]) {
+      const refused = (await send('POST', `/v1/server/${id}/files/chmod`, cookie, { path: '/server.properties', mode })).json();
+      expect(refused.status, mode.toString(8)).toBe('INVALID_INPUT');
+      expect(refused.fields.mode).toMatch(/first digit must be 6 or 7/);
+    }
     expect(await modeOf('server.properties')).toBe(0o600);
     // Saving new content from the editor keeps the bits the owner chose.
     await send('PUT', `/v1/server/${id}/files/content`, cookie, { path: '/server.properties', content: 'motd=kept mode\n' });

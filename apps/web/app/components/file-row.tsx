@@ -1,10 +1,10 @@
-import { visibleFileName, withoutDirectionControls, type FileEntry } from '@spawnpoint/contracts';
+import { fileModeText, visibleFileName, withoutDirectionControls, type FileEntry } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { openDialog } from '../lib/dialogs.ts';
 import { changeMode, downloadUrl, extractArchive, joinPath, renamePath } from '../lib/files.ts';
 import { formatBytes } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
-import { typedName } from '../lib/typed-name.ts';
+import { nameProblem } from '../lib/typed-name.ts';
 import { ActionMenu } from './action-menu.tsx';
 import { Button, buttonClass } from './button.tsx';
 
@@ -54,9 +54,8 @@ export function FileRow({
       label: 'New name or path',
       // Controls the user cannot see (and may not keep) are taken out of the name offered.
       initialValue: withoutDirectionControls(entry.name),
-      onContinue: async (value) => {
-        const name = typedName(value, 'new name');
-        if (name === null) throw new Error('name required');
+      validate: (value) => nameProblem(value, 'new name'),
+      onContinue: async (name) => {
         await renamePath(serverId, full, name.startsWith('/') ? name : joinPath(dir, name));
         onChanged();
       },
@@ -68,12 +67,9 @@ export function FileRow({
         'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
       label: 'Permissions',
       initialValue: formatMode(entry.mode),
+      validate: (value) => fileModeText.safeParse(value).error?.issues[0]?.message ?? null,
       onContinue: async (value) => {
-        if (!/^[0-7]{3}$/.test(value.trim())) {
-          notify('warning', 'Permissions', 'Use three digits from 0 to 7, such as 644.');
-          throw new Error('invalid mode');
-        }
-        await changeMode(serverId, full, parseInt(value.trim(), 8));
+        await changeMode(serverId, full, fileModeText.parse(value));
         notify('success', 'Permissions changed', `${shown} is now ${value.trim()}.`);
         onChanged();
       },

@@ -9,6 +9,8 @@ export interface ConfirmOptions {
   link?: { href: string; label: string };
   confirmLabel?: string;
   danger?: boolean;
+  /** Text the user types before the confirm button works (a server's name before deleting it for good). */
+  typeToConfirm?: string;
   onConfirm: () => void | Promise<void>;
 }
 
@@ -19,6 +21,8 @@ export interface InputOptions {
   initialValue?: string;
   /** A password: typed unseen, offered by the browser's password manager. */
   secret?: boolean;
+  /** What is wrong with the typed value (said in the dialog, which stays open), or null when it may be sent. */
+  validate?: (value: string) => string | null;
   onContinue: (value: string) => void | Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import { archivePaths, deletePaths, diskUsage, joinPath, listFiles, makeFolder, 
 import { pageMeta } from '../lib/meta.ts';
 import { formatBytes } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
-import { typedName } from '../lib/typed-name.ts';
+import { nameProblem } from '../lib/typed-name.ts';
 import { filesFromDrop, useUploads } from '../lib/use-uploads.ts';
 import { useServer } from '../lib/use-server.ts';
 
@@ -153,9 +153,8 @@ export default function ServerFiles() {
               openDialog('input', {
                 title: 'New folder',
                 label: 'Folder name',
-                onContinue: async (value) => {
-                  const name = typedName(value, 'folder name');
-                  if (name === null) throw new Error('name required');
+                validate: (value) => nameProblem(value, 'folder name'),
+                onContinue: async (name) => {
                   await makeFolder(id, joinPath(dir, name));
                   refresh();
                 },
@@ -170,9 +169,8 @@ export default function ServerFiles() {
               openDialog('input', {
                 title: 'New file',
                 label: 'File name',
-                onContinue: async (value) => {
-                  const name = typedName(value, 'file name');
-                  if (name === null) throw new Error('name required');
+                validate: (value) => nameProblem(value, 'file name'),
+                onContinue: async (name) => {
                   // A new file never replaces one of the same name: that is refused with "… already exists".
                   await saveFile(id, joinPath(dir, name), '', { overwrite: false });
                   setParams({ path: dir, edit: joinPath(dir, name) });
