@@ -45,6 +45,13 @@ test('appearance: the preview follows the MOTD as typed, a photo becomes a 64×6
     .getByLabel('Upload an icon (a picture, scaled to 64×64)')
     .setInputFiles({ name: 'setup.png', mimeType: 'image/png', buffer: Buffer.from('MZ this is a program') });
   await expect(page.getByRole('alert').filter({ hasText: 'This is not a picture' }).first()).toBeVisible();
+  // Going back to the default icon deletes the uploaded one: asked first, and Cancel keeps it.
+  await page.getByRole('button', { name: 'Use the default icon' }).click();
+  const removal = page.getByRole('dialog', { name: 'Use the default icon?' });
+  await expect(removal).toContainText('server-icon.png is deleted from the server');
+  await removal.getByRole('button', { name: 'Cancel' }).click();
+  await expect(removal).toHaveCount(0);
+  await expect(icon).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('appearance-1280.png'), fullPage: true });
 
   // What the Minecraft client's server list gets once the server runs.
@@ -61,4 +68,12 @@ test('appearance: the preview follows the MOTD as typed, a photo becomes a 64×6
   expect([decoded.info.width, decoded.info.height]).toEqual([64, 64]);
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
   await expect(page.getByTestId('server-state')).toHaveText('Offline', { timeout: 30_000 });
+
+  // Confirmed, the icon is gone and the preview shows the default one.
+  await page.getByRole('navigation', { name: 'Server' }).getByRole('link', { name: 'Appearance', exact: true }).click();
+  await page.getByRole('button', { name: 'Use the default icon' }).click();
+  await removal.getByRole('button', { name: 'Use the default icon' }).click();
+  await expect(removal).toHaveCount(0);
+  await expect(page.getByTestId('preview-icon')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Use the default icon' })).toHaveCount(0);
 });

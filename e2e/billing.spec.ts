@@ -143,6 +143,9 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   await page.getByRole('link', { name: 'Owned — choose it in Appearance' }).click();
   await page.getByRole('button', { name: 'Use the Heart icon' }).click();
   await expect(page.getByText('Heart icon chosen')).toBeVisible();
+  // The chosen icon says so instead of offering itself again.
+  await expect(gallery.getByRole('listitem').filter({ hasText: 'Heart' }).getByText('In use')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Use the Heart icon' })).toHaveCount(0);
   await expect(page.getByRole('img', { name: 'The current icon' })).toHaveAttribute('src', /^data:image\/png;base64,/);
 
   await page.goto(`${base}/upgrade`);

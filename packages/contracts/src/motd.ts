@@ -21,8 +21,11 @@ export const appearanceResult = z.object({
   motd: z.string(),
   /** A `data:image/png;base64,…` URL of server-icon.png, or null when the server has none (or a broken one). */
   icon: z.string().nullable(),
-  /** The shop's icons, and whether the server's owner has each (only those may be chosen). */
-  shopIcons: z.array(z.object({ itemId: z.string(), name: z.string(), owned: z.boolean() })).default([]),
+  /**
+   * The shop's icons, whether the server's owner has each (only those may be chosen), and whether it is the
+   * server's icon now (`inUse`: the page says "In use" instead of offering it again).
+   */
+  shopIcons: z.array(z.object({ itemId: z.string(), name: z.string(), owned: z.boolean(), inUse: z.boolean().default(false) })).default([]),
 });
 export type AppearanceResult = z.infer<typeof appearanceResult>;
 

@@ -1,12 +1,14 @@
 import {
   agentEndpoints,
   endpoints,
+  faviconOf,
   SERVER_ICON_FILE,
   SERVER_ICON_UPLOAD_MAX_BYTES,
   shopItem,
   shopItems,
   toSectionCodes,
   type AppearanceResult,
+  type ShopIconArt,
 } from '@spawnpoint/contracts';
 import type { AppContext } from '../context.ts';
 import type { NodeRegistry } from '../nodes.ts';
@@ -22,6 +24,14 @@ import { readServerIcon } from '../servers/server-icon.ts';
  * written through the node's sandbox and apply at the next start; the built-in runtime's launcher sends
  * them in its status answer, Java servers read them natively.
  */
+/** A shop icon as the data URL the server's icon is read back as (made once per icon: it never changes). */
+const shopIconUrls = new Map<ShopIconArt, Promise<string>>();
+function shopIconUrl(art: ShopIconArt): Promise<string> {
+  let url = shopIconUrls.get(art);
+  if (!url) shopIconUrls.set(art, (url = shopIconPng(art).then(faviconOf)));
+  return url;
+}
+
 export function appearanceRoutes(route: Route, ctx: AppContext): void {
   type Server = { id: string; nodeId: string; ownerId: string };
 
@@ -33,7 +43,13 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
     ]);
     // The public list and the join proxies (while the server sleeps) show a kept copy, so neither reaches a node.
     await ctx.game.directory.keepAppearance(server.id, { motd: properties.motd ?? '', icon });
-    const shopIcons = shopItems.filter((i) => i.kind === 'icon').map((i) => ({ itemId: i.id, name: i.name, owned: owned.has(i.id) }));
+    const shopIcons = await Promise.all(
+      shopItems.map(async (i) =>
+        i.kind === 'icon'
+          ? [{ itemId: i.id, name: i.name, owned: owned.has(i.id), inUse: icon !== null && icon === (await shopIconUrl(i.art)) }]
+          : [],
+      ),
+    ).then((lists) => lists.flat());
     return { motd: properties.motd ?? '', icon, shopIcons };
   };
 

@@ -228,7 +228,7 @@ describe('plans', () => {
 
     // An icon: locked in Appearance until bought, then shown as the server's icon.
     const look = (await send('GET', `/v1/server/${id}/appearance`, cookie)).json().result;
-    expect(look.shopIcons).toContainEqual({ itemId: 'icon-diamond', name: 'Diamond', owned: false });
+    expect(look.shopIcons).toContainEqual({ itemId: 'icon-diamond', name: 'Diamond', owned: false, inUse: false });
     expect((await send('PUT', `/v1/server/${id}/appearance/shop-icon`, cookie, { itemId: 'icon-diamond' })).json()).toMatchObject({
       status: 'INVALID_STATE',
       message: "The Diamond icon is not unlocked: its owner buys it in the server's Shop.",
@@ -249,6 +249,8 @@ describe('plans', () => {
     expect([...data.subarray(0, 3)]).toEqual([0x3a, 0x3f, 0x47]);
     const middle = (28 * 64 + 36) * info.channels;
     expect([...data.subarray(middle, middle + 3)]).toEqual([0x4f, 0xe3, 0xf0]);
+    // The page is told which icon is in use, so it says so instead of offering it again.
+    expect(shown.result.shopIcons).toContainEqual({ itemId: 'icon-diamond', name: 'Diamond', owned: true, inUse: true });
 
     // A backup slot and disk: the server's limits grow at once, the node's quota with them.
     expect((await buy('backup-slot')).result).toMatchObject({ backupLimit: 4, balanceCents: 252 });

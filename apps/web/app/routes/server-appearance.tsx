@@ -16,6 +16,7 @@ import { ServerIcon, ShopIconArtwork } from '../components/pixel-art.tsx';
 import { ServerListRow } from '../components/server-list-row.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
+import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { powerServer } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
@@ -113,10 +114,21 @@ export default function ServerAppearancePage() {
     }
   }
 
-  async function removeIcon() {
+  /** An icon the owner uploaded is not kept anywhere else: removing it is asked about first. */
+  function removeIcon() {
     setIconError(null);
-    setSaved(await call(endpoints.appearanceIconDelete, { params: { serverId: id } }));
-    setPending(true);
+    openDialog('confirm', {
+      title: 'Use the default icon?',
+      message:
+        'server-icon.png is deleted from the server. To show this icon again, upload it again (or choose it again if it came from the shop).',
+      confirmLabel: 'Use the default icon',
+      danger: true,
+      onConfirm: async () => {
+        setSaved(await call(endpoints.appearanceIconDelete, { params: { serverId: id } }));
+        setPending(true);
+        notify('success', 'Default icon', 'It shows in the server list after the next start.');
+      },
+    });
   }
 
   const name = load.status === 'ready' ? load.server.name : '';
@@ -261,7 +273,9 @@ export default function ServerAppearancePage() {
                       >
                         {item?.kind === 'icon' ? <ShopIconArtwork art={item.art} label={entry.name} /> : null}
                         <span className="font-medium">{entry.name}</span>
-                        {entry.owned ? (
+                        {entry.inUse ? (
+                          <span className="rounded-md bg-emerald-50 px-3 py-2 text-xs font-medium text-emerald-800">In use</span>
+                        ) : entry.owned ? (
                           <Button
                             variant="secondary"
                             disabled={!canEdit}
