@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { PASSWORD, registerThroughForm, uniqueEmail } from './helpers.ts';
+import { createServerThroughForm, PASSWORD, registerThroughForm, uniqueEmail, uniqueName, verifiedAccount } from './helpers.ts';
 
 test('the confirm dialog offers its action and Cancel; outside production an unknown failure shows its details', async ({
   page,
@@ -79,4 +79,28 @@ test('deleting the account asks for the password unseen and says a wrong one ins
   await dialog.getByRole('button', { name: 'Continue' }).click();
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByText('Account deleted')).toBeVisible();
+});
+
+test('deleting a server needs its name typed; Cancel keeps it', async ({ page }) => {
+  await verifiedAccount(page, 'delsrv');
+  const name = uniqueName('del-', 8);
+  const base = await createServerThroughForm(page, name);
+  await page.getByRole('button', { name: 'Delete server' }).click();
+  const dialog = page.getByRole('dialog', { name: `Delete ${name}?` });
+  const confirm = dialog.getByRole('button', { name: 'Delete server' });
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel(`Type ${name} to confirm`).fill(name.slice(0, -1));
+  await expect(confirm).toBeDisabled();
+  await page.screenshot({ path: test.info().outputPath('delete-server-1280.png') });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await page.goto(base);
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Delete server' }).click();
+  await dialog.getByLabel(`Type ${name} to confirm`).fill(name);
+  await confirm.click();
+  await expect(page).toHaveURL(/\/servers$/);
+  await expect(page.getByText('Server deleted')).toBeVisible();
+  await expect(page.getByRole('link', { name, exact: true })).toHaveCount(0);
 });

@@ -31,6 +31,11 @@ export function findSoftware(id: string) {
   return softwareCatalogue.find((s) => s.id === id);
 }
 
+/** The software's name in a sentence ("Paper server", "Built-in server"): the catalogue's, capitalised as vendors write it. */
+export function softwareTitle(id: string): string {
+  return id === 'flying-squid' ? 'Built-in' : (findSoftware(id)?.name ?? id);
+}
+
 /** Whether servers of this software run a Java jar (they need a Java runtime and the Minecraft EULA). */
 export function isJavaSoftware(id: string): boolean {
   return findSoftware(id)?.runtime === 'java-jar';

@@ -68,9 +68,18 @@ export function DialogsHost() {
  * server"); Cancel is always there and always works, even while the action is being sent. Confirm sends
  * once (the Button waits for the returned promise) and the dialog stays open when the action fails.
  */
-function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger, onConfirm }: DialogOptionsByName['confirm']) {
+function ConfirmDialog({
+  title,
+  message,
+  link,
+  confirmLabel = 'Confirm',
+  danger,
+  typeToConfirm,
+  onConfirm,
+}: DialogOptionsByName['confirm']) {
   // A failed action is said here, where the user is looking (a toast would sit under the backdrop).
   const [failure, setFailure] = useState<string | null>(null);
+  const [typed, setTyped] = useState('');
   return (
     <Modal title={title}>
       <p className="text-slate-600">{message}</p>
@@ -80,6 +89,22 @@ function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger,
             {link.label}
           </a>
         </p>
+      ) : null}
+      {typeToConfirm !== undefined ? (
+        <div className="mt-4">
+          <label htmlFor="dialog-confirm-text" className="block text-sm font-medium text-slate-700">
+            Type <span className="font-mono font-semibold">{typeToConfirm}</span> to confirm
+          </label>
+          <input
+            id="dialog-confirm-text"
+            autoFocus
+            autoComplete="off"
+            spellCheck={false}
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 font-mono"
+          />
+        </div>
       ) : null}
       {failure ? (
         <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm whitespace-pre-line text-red-800" data-testid="dialog-failure">
@@ -92,6 +117,7 @@ function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger,
         </Button>
         <Button
           variant={danger ? 'danger' : 'primary'}
+          disabled={typeToConfirm !== undefined && typed.trim() !== typeToConfirm}
           onClick={async () => {
             setFailure(null);
             const release = showFailuresIn((_title, words) => setFailure(words));
@@ -110,7 +136,7 @@ function ConfirmDialog({ title, message, link, confirmLabel = 'Confirm', danger,
   );
 }
 
-function InputDialog({ title, message, label, initialValue = '', secret, onContinue }: DialogOptionsByName['input']) {
+function InputDialog({ title, message, label, initialValue = '', secret, validate, onContinue }: DialogOptionsByName['input']) {
   const [value, setValue] = useState(initialValue);
   const { sending, send } = useSending();
   // A refusal is said in the dialog, where the user is looking (a toast would sit under the backdrop).
@@ -120,8 +146,10 @@ function InputDialog({ title, message, label, initialValue = '', secret, onConti
       <form
         onSubmit={(event) => {
           event.preventDefault();
+          const problem = validate?.(value) ?? null;
+          setFailure(problem);
+          if (problem !== null) return;
           void send(async () => {
-            setFailure(null);
             const release = showFailuresIn((_title, words) => setFailure(words));
             try {
               await onContinue(value);
@@ -146,10 +174,17 @@ function InputDialog({ title, message, label, initialValue = '', secret, onConti
           autoComplete={secret ? 'current-password' : undefined}
           value={value}
           onChange={(e) => setValue(e.target.value)}
+          aria-invalid={failure !== null}
+          aria-describedby={failure !== null ? 'dialog-failure' : undefined}
           className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
         />
         {failure ? (
-          <p role="alert" className="mt-3 rounded-md bg-red-50 p-3 text-sm whitespace-pre-line text-red-800" data-testid="dialog-failure">
+          <p
+            id="dialog-failure"
+            role="alert"
+            className="mt-3 rounded-md bg-red-50 p-3 text-sm whitespace-pre-line text-red-800"
+            data-testid="dialog-failure"
+          >
             {failure}
           </p>
         ) : null}

@@ -1,4 +1,4 @@
-import { endpoints, type ServerStats, type StatsSample } from '@spawnpoint/contracts';
+import { endpoints, softwareTitle, type ServerStats, type StatsSample } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
@@ -110,8 +110,8 @@ export default function ServerOverview() {
                 </p>
               </div>
               <p className="mt-3 text-sm text-slate-600">
-                {load.server.software === 'flying-squid' ? 'Built-in' : load.server.software} server, Minecraft {load.server.version}. Join
-                with Minecraft Java Edition {load.server.version}.
+                {softwareTitle(load.server.software)} server, Minecraft {load.server.version}. Join with Minecraft Java Edition{' '}
+                {load.server.version}.
               </p>
             </div>
             <div className="min-w-0">
@@ -229,6 +229,7 @@ export default function ServerOverview() {
                     message: 'This stops the server and removes its world and every file. This cannot be undone.',
                     confirmLabel: 'Delete server',
                     danger: true,
+                    typeToConfirm: load.server.name,
                     onConfirm: async () => {
                       await deleteServer(id);
                       notify('success', 'Server deleted', `${load.server.name} and its files were removed.`);
