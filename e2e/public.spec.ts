@@ -44,6 +44,11 @@ test('every public page shows its content and links to the others; no request le
     const host = new URL(r.url()).hostname;
     if (!['localhost', '127.0.0.1'].includes(host) && !r.url().startsWith('data:')) foreign.push(r.url());
   });
+  // A signed-out visit makes no failed request (asking who is signed in once answered 401 on every page).
+  const failed: string[] = [];
+  page.on('response', (r) => {
+    if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+  });
   for (const { path, heading } of publicPages) {
     await page.goto(path);
     await expect(page.getByRole('heading', { level: 1, name: heading }), path).toBeVisible();
@@ -64,6 +69,7 @@ test('every public page shows its content and links to the others; no request le
   await expect(page).toHaveURL(/\/blog\/page\/2$/);
   await expect(page.getByText('Page 2 of 2')).toBeVisible();
   expect(foreign).toEqual([]);
+  expect(failed).toEqual([]);
 });
 
 test('the landing and pricing pages load only the small site script, which still knows who is signed in', async ({ page, request }) => {

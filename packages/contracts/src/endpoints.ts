@@ -238,6 +238,18 @@ export const endpoints = {
     result: empty,
   },
   me: { method: 'GET', path: '/v1/user/me', tag: 'Accounts', summary: 'The signed-in user', access: 'session', result: userData },
+  /**
+   * Who is signed in, asked by pages a visitor may see signed out: answered SUCCESS either way (`user` null
+   * without a valid session), so a visit to a public page is not a failed request in the browser's console.
+   */
+  sessionUser: {
+    method: 'GET',
+    path: '/v1/auth/session',
+    tag: 'Accounts',
+    summary: 'The signed-in user, or null without a session (never NOT_AUTHENTICATED)',
+    access: 'public',
+    result: z.object({ user: userData.nullable() }),
+  },
   userServers: {
     method: 'GET',
     path: '/v1/user/servers',

@@ -44,6 +44,26 @@ describe('signed-in endpoints', () => {
   });
 });
 
+describe('GET /v1/auth/session, asked by pages a visitor may see', () => {
+  it('answers SUCCESS with null to a visitor and a forged session, and the user to a signed-in one', async () => {
+    for (const headers of [{}, { cookie: 'sp_session=forged-token-value' }] as Record<string, string>[]) {
+      const res = await get('/v1/auth/session', headers);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'SUCCESS', result: { user: null } });
+    }
+    const res = await get('/v1/auth/session', { cookie });
+    expect(res.json().result.user).toEqual((await get('/v1/user/me', { cookie })).json().result);
+    expect(res.json().result.user).toMatchObject({ userId });
+  });
+
+  it('answers null for a locked account', async () => {
+    const user = await signedUp(t);
+    await t.ctx.database.db.update(users).set({ lockedAt: new Date() }).where(eq(users.id, user.userId));
+    t.ctx.sessions.forgetUser(user.userId);
+    expect((await get('/v1/auth/session', { cookie: user.cookie })).json()).toEqual({ status: 'SUCCESS', result: { user: null } });
+  });
+});
+
 describe('the polled list, answered from memory', () => {
   it('finds the session among other cookies, and stops at once when the account is locked', async () => {
     const user = await signedUp(t);

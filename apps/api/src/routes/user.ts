@@ -1,12 +1,17 @@
 import { endpoints } from '@spawnpoint/contracts';
 import { issueSocketToken } from '../auth/socket-tokens.ts';
-import type { AppContext } from '../context.ts';
+import { optionalSession, type AppContext } from '../context.ts';
 import type { Route } from '../http/route.ts';
 import { presentUser } from './present.ts';
 import type { UserLists } from '../servers/directory.ts';
 
 export function userRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.me, ({ session }) => presentUser(session.user, ctx.config.appSecret));
+  route(endpoints.sessionUser, async ({ request }) => {
+    const session = await optionalSession(ctx, request);
+    // A locked account is signed out for every page (requireSession refuses it too).
+    return { user: session && !session.user.lockedAt ? presentUser(session.user, ctx.config.appSecret) : null };
+  });
 
   // Made once, not per request: under tsx every named closure made in a handler also costs a defineProperty.
   const { directory } = ctx.game;

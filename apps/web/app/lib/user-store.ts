@@ -29,9 +29,10 @@ export function useUser<S>(select: (state: UserState) => S): S {
 /** Fetches the user; the first time (and after sign-in) the servers too. */
 export async function fetchUser(options: { withServers?: boolean } = {}): Promise<UserData | null> {
   try {
-    const user = await call(endpoints.me, {}, { background: true });
-    userStore.set((s) => ({ ...s, userData: user }));
-    if (options.withServers) await fetchServers();
+    // Asked of an endpoint that answers a visitor too: a signed-out visit is no failed request.
+    const { user } = await call(endpoints.sessionUser, {}, { background: true });
+    userStore.set((s) => ({ ...s, userData: user, ...(user === null ? { servers: [] } : {}) }));
+    if (user !== null && options.withServers) await fetchServers();
     return user;
   } catch (error) {
     // NOT_AUTHENTICATED means signed out; any other failure is swallowed (spec §8).

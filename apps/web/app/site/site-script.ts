@@ -33,16 +33,25 @@ function currencyOf(result: unknown): z.output<typeof localizationResult>['curre
   return typeof currency === 'string' && currency.length === 3 ? currency : null;
 }
 
-/** The signed-in user's id from `GET /v1/user/me`, the only field of `UserData` this script uses. */
+/** The signed-in user's id from `GET /v1/auth/session`'s `user`, the only field of `UserData` this script uses. */
 function userIdOf(result: unknown): UserData['userId'] | null {
   const userId = (result as { userId?: unknown } | null)?.userId;
   return typeof userId === 'string' ? userId : null;
 }
 
-/** The support chat's identity from `GET /v1/user/me` (its email and `chatWidgetToken`). */
+/** The support chat's identity from `GET /v1/auth/session`'s `user` (its email and `chatWidgetToken`). */
 function chatUserOf(result: unknown): Pick<UserData, 'emailAddress' | 'chatWidgetToken'> | null {
   const { emailAddress, chatWidgetToken } = (result ?? {}) as { emailAddress?: unknown; chatWidgetToken?: unknown };
   return typeof emailAddress === 'string' && typeof chatWidgetToken === 'string' ? { emailAddress, chatWidgetToken } : null;
+}
+
+/**
+ * Who is signed in: the `user` of `GET /v1/auth/session`, which answers SUCCESS to a visitor too (a 401
+ * would show as a failed request in the console of every public page).
+ */
+async function signedInUser(): Promise<unknown> {
+  const answer = await call('GET', '/v1/auth/session');
+  return answer.status === 'SUCCESS' ? ((answer.result as { user?: unknown } | null)?.user ?? null) : null;
 }
 
 async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Envelope> {
@@ -211,8 +220,7 @@ async function main(): Promise<void> {
   // An invitation link: the app accepts the kept token once someone is signed in, so a visitor without a
   // session registers first (the register page links to sign-in).
   if (search.has('invite_token')) {
-    const me = await call('GET', '/v1/user/me');
-    location.replace(me.status === 'SUCCESS' ? '/servers' : '/register');
+    location.replace(userIdOf(await signedInUser()) !== null ? '/servers' : '/register');
     return;
   }
   document.querySelectorAll('[aria-disabled]').forEach((el) => el.removeAttribute('aria-disabled'));
@@ -226,10 +234,10 @@ async function main(): Promise<void> {
   });
 
   void showCurrency();
-  const me = await call('GET', '/v1/user/me');
-  const userId = me.status === 'SUCCESS' ? userIdOf(me.result) : null;
+  const user = await signedInUser();
+  const userId = userIdOf(user);
   if (userId === null) return;
-  identifyChat(chatUserOf(me.result));
+  identifyChat(chatUserOf(user));
   onSignedIn(userId);
 }
 
