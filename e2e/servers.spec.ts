@@ -55,9 +55,13 @@ test('create a server, start it, join it with a real client, talk through the co
     await expect.poll(() => heard.some((m) => m.includes('hello from the dashboard'))).toBe(true);
     await expect(consoleOutput).toContainText('[Server] hello from the dashboard');
 
-    // Up brings the last command back.
+    // Up brings the last command back, after a reload too; the output is replayed.
     await input.press('ArrowUp');
     await expect(input).toHaveValue('say hello from the dashboard');
+    await page.reload();
+    await expect(consoleOutput).toContainText('[Server] hello from the dashboard');
+    await page.getByLabel('Command').press('ArrowUp');
+    await expect(page.getByLabel('Command')).toHaveValue('say hello from the dashboard');
   } finally {
     bot.quit();
   }

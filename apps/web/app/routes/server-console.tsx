@@ -13,12 +13,36 @@ export const meta = () => pageMeta('servers-id-console', 'Live console of your s
 
 const HISTORY_MAX = 100;
 
+/**
+ * The commands sent from this browser to a server, kept across reloads (the output is replayed by the API;
+ * the commands were lost). Only strings are read back: the storage is this browser's, but old or edited.
+ */
+const historyKey = (serverId: string) => `spawnpoint:console-history:${serverId}`;
+function readHistory(serverId: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(historyKey(serverId)) ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === 'string').slice(-HISTORY_MAX) : [];
+  } catch {
+    return [];
+  }
+}
+function keepHistory(serverId: string, commands: string[]): void {
+  try {
+    localStorage.setItem(historyKey(serverId), JSON.stringify(commands));
+  } catch {
+    // Storage full or refused (private mode): the history lasts as long as the page.
+  }
+}
+
 export default function ServerConsole() {
   const { id = '' } = useParams();
   const load = useServer(id);
   const host = useRef<HTMLDivElement>(null);
   const [command, setCommand] = useState('');
   const history = useRef<string[]>([]);
+  useEffect(() => {
+    history.current = readHistory(id);
+  }, [id]);
   const cursor = useRef(-1);
   const draft = useRef('');
 
@@ -44,6 +68,7 @@ export default function ServerConsole() {
       return;
     }
     history.current = [...history.current.filter((c) => c !== value), value].slice(-HISTORY_MAX);
+    keepHistory(id, history.current);
     cursor.current = -1;
     setCommand('');
   }
