@@ -65,7 +65,7 @@ export function ServerShell({ serverId, load, children }: { serverId: string; lo
   return (
     <main className="mx-auto max-w-6xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/servers" className="hover:underline">
+        <Link to="/servers" className="inline-block py-1 hover:underline">
           Servers
         </Link>{' '}
         / <span className="text-slate-700">{load.server.name}</span>

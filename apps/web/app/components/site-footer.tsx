@@ -3,6 +3,9 @@ import { openDialog } from '../lib/dialogs.ts';
 import { anyIntegration, consentStore } from '../lib/integrations.ts';
 import { settings } from '../lib/settings.ts';
 
+/** Links one above the other, each at least 24 px tall so a finger hits the one it means (WCAG 2.5.8). */
+const footerNav = 'flex flex-col items-start gap-1 [&>*]:min-h-6 [&>*]:py-0.5';
+
 export function SiteFooter() {
   return (
     <footer className="mt-auto border-t border-slate-200 bg-white">
@@ -11,7 +14,7 @@ export function SiteFooter() {
           <p className="font-semibold text-slate-900">Spawnpoint</p>
           <p className="mt-2">Free Minecraft servers, run from your browser.</p>
         </div>
-        <nav aria-label="Product" className="flex flex-col gap-2">
+        <nav aria-label="Product" className={footerNav}>
           <Link to="/pricing">Pricing</Link>
           <Link to="/server-list">Server list</Link>
           <Link to="/affiliate">Affiliate programme</Link>
@@ -19,7 +22,7 @@ export function SiteFooter() {
           <Link to="/tools/nether-portal-calculator">Nether portal calculator</Link>
           <Link to="/giveaway/10-minecraft-accounts">Giveaway</Link>
         </nav>
-        <nav aria-label="Legal and help" className="flex flex-col gap-2">
+        <nav aria-label="Legal and help" className={footerNav}>
           <a href={settings.supportUrl}>Help centre</a>
           <button type="button" className="text-left" data-site-action="feedback" onClick={() => openDialog('feedback', {})}>
             Send feedback

@@ -43,10 +43,25 @@ export class ConsoleView {
   }
 }
 
+/**
+ * The date the built-in runtime writes before each line's time ("November 28th 2026, 09:12:00 [INFO]"): on a
+ * phone it would take half of every line, so it is its own span, which app.css hides below 640 px.
+ */
+const LEADING_DATE = /^[A-Z][a-z]+ \d{1,2}(?:st|nd|rd|th) \d{4}, (?=\d{2}:\d{2}:\d{2} )/;
+
 function renderLine(line: string): HTMLElement {
   const block = document.createElement('div');
   block.className = 'console-line';
-  for (const segment of parseAnsiLine(line)) {
+  for (const [index, segment] of parseAnsiLine(line).entries()) {
+    const date = index === 0 ? LEADING_DATE.exec(segment.text)?.[0] : undefined;
+    if (date) {
+      const dateSpan = document.createElement('span');
+      dateSpan.className = 'console-date';
+      dateSpan.textContent = date;
+      dateSpan.style.color = segment.color;
+      block.append(dateSpan);
+      segment.text = segment.text.slice(date.length);
+    }
     const span = document.createElement('span');
     span.textContent = segment.text;
     // Set through the CSSOM (allowed by the pages' CSP, unlike style attributes in markup).

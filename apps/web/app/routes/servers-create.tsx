@@ -115,7 +115,7 @@ export default function CreateServer() {
   return (
     <main className="mx-auto max-w-2xl px-4 py-8">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/servers" className="hover:underline">
+        <Link to="/servers" className="inline-block py-1 hover:underline">
           Servers
         </Link>{' '}
         / <span className="text-slate-700">Create</span>
