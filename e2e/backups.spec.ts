@@ -23,6 +23,22 @@ test('a double click on Create backup makes one backup and no error', async ({ p
   await expect(page.getByText('Whoopsie!')).toHaveCount(0);
   await expect(page.getByTestId('backup-row')).toHaveCount(1);
   await expect(page.getByRole('button', { name: 'Create backup' })).toBeEnabled();
+
+  // A locked backup is deleted only with "delete" typed; the activity log names it by its time.
+  const row = page.getByTestId('backup-row');
+  await row.getByRole('button', { name: 'Lock' }).click();
+  await expect(row.getByText('Locked')).toBeVisible();
+  await row.getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete this locked backup?' });
+  await expect(dialog).toContainText('You locked this backup');
+  const confirm = dialog.getByRole('button', { name: 'Delete locked backup' });
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel('Type delete to confirm').fill('delete');
+  await confirm.click();
+  await expect(page.getByText('No backups yet.')).toBeVisible();
+  await page.goto(`${base}/activity`);
+  const deleted = page.getByTestId('server-activity').getByRole('listitem').filter({ hasText: 'Deleted a backup' });
+  await expect(deleted).toContainText(/backup of \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 });
 
 test('a reload during a backup shows its progress, which clears once the backup is listed', async ({ page }) => {

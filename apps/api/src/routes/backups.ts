@@ -23,6 +23,12 @@ const present = (row: BackupRow) => ({
   locked: row.locked,
 });
 
+/**
+ * How the activity log names a backup: by the time it was made, as the Backups page lists it (its id means
+ * nothing to a reader). UTC, since the log is read by members in other zones.
+ */
+export const backupLabel = (createdAt: Date) => `backup of ${createdAt.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
 /** Backups of a server: one job at a time, rotation within the plan's count, restore with stop and start. */
 export function backupRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
@@ -69,7 +75,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
       return { backupId };
     },
     // Logged once the node took the job (whether it completes shows on the Backups page).
-    { activity: (_call, result) => ({ action: 'backup.create', target: result?.backupId ?? '' }) },
+    { activity: () => ({ action: 'backup.create', target: backupLabel(new Date()) }) },
   );
 
   // Straight from the node: a redirect to a link that works for 60 s and for this backup only.
@@ -86,11 +92,11 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
       const row = await backupOf(server, backupId);
       await db.transaction(async (tx) => {
         await tx.update(backups).set({ locked: body.locked }).where(eq(backups.id, row.id));
-        await recordActivity(tx);
+        await recordActivity(tx, { action: body.locked ? 'backup.lock' : 'backup.unlock', target: backupLabel(row.createdAt) });
       });
       return present({ ...row, locked: body.locked });
     },
-    { activity: ({ params, body }) => ({ action: body.locked ? 'backup.lock' : 'backup.unlock', target: params.backupId }) },
+    { activity: ({ body }) => ({ action: body.locked ? 'backup.lock' : 'backup.unlock', target: 'backup' }) },
   );
 
   route(
@@ -100,11 +106,11 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
       await nodes.call(server.nodeId, agentEndpoints.backupDelete, { params: { serverId: server.id, backupId: row.id } });
       await db.transaction(async (tx) => {
         await tx.delete(backups).where(eq(backups.id, row.id));
-        await recordActivity(tx);
+        await recordActivity(tx, { action: 'backup.delete', target: backupLabel(row.createdAt) });
       });
       return null;
     },
-    { activity: ({ params }) => ({ action: 'backup.delete', target: params.backupId }) },
+    { activity: () => ({ action: 'backup.delete', target: 'backup' }) },
   );
 
   // backupRestorer: stop, restore into staging and swap (on the node), start again if it was running —
@@ -148,7 +154,7 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
 
   route(
     endpoints.backupRestore,
-    async ({ server, params: { backupId } }) => {
+    async ({ server, params: { backupId }, recordActivity }) => {
       const row = await backupOf(server, backupId);
       // Asleep in shared storage, its folder comes back onto a node first; on its way there or back, no.
       const inStorage = hub.inStorage(server.id) && hub.stateOf(server.id) === 'sleeping';
@@ -156,6 +162,11 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
       if (away && !inStorage) throw new ApiError('INVALID_STATE', undefined, away);
       if (jobs.has(server.id)) throw new ApiError('INVALID_STATE', undefined, 'A backup of this server is running. Wait for it to finish.');
       jobs.set(server.id, RESTORE_JOB);
+      // Logged before the job starts; a log that cannot be written starts nothing.
+      await recordActivity(db, { action: 'backup.restore', target: backupLabel(row.createdAt) }).catch((err: unknown) => {
+        jobs.delete(server.id);
+        throw err;
+      });
       const tell = (event: Omit<BackupRestoreEvent, 'serverId' | 'backupId'>) =>
         hub.restore({ serverId: server.id, backupId: row.id, ...event });
       void restorer(server, row.id, (step) => tell({ phase: 'running', step }))
@@ -174,6 +185,6 @@ export function backupRoutes(route: Route, ctx: AppContext): void {
         });
       return { restoring: row.id };
     },
-    { activity: ({ params }) => ({ action: 'backup.restore', target: params.backupId }) },
+    { activity: () => ({ action: 'backup.restore', target: 'backup' }) },
   );
 }

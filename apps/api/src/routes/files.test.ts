@@ -730,6 +730,19 @@ describe('backups', () => {
     const del = await send('DELETE', `/v1/server/${id}/backups/${list.backups[0].backupId}`, cookie);
     expect(del.json().status).toBe('SUCCESS');
     expect((await send('GET', `/v1/server/${id}/backups/${list.backups[0].backupId}/download`, cookie)).json().status).toBe('NOT_FOUND');
+
+    // The activity log names the backup by the time it was made, as the Backups page lists it.
+    const label = `backup of ${(list.backups[0].createdAt as string).slice(0, 19).replace('T', ' ')} UTC`;
+    const logged = ((await send('GET', `/v1/server/${id}/activity`, cookie)).json().result.entries as { action: string; target: string }[])
+      .filter((e) => e.action !== 'file.save' && e.action !== 'backup.create')
+      .map((e) => [e.action, e.target]);
+    expect(logged).toEqual(
+      expect.arrayContaining([
+        ['backup.delete', label],
+        ['backup.lock', label],
+        ['backup.restore', label],
+      ]),
+    );
   });
 
   it('refuses a second backup while one runs, and never lists a pending one', async () => {

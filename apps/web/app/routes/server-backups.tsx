@@ -208,9 +208,13 @@ function BackupsPage({ id }: { id: string }) {
                       variant="ghost"
                       onClick={() =>
                         openDialog('confirm', {
-                          title: 'Delete this backup?',
-                          message: 'The backup file is removed for good.',
-                          confirmLabel: 'Delete',
+                          title: backup.locked ? 'Delete this locked backup?' : 'Delete this backup?',
+                          // A lock says "keep this one": deleting it anyway is said plainly and typed.
+                          message: backup.locked
+                            ? 'You locked this backup so that it is never rotated out. Deleting it removes the file for good.'
+                            : 'The backup file is removed for good.',
+                          confirmLabel: backup.locked ? 'Delete locked backup' : 'Delete',
+                          typeToConfirm: backup.locked ? 'delete' : undefined,
                           danger: true,
                           onConfirm: async () => {
                             await deleteBackup(id, backup.backupId);
