@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
+import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName, verifiedOwner, type Send } from '../test/build-test-app.ts';
 
 /** The Plugins page's API with a real agent: the record lands in the server folder, through the node. */
 let env: Awaited<ReturnType<typeof buildTestAppWithAgent>>;
@@ -23,6 +23,19 @@ type Listed = {
 };
 
 describe('plugins', () => {
+  it('answers for a server the moment its create answered (the node has its folder by then)', async () => {
+    const cookie = await verifiedOwner(t, 'fresh');
+    const created = (await send('POST', '/v1/server/create', cookie, { serverName: uniqueServerName('fresh') })).json();
+    expect(created.status).toBe('SUCCESS');
+    const id = created.result.serverId as string;
+    const [plugins, files] = await Promise.all([
+      send('GET', `/v1/server/${id}/plugins`, cookie),
+      send('GET', `/v1/server/${id}/files/list?path=/`, cookie),
+    ]);
+    expect(plugins.json().status, plugins.json().message).toBe('SUCCESS');
+    expect(files.json().status, files.json().message).toBe('SUCCESS');
+  });
+
   it('lists and searches the catalogue, installs, configures, turns off and removes a plugin, and logs each change', async () => {
     const { cookie, id } = await ownerWithServer(t, 'plugins');
     const url = `/v1/server/${id}/plugins`;

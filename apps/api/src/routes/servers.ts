@@ -18,6 +18,9 @@ import { serverCreator, type ServerRow } from '../servers/server-creator.ts';
 import { specOf } from '../servers/power.ts';
 import { ServerRemover } from '../servers/server-remover.ts';
 
+/** How long a create waits for the node to prepare the new folder before answering (it usually takes ms). */
+const CREATE_INSTALL_WAIT_MS = 5_000;
+
 export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, hub, nodes, power, proxies, freeTier } = ctx.game;
@@ -109,11 +112,13 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
       hub.place({ serverId: row.id, ownerId: row.ownerId, nodeId: row.nodeId });
       proxies.upsert(row);
       directory.invalidate(session.user.id);
-      // Prepare the folder now so the first start is quick; a failure here is retried at start.
-      void nodes
+      // The folder is prepared before the answer (a few files), so the pages the owner opens next (Files,
+      // Plugins) find the server on its node; a slow or failed install answers anyway and is retried at start.
+      const installed = nodes
         .install(row.nodeId, specOf(row))
         .then((max) => hub.recordMaxPlayers(row.id, max))
         .catch(() => undefined);
+      await Promise.race([installed, new Promise((resolve) => setTimeout(resolve, CREATE_INSTALL_WAIT_MS).unref())]);
       return directory.details(row);
     },
     { gamePlane: true },
