@@ -231,6 +231,7 @@ export function handleBrowserSockets(io: Realtime, ctx: AppContext, spentTokens:
     // The member's sockets on this process hear of the server's state from now on (or no longer).
     if (role) io.local.in(userRoom(userId)).socketsJoin(memberRoom(serverId));
     else io.local.in(userRoom(userId)).socketsLeave(memberRoom(serverId));
+    io.local.to(userRoom(userId)).emit('server:access', { serverId, role });
     if (role && roleHas(role, socketEventPermissions['server:subscribe'])) return;
     hub.unsubscribeUser(serverId, userId);
     io.local.to(userRoom(userId)).emit('server:error', { serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });

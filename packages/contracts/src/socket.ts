@@ -56,6 +56,11 @@ export interface ServerToClientEvents {
     message?: string;
   }) => void;
   'server:restore': (payload: BackupRestoreEvent) => void;
+  /**
+   * To a member whose role on a server changed or who lost it (`role` null: removed, or left from another
+   * tab): an open page of that server asks for it again, so its buttons follow the new role or it leaves.
+   */
+  'server:access': (payload: { serverId: string; role: string | null }) => void;
   /** On the public list's namespace only: a watched server's state and players changed. */
   'public:server': (payload: PublicServerEvent) => void;
 }

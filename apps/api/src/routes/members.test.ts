@@ -694,10 +694,19 @@ describe('live revocation', () => {
       (text) => text.includes('first line'),
     );
 
+    // Every change of the member's access is said to their sockets, so an open page follows it.
+    const accessEvents: unknown[] = [];
+    memberSocket.on('server:access', (p: unknown) => accessEvents.push(p));
+
     // Lowered to viewer: the console keeps streaming, commands are refused at once.
     expect((await send('PUT', `/v1/server/${serverId}/members/${member.userId}`, owner.cookie, { role: 'viewer' })).json().status).toBe(
       'SUCCESS',
     );
+    await until(
+      () => accessEvents.length,
+      (n) => n === 1,
+    );
+    expect(accessEvents).toEqual([{ serverId, role: 'viewer' }]);
     const refusedCommand = nextError(memberSocket, serverId);
     memberSocket.emit('server:command', { serverId, command: 'op me' });
     expect((await refusedCommand).status).toBe('NO_PERMISSION');
@@ -706,6 +715,11 @@ describe('live revocation', () => {
     const told = nextError(memberSocket, serverId);
     expect((await send('DELETE', `/v1/server/${serverId}/members/${member.userId}`, owner.cookie)).json().status).toBe('SUCCESS');
     expect(await told).toEqual({ serverId, status: 'NO_PERMISSION', message: errorMessage('NO_PERMISSION') });
+    await until(
+      () => accessEvents.length,
+      (n) => n === 2,
+    );
+    expect(accessEvents[1]).toEqual({ serverId, role: null });
     expect(t.ctx.game.hub.subscriberCount(serverId)).toBe(1);
     t.ctx.game.hub.lines('ghost-node', serverId, ['second line']);
     await until(

@@ -118,6 +118,9 @@ function theSocket(): Promise<AppSocket> {
     created.on('server:error', (payload) => {
       for (const h of subscriptions.get(payload.serverId) ?? []) h.onError?.(payload.status, payload.message);
     });
+    created.on('server:access', (payload) => {
+      for (const listener of accessListeners) listener(payload.serverId);
+    });
     created.on('connect', () => {
       call(endpoints.websocketToken, {}, { background: true }).then(
         ({ token }) => created.emit('auth', { token }),
@@ -169,6 +172,16 @@ export interface ServerSubscription {
 }
 
 const subscriptions = new Map<string, Set<ServerSubscription>>();
+const accessListeners = new Set<(serverId: string) => void>();
+
+/**
+ * Calls `listener` with a server's id when the caller's access to it may have changed (removed, or given a
+ * role without something the page used): the page then fetches the server again. Returns the unsubscribe.
+ */
+export function onAccessChanged(listener: (serverId: string) => void): () => void {
+  accessListeners.add(listener);
+  return () => accessListeners.delete(listener);
+}
 
 function resubscribeAll(target: AppSocket): void {
   for (const serverId of subscriptions.keys()) target.emit('server:subscribe', { serverId });

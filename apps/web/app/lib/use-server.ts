@@ -1,8 +1,11 @@
 import type { ServerDetails, ServerState } from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { ApiFailure } from './api.ts';
 import { fetchServer } from './servers.ts';
-import { useUser } from './user-store.ts';
+import { onAccessChanged } from './socket.ts';
+import { notify } from './toasts.ts';
+import { fetchServers, useUser } from './user-store.ts';
 
 export type ServerLoad =
   | { status: 'loading' }
@@ -16,18 +19,39 @@ export function useServer(serverId: string): ServerLoad {
   >({ status: 'loading' });
   const liveState = useUser((s) => s.servers.find((x) => x.serverId === serverId)?.state);
   const liveReason = useUser((s) => s.stoppedBecause?.[serverId]);
+  const navigate = useNavigate();
   useEffect(() => {
     let active = true;
+    let name: string | null = null;
     setLoad({ status: 'loading' });
-    fetchServer(serverId, true).then(
-      (server) => active && setLoad({ status: 'ready', server }),
-      (error: unknown) =>
-        active && setLoad({ status: 'missing', message: error instanceof ApiFailure ? error.message : 'The server could not be loaded.' }),
-    );
+    const load = () =>
+      fetchServer(serverId, true).then(
+        (server) => {
+          name = server.name;
+          if (active) setLoad({ status: 'ready', server });
+        },
+        (error: unknown) => {
+          if (!active) return;
+          if (name !== null && error instanceof ApiFailure && ['NOT_FOUND', 'NO_PERMISSION'].includes(error.code)) {
+            // Removed while the page was open: nothing on it is theirs to see or use any more.
+            notify('warning', 'No longer a member', `You no longer have access to ${name}.`);
+            void fetchServers();
+            navigate('/servers', { replace: true });
+            return;
+          }
+          setLoad({ status: 'missing', message: error instanceof ApiFailure ? error.message : 'The server could not be loaded.' });
+        },
+      );
+    void load();
+    // A new role takes effect on the open page (buttons, the console input); no role leaves it.
+    const stop = onAccessChanged((changed) => {
+      if (changed === serverId) void load();
+    });
     return () => {
       active = false;
+      stop();
     };
-  }, [serverId]);
+  }, [serverId, navigate]);
   if (load.status !== 'ready') return load;
   return {
     status: 'ready',

@@ -51,7 +51,8 @@ export default function ServerConsole() {
     const view = new ConsoleView(host.current);
     const unsubscribe = subscribeServer(id, {
       onConsole: (lines) => view.write(lines),
-      onError: (_status, message) => notify('danger', 'Whoopsie!', message),
+      // A lost permission is the page's to handle (useServer fetches the server again and leaves if it is gone).
+      onError: (status, message) => status !== 'NO_PERMISSION' && notify('danger', 'Whoopsie!', message),
     });
     return () => {
       unsubscribe();
