@@ -4,7 +4,7 @@ import mc from 'minecraft-protocol';
 import { joinStartRefusal, WAKE_COOLDOWN_MS, wakeCooldownMessage } from '@spawnpoint/contracts';
 import { eq } from 'drizzle-orm';
 import { servers } from './db/schema.ts';
-import type { Bot } from 'mineflayer';
+import mineflayer, { type Bot } from 'mineflayer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/until.ts';
 import { prepareAgent, type AgentProcess } from './test/agent-process.ts';
@@ -98,6 +98,35 @@ describe('joining by name through the join proxy', () => {
     // Another ping, with the name in capitals and a Forge marker, reaches the same answer.
     expect(motdOf((await ping(`${name.toUpperCase()}.${DOMAIN}.\0FML3\0`)).description)).toContain('Offline — join to start it');
     expect(stateOf(id)).toBe('offline');
+  });
+
+  it('tells a client of the newest version which version a server of an older one needs, asleep and running', async () => {
+    // mineflayer speaks 1.21.4 at newest; the server runs 1.20.4.
+    const { cookie, id } = await ownerWithServer(t, 'older', { version: '1.20.4' });
+    const { name, host, port } = (await send('GET', `/v1/server/${id}`, cookie)).json().result as {
+      name: string;
+      host: string;
+      port: number;
+    };
+    const words =
+      "This server runs Minecraft 1.20.4 — choose 1.20.4 in your launcher's installations, or ask its owner to change the version.";
+    // The list shows the server's own version and protocol, so the launcher marks it incompatible.
+    expect((await ping(`${name}.${DOMAIN}`)).version).toEqual({ name: '1.20.4', protocol: 765 });
+    // Asleep: the proxy says so at once and wakes nothing.
+    await expect(join(name, 'Newer')).rejects.toThrow(words);
+    expect(stateOf(id)).toBe('offline');
+    // Running: the built-in runtime says the same, directly and through the proxy (which forwards).
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await until(
+      () => stateOf(id),
+      (state) => state === 'online',
+    );
+    const direct = mineflayer.createBot({ host, port, username: 'Direct', auth: 'offline', version: '1.21.4' });
+    bots.push(direct);
+    const kicked = await new Promise<string>((resolve) => direct.once('kicked', (reason: unknown) => resolve(JSON.stringify(reason))));
+    expect(kicked).toContain(words);
+    await expect(join(name, 'Newer')).rejects.toThrow(words);
+    expect((await send('POST', `/v1/server/${id}/stop`, cookie)).json().status).toBe('SUCCESS');
   });
 
   it('says "No server with this name" for a name nobody has', async () => {

@@ -244,13 +244,14 @@ describe('the join proxy', () => {
     await other.close();
   });
 
-  it('answers the status of an offline server itself, echoing the version, without waking it', async () => {
+  it('answers the status of an offline server itself, with the server’s own version, without waking it', async () => {
     await start();
     table.apply({ name: 'sleepy', route: route('sleepy', 'offline', game.port) });
+    // Never the client's number echoed: a launcher of another version shows the server as incompatible.
     for (const version of ['1.8.8', '1.12.2', '1.21.4']) {
       const status = await pingThrough(proxy.port, `sleepy.${DOMAIN}`, version);
       expect(status.version.name).toBe('1.21.4');
-      expect(status.version.protocol).toBe(minecraftData(version).version.version);
+      expect(status.version.protocol).toBe(minecraftData('1.21.4').version.version);
       expect(status.players).toMatchObject({ online: 0, max: 10 });
       expect(status.description.text).toBe('Offline — join to start it');
       expect(status.favicon).toBeUndefined(); // no icon: the client shows its default one
@@ -330,6 +331,19 @@ describe('the join proxy', () => {
     table.apply({ name: 'sleepy', route: route('sleepy', 'online', game.port) });
     await expect.poll(() => game.received[0]?.equals(sent)).toBe(true);
     socket.destroy();
+  });
+
+  it('tells a client of another version which one to choose, and wakes nothing for it', async () => {
+    await start();
+    table.apply({ name: 'sleepy', route: route('sleepy', 'sleeping', game.port) });
+    for (const version of ['1.20.4', '1.8.8']) {
+      const { socket, all } = dial(proxy.port);
+      socket.write(Buffer.concat([handshakeBytes(version, `sleepy.${DOMAIN}`, 2), loginStart('Steve')]));
+      expect(disconnectText(await all), version).toBe(
+        "This server runs Minecraft 1.21.4 — choose 1.21.4 in your launcher's installations, or ask its owner to change the version.",
+      );
+    }
+    expect(wakes).toEqual([]);
   });
 
   it('starts nothing for a login without a player name (none sent, garbage, or no valid name), and says why', async () => {
@@ -428,7 +442,8 @@ describe('the join proxy', () => {
     expect(answer[0]).toBe(0xff);
     expect(Buffer.from(answer.subarray(3)).swap16().toString('utf16le').split('\0')).toEqual([
       '§1',
-      '78',
+      // The server's protocol (1.21.4), not the old client's.
+      '769',
       '1.21.4',
       'Sleeping — join to wake it',
       '0',

@@ -1,6 +1,14 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import { joinMayStart, joinStartRefusal, type ProxyRoute, type ProxyWakeResult, type ServerState } from '@spawnpoint/contracts';
+import {
+  joinMayStart,
+  joinStartRefusal,
+  wrongVersionMessage,
+  type ProxyRoute,
+  type ProxyWakeResult,
+  type ServerState,
+} from '@spawnpoint/contracts';
+import minecraftData from 'minecraft-data';
 import {
   HANDSHAKE_MAX_BYTES,
   legacyPingResponse,
@@ -18,6 +26,14 @@ import {
   type StatusInfo,
 } from './protocol.ts';
 import type { RouteTable } from './route-table.ts';
+
+/**
+ * The protocol number of a Minecraft version (1.21.4 → 769), from minecraft-data's table; null for a
+ * version the table does not know yet (the status answer then falls back to the client's own number).
+ */
+export function protocolOf(version: string): number | null {
+  return minecraftData.versionsByMinecraftVersion.pc[version]?.version ?? null;
+}
 
 /** What the player reads (the server list's MOTD, the disconnect screen). */
 export const proxyMessages = {
@@ -292,6 +308,10 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
     // Login or transfer.
     if (!domain) return disconnect(proxyMessages.notReady);
     if (!name || !route) return disconnect(proxyMessages.unknown);
+    // A client of another version could not play once the server is up: told which version to choose, and
+    // the server is not woken for it (a running server's own answer decides, as a plugin may accept more).
+    const wanted = protocolOf(route.version);
+    if (wanted !== null && handshake.protocolVersion !== wanted) return disconnect(wrongVersionMessage(route.version));
     phase = 'hold';
     clearTimeout(deadline);
     void hold(name).catch((err: unknown) => {
@@ -310,7 +330,8 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
     if (!route) return { versionName: 'Spawnpoint', protocolVersion, online: 0, max: 0, motd: proxyMessages.unknown };
     return {
       versionName: route.version,
-      protocolVersion,
+      // The server's own protocol, so a launcher of another version shows it as incompatible in the list.
+      protocolVersion: protocolOf(route.version) ?? protocolVersion,
       online: 0,
       max: route.maxPlayers,
       motd: motdOf(route),
@@ -356,7 +377,7 @@ function handleConnection(client: Socket, settings: Settings, wake: (serverId: s
       const info: StatusInfo = route
         ? {
             versionName: route.version,
-            protocolVersion,
+            protocolVersion: protocolOf(route.version) ?? protocolVersion,
             online: 0,
             max: route.maxPlayers,
             motd: route.state === 'online' ? 'Online — join with Minecraft 1.7 or newer' : motdOf(route),

@@ -25,6 +25,7 @@ export * from './players.ts';
 export * from './server-players.ts';
 export * from './proxy.ts';
 export * from './motd-text.ts';
+export * from './version-message.ts';
 export * from './motd.ts';
 export * from './plugins.ts';
 export * from './plugin-text.ts';

@@ -18,6 +18,7 @@ import { launcherSettingsSchema } from './launcher-settings.ts';
 import { builtinPluginCode } from './plugins/index.ts';
 import { tell } from './plugins/chat.ts';
 import type { PluginPlayer, PluginServer, SquidPlugin } from './plugins/squid.ts';
+import { sayWrongVersion } from './version-refusal.ts';
 
 interface SquidPlayer {
   username: string;
@@ -114,6 +115,8 @@ const options = {
 
 let refusal: ((client: LoginClient) => string | null) | null = null;
 const serv = createMCServer(options);
+// A player of another Minecraft version is told which one to choose (minecraft-protocol's own server object).
+sayWrongVersion(serv._server as unknown as Parameters<typeof sayWrongVersion>[0]);
 refusal = installPlayerRules(serv, { whitelistEnabled: settings.whiteList, pvp: settings.pvp });
 
 // Plugins: the first-party ones (code of the node's install, settings checked by the agent), then the
