@@ -87,14 +87,14 @@ export default function ServerFiles() {
       >
         <div className="flex flex-wrap items-center justify-between gap-3">
           <nav aria-label="Folder" className="flex flex-wrap items-center gap-1 font-mono text-sm">
-            <button type="button" className="rounded px-1 text-brand-700 hover:underline" onClick={() => go('/')}>
+            <button type="button" className="min-h-6 min-w-6 rounded px-1 text-brand-700 hover:underline" onClick={() => go('/')}>
               /
             </button>
             {crumbs.map((part, i) => (
               <span key={i} className="flex min-w-0 items-center gap-1">
                 <button
                   type="button"
-                  className="rounded px-1 text-left text-brand-700 wrap-anywhere hover:underline"
+                  className="min-h-6 rounded px-1 text-left text-brand-700 wrap-anywhere hover:underline"
                   onClick={() => go(`/${crumbs.slice(0, i + 1).join('/')}`)}
                 >
                   {part}
