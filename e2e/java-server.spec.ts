@@ -14,6 +14,11 @@ test('a Paper server asks for the Minecraft EULA at its first start, then starts
   await page.getByLabel('Server name').fill(name);
   await page.getByLabel('Software').selectOption('paper');
   await expect(page.getByText('Starting it asks you to accept the Minecraft EULA once.')).toBeVisible();
+  // The releases the vendor lists (vendor-stub-main.ts), newest first as the default, never its snapshot or
+  // pre-release; 1.21.4 only where the node has Java 21.
+  const offered = await page.getByLabel('Minecraft version').locator('option').allTextContents();
+  expect(['1.21.4,1.20.4', '1.20.4']).toContain(offered.join(','));
+  await expect(page.getByLabel('Minecraft version')).toHaveValue(offered[0] ?? '');
   await page.getByLabel('Minecraft version').selectOption('1.20.4');
   await page.getByRole('button', { name: 'Create server' }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();

@@ -20,6 +20,7 @@ import {
 import { answerClientError, bearerIs, httpMetrics, loggerOptions, requestIdOf, requestLogController } from '@spawnpoint/logging';
 import { metricsRoute, nodeGauges } from './metrics.ts';
 import { SoftwareInstaller } from './software-installer.ts';
+import { SoftwareVersions } from './software-versions.ts';
 import { findJavaRuntimes } from './java-runtimes.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
@@ -82,20 +83,19 @@ export interface AgentOptions {
 
 /** The node daemon: an authenticated HTTP API for actions and one socket to the API for events. */
 export async function createAgent(config: AgentConfig, options: AgentOptions = {}): Promise<Agent> {
+  const mirrors = {
+    paper: config.SOFTWARE_MIRROR_PAPER,
+    purpur: config.SOFTWARE_MIRROR_PURPUR,
+    mojang: config.SOFTWARE_MIRROR_MOJANG,
+    fabric: config.SOFTWARE_MIRROR_FABRIC,
+  };
   const runtimes: Record<string, Runtime> = {
     'flying-squid': flyingSquidRuntime,
-    'java-jar': javaJarRuntime(
-      config.softwareDir,
-      undefined,
-      new SoftwareInstaller(config.softwareDir, {
-        paper: config.SOFTWARE_MIRROR_PAPER,
-        purpur: config.SOFTWARE_MIRROR_PURPUR,
-        mojang: config.SOFTWARE_MIRROR_MOJANG,
-        fabric: config.SOFTWARE_MIRROR_FABRIC,
-      }),
-    ),
+    'java-jar': javaJarRuntime(config.softwareDir, undefined, new SoftwareInstaller(config.softwareDir, mirrors)),
     ...options.runtimes,
   };
+  // Read at start (below), then whenever the create page asks and the lists are older than the refresh period.
+  const softwareVersions = new SoftwareVersions(config.softwareDir, mirrors, (message) => http.log.warn(message));
   const cage = options.withoutCage
     ? withoutCage()
     : await prepareCage({
@@ -350,6 +350,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
 
   const route = agentRouter(http);
   route(agentEndpoints.servers, async () => statuses());
+  route(agentEndpoints.softwareVersions, () => softwareVersions.offered());
   metricsRoute(route, metrics.registry);
   serverRoutes(route, { servers, newServer, storage, config });
   pluginRoutes(route, servers, cage.mode === 'caged', {
@@ -357,6 +358,7 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     allowHttp: config.PLUGIN_DOWNLOAD_ALLOW_HTTP === 'true',
   });
 
+  void softwareVersions.refresh();
   await http.listen({ port: config.AGENT_PORT, host: config.AGENT_HOST });
   socket.connect();
 

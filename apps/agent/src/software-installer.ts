@@ -297,7 +297,7 @@ async function sweepParts(cacheDir: string): Promise<void> {
   }
 }
 
-async function readCapped(response: Response, max: number, what: string): Promise<Buffer> {
+export async function readCapped(response: Response, max: number, what: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   if (!response.body) return Buffer.alloc(0);

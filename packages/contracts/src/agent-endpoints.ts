@@ -14,6 +14,7 @@ import {
   agentStorageUploadResult,
   agentPortsRequest,
   agentPortsResult,
+  agentSoftwareVersions,
   agentServerList,
   agentServerSpec,
 } from './agent.ts';
@@ -95,6 +96,7 @@ const server = serverIdParams;
 export const agentEndpoints = {
   servers: { method: 'GET', path: '/v1/servers', result: agentServerList },
   portsBindable: { method: 'POST', path: '/v1/ports/bindable', body: agentPortsRequest, result: agentPortsResult },
+  softwareVersions: { method: 'GET', path: '/v1/software/versions', result: agentSoftwareVersions },
   install: { method: 'PUT', path: '/v1/servers/:serverId', params: server, body: agentServerSpec, result: agentInstallResult },
   remove: { method: 'DELETE', path: '/v1/servers/:serverId', params: server, result: done },
   power: { method: 'POST', path: '/v1/servers/:serverId/power', params: server, body: agentPowerRequest, result: agentPowerResult },

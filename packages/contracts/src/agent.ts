@@ -45,6 +45,16 @@ export const agentInstallResult = z.object({ serverId: z.string(), state: server
 /** `POST /v1/ports/bindable`: which of these game ports the node could listen on now (another program may hold one). */
 export const agentPortsRequest = z.object({ ports: z.array(z.number().int().min(1).max(65535)).min(1).max(256) });
 export const agentPortsResult = z.object({ bindable: z.array(z.number().int()) });
+/**
+ * The Minecraft releases a node can make Java servers of, per software, newest first: what each vendor
+ * publishes (read from its metadata, kept when it is unreachable) and what the node's jar cache holds.
+ */
+export const agentSoftwareVersions = z.object({
+  paper: z.array(z.string()),
+  purpur: z.array(z.string()),
+  vanilla: z.array(z.string()),
+  fabric: z.array(z.string()),
+});
 
 export const agentServerStatus = z.object({ serverId: z.string(), state: serverState });
 export const agentServerList = z.array(agentServerStatus);

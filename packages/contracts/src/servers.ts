@@ -5,6 +5,8 @@ import { joinStart } from './proxy.ts';
 import { validationMessages } from './validation.ts';
 import { serverSummary } from './api.ts';
 
+const noVersions: readonly string[] = [];
+
 /** Software a server can run. The built-in runtime needs nothing installed; jars come from the node's software cache. */
 export const softwareCatalogue = [
   {
@@ -14,11 +16,12 @@ export const softwareCatalogue = [
     // The versions flying-squid 1.12 is tested with, newest first.
     versions: ['1.21.4', '1.21.3', '1.21.1', '1.20.5', '1.20.4', '1.19.4', '1.18.2', '1.17.1', '1.16.5', '1.12.2', '1.8.8'],
   },
-  // Java servers: a node downloads a version from the vendor at its first start (agent software-installer.ts).
-  { id: 'paper', name: 'Paper', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
-  { id: 'purpur', name: 'Purpur', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
-  { id: 'vanilla', name: 'Vanilla', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
-  { id: 'fabric', name: 'Fabric', runtime: 'java-jar', versions: ['1.21.4', '1.20.4'] },
+  // Java servers: their versions are what the vendors publish, read by the nodes (agent
+  // software-versions.ts; the API's servers/software-offer.ts); a node downloads one at its first start.
+  { id: 'paper', name: 'Paper', runtime: 'java-jar', versions: noVersions },
+  { id: 'purpur', name: 'Purpur', runtime: 'java-jar', versions: noVersions },
+  { id: 'vanilla', name: 'Vanilla', runtime: 'java-jar', versions: noVersions },
+  { id: 'fabric', name: 'Fabric', runtime: 'java-jar', versions: noVersions },
 ] as const;
 
 export type SoftwareId = (typeof softwareCatalogue)[number]['id'];
@@ -36,18 +39,30 @@ export function softwareTitle(id: string): string {
   return id === 'flying-squid' ? 'Built-in' : (findSoftware(id)?.name ?? id);
 }
 
+/** Minecraft versions newest first, by each dotted number in turn (26.1 before 1.21.11, 1.21.10 before 1.21.9). */
+export function newestVersionFirst(versions: Iterable<string>): string[] {
+  const parts = (v: string) => v.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  return [...new Set(versions)].sort((a, b) => {
+    const [pa, pb] = [parts(a), parts(b)];
+    for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pb[i] ?? 0) - (pa[i] ?? 0);
+    return 0;
+  });
+}
+
 /** Whether servers of this software run a Java jar (they need a Java runtime and the Minecraft EULA). */
 export function isJavaSoftware(id: string): boolean {
   return findSoftware(id)?.runtime === 'java-jar';
 }
 
 /**
- * The Java major version a Minecraft version needs at least: 21 from 1.20.5, 17 from 1.18, 16 for 1.17,
+ * The Java major version a Minecraft version needs at least: 25 from 26.1, 21 from 1.20.5, 17 from 1.18, 16 for 1.17,
  * 8 before (Mojang's own requirements). A node runs it on the smallest installed Java at or above that.
  */
 export function javaMajorFor(minecraftVersion: string): number {
   const [major = 0, minor = 0, patch = 0] = minecraftVersion.split('.').map((n) => Number.parseInt(n, 10) || 0);
   const at = (mi: number, pa = 0) => major > 1 || minor > mi || (minor === mi && patch >= pa);
+  // Year-numbered releases (26.1 on) need Java 25.
+  if (major >= 26) return 25;
   if (at(20, 5)) return 21;
   if (at(18)) return 17;
   if (at(17)) return 16;
@@ -240,6 +255,8 @@ export const publicServerListResult = z.object({
   total: z.number().int(),
   page: z.number().int(),
   pageSize: z.number().int(),
+  /** The versions listed servers of the chosen software run, newest first (the version filter's choices). */
+  versions: z.array(z.string()).default([]),
 });
 export type PublicServerList = z.infer<typeof publicServerListResult>;
 export const publicServerNameParams = z.object({ name: z.string().min(1).max(64) });

@@ -166,7 +166,12 @@ describe('creating a server', () => {
       (await get('/v1/server/software', cookie)).json().result as { id: string; versions: string[]; available: boolean }[]
     ).find((s) => s.id === 'paper');
     expect(paper?.available).toBe(true);
-    expect(paper?.versions).toContain('1.20.4');
+    // The releases the node read from the vendor (the local stand-in lists 1.21.4 and 1.20.4, a snapshot and a
+    // pre-release), newest first, the runnable ones only.
+    expect(paper?.versions).toEqual(reported.some((j) => j >= 21) ? ['1.21.4', '1.20.4'] : ['1.20.4']);
+    // A version the vendor does not list is refused, whatever the client sends.
+    const unlisted = await create(cookie, { software: 'paper', version: '1.19.2' });
+    expect([unlisted.statusCode, unlisted.json().fields?.version]).toEqual([400, 'Paper does not offer version 1.19.2.']);
     // A node with only Java 17 (this machine may have a newer one too): 1.21.4 needs 21, so it is refused.
     const spy = vi.spyOn(t.ctx.game.nodes, 'javaMajorsOf').mockReturnValue([17]);
     try {
@@ -540,6 +545,9 @@ describe('public server list', () => {
     expect((await list('')).servers.map((e: { name: string }) => e.name)).toEqual([`${tag}n0`, `${tag}n1`, `${tag}n2`]);
     expect(await list('&software=paper')).toMatchObject({ servers: [], total: 0 });
     expect((await list('&software=flying-squid&version=1.21.4')).total).toBe(3);
+    // The version filter's choices: what listed servers of the chosen software run (none without a software).
+    expect((await list('&software=flying-squid')).versions).toContain('1.21.4');
+    expect((await list('')).versions).toEqual([]);
     expect((await list('&version=1.8.8')).total).toBe(0);
     const all = (await get('/v1/servers/list?page=1')).json().result;
     expect(all).toMatchObject({ page: 1, pageSize: 24 });

@@ -1,12 +1,4 @@
-import {
-  endpoints,
-  isJavaSoftware,
-  isRestrictedName,
-  javaMajorFor,
-  serverName,
-  softwareCatalogue,
-  type PowerAction,
-} from '@spawnpoint/contracts';
+import { endpoints, isJavaSoftware, isRestrictedName, serverName, type PowerAction } from '@spawnpoint/contracts';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { servers } from '../db/schema.ts';
@@ -17,6 +9,7 @@ import { issueEmailToken } from '../auth/email-tokens.ts';
 import { serverCreator, type ServerRow } from '../servers/server-creator.ts';
 import { specOf } from '../servers/power.ts';
 import { ServerRemover } from '../servers/server-remover.ts';
+import { softwareOffer } from '../servers/software-offer.ts';
 
 /** How long a create waits for the node to prepare the new folder before answering (it usually takes ms). */
 const CREATE_INSTALL_WAIT_MS = 5_000;
@@ -25,14 +18,10 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, hub, nodes, power, proxies, freeTier } = ctx.game;
 
-  // Java software is offered in the versions a connected node has the Java for (it downloads the jar itself).
-  route(endpoints.software, async () => {
-    const javas = nodes.javaMajors();
-    return softwareCatalogue.map((s) => {
-      const versions = s.runtime === 'java-jar' ? s.versions.filter((v) => javas.some((j) => j >= javaMajorFor(v))) : [...s.versions];
-      return { id: s.id, name: s.name, versions: versions.length > 0 ? versions : [...s.versions], available: versions.length > 0 };
-    });
-  });
+  // Java software in the releases the connected nodes read from its vendor and have the Java for.
+  route(endpoints.software, async () =>
+    (await softwareOffer(nodes)).map(({ id, name, versions, available }) => ({ id, name, versions, available })),
+  );
 
   route(endpoints.serverEula, async ({ nodes, server, access, recordActivity }) => {
     if (!isJavaSoftware(server.software)) throw new ApiError('INVALID_STATE', undefined, 'Only Java servers need the Minecraft EULA.');

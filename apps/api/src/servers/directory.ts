@@ -3,6 +3,7 @@ import {
   agentEndpoints,
   isJavaSoftware,
   joinAddressOf,
+  newestVersionFirst,
   rolePermissions,
   type ServerAccess,
   type ServerRole,
@@ -311,7 +312,11 @@ export class ServerDirectory {
   /** The public server list: searched by name, filtered, sorted (players: running and busiest first), a page of it. */
   async publicList(query: PublicServerListQuery): Promise<PublicServerList> {
     const q = query.q?.toLowerCase();
-    const entries = (await this.listedRows())
+    const rows = await this.listedRows();
+    const versions = query.software
+      ? newestVersionFirst(rows.filter((row) => row.software === query.software).map((row) => row.version))
+      : [];
+    const entries = rows
       .filter(
         (row) =>
           (!q || row.name.includes(q)) &&
@@ -330,6 +335,7 @@ export class ServerDirectory {
       total: entries.length,
       page: query.page,
       pageSize: PUBLIC_SERVER_LIST_PAGE,
+      versions,
     };
   }
 

@@ -1,5 +1,6 @@
 import {
   DEFAULT_SOFTWARE,
+  DEFAULT_VERSION,
   FREE_MEMORY_MB,
   findSoftware,
   isRestrictedName,
@@ -16,6 +17,7 @@ import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { Placement } from './placement.ts';
 import { allocatePort } from './port-allocator.ts';
+import { softwareOffer } from './software-offer.ts';
 
 export type ServerRow = typeof servers.$inferSelect;
 
@@ -35,8 +37,16 @@ export async function serverCreator(
 ): Promise<ServerRow> {
   const software = findSoftware(request.software ?? DEFAULT_SOFTWARE);
   if (!software) throw new ApiError('INVALID_INPUT', { software: 'The software is not valid' });
-  const version = request.version ?? software.versions[0];
-  if (!(software.versions as readonly string[]).includes(version)) {
+  // Java software: the releases its vendor publishes, as the connected nodes read them (software-offer.ts);
+  // one no node has the Java for is refused by placement below, naming the Java it needs.
+  const offer = software.runtime === 'java-jar' ? (await softwareOffer(nodes)).find((s) => s.id === software.id) : undefined;
+  const offered = offer ? offer.published : (software.versions as readonly string[]);
+  if (offered.length === 0)
+    throw new ApiError('INVALID_INPUT', {
+      software: `No node can install ${software.name} right now (its makers' version list could not be read). Choose another software or try again later.`,
+    });
+  const version = request.version ?? offer?.versions[0] ?? offered[0] ?? DEFAULT_VERSION;
+  if (!offered.includes(version)) {
     throw new ApiError('INVALID_INPUT', { version: `${software.name} does not offer version ${version}.` });
   }
   if (isRestrictedName(request.serverName)) throw new ApiError('CONTENT_RESTRICTED');

@@ -21,8 +21,8 @@ beforeAll(async () => {
       IDLE_STOP_MINUTES: String(IDLE_MS / 60_000),
       MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000),
     },
-    // Java software comes from a vendor that is not there: its starts fail at once, and no packet leaves the machine.
-    { SOFTWARE_MIRROR_PAPER: 'http://127.0.0.1:9' },
+    // Java software is listed by the local stand-in vendor (agent-process.ts), which serves no download: its
+    // starts fail at once, and no packet leaves the machine.
   );
   ({ t, base } = env);
 });

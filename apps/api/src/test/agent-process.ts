@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { freePort } from '../../../../test-support/free-port.ts';
 import os from 'node:os';
 import path from 'node:path';
+import { mirrorsOf, startVendorStub, type VendorStub } from '../../../../test-support/vendor-stub.ts';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 
@@ -24,6 +25,8 @@ export interface AgentProcess {
  * `netns`: runs it inside that network namespace (`ip netns exec`), as a machine of its own reached at
  * `address`: it listens there, and the API knows it by that address.
  */
+let sharedVendors: Promise<VendorStub> | undefined;
+
 export async function prepareAgent(
   capacity = 50,
   env: Record<string, string> = {},
@@ -31,6 +34,9 @@ export async function prepareAgent(
   machine?: { netns: string; address: string },
 ): Promise<AgentProcess> {
   const port = await freePort();
+  // The vendors' metadata as a local stand-in (this machine reaches no vendor): Java software is offered
+  // in 1.21.4 and 1.20.4, as a node that reached its vendors offers them; the downloads themselves fail.
+  const vendors = mirrorsOf(await (sharedVendors ??= startVendorStub()));
   const host = machine?.address ?? '127.0.0.1';
   const token = randomBytes(24).toString('hex');
   // Below the ephemeral range (32768+), so the ports of test connections never take a game port.
@@ -62,6 +68,7 @@ export async function prepareAgent(
           DATA_DIR: dataDir,
           GAME_PORT_RANGE: portRange,
           LOG_LEVEL: 'warn',
+          ...vendors,
           ...(machine ? { AGENT_HOST: machine.address } : {}),
           ...env,
         },

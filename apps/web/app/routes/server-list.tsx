@@ -1,5 +1,6 @@
 import {
   endpoints,
+  newestVersionFirst,
   PUBLIC_SERVER_LIST_PAGE,
   publicServerSorts,
   softwareCatalogue,
@@ -104,7 +105,8 @@ export default function ServerList() {
     );
   }, [shown]);
 
-  const versions = query.software ? (softwareCatalogue.find((s) => s.id === query.software)?.versions ?? []) : [];
+  // The versions listed servers of that software run (the API's facet); the one chosen stays while it loads.
+  const versions = newestVersionFirst([...(list?.versions ?? []), ...(query.version ? [query.version] : [])]);
   const filtered = Boolean(query.q || query.software || query.version);
   const pages = list ? Math.max(1, Math.ceil(list.total / PUBLIC_SERVER_LIST_PAGE)) : 1;
 

@@ -180,7 +180,7 @@ export default function CreateServer() {
               {software.map((s) => (
                 <option key={s.id} value={s.id} disabled={!s.available}>
                   {s.name}
-                  {s.available ? '' : ' (needs a Java this node lacks)'}
+                  {s.available ? '' : ' (no node can install it now)'}
                 </option>
               ))}
             </select>

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A stand-in for the software vendors' metadata, in each vendor's own shape and path, on one local port
+ * (the paths do not collide): Paper's Fill API v3 project, Purpur's API v2 project, Mojang's version
+ * manifest v2 and Fabric's meta game versions. Point every SOFTWARE_MIRROR_* at `url`. `versions` (newest
+ * first) may change while it runs, as a vendor publishes a release; a snapshot and a pre-release are always
+ * listed too, as vendors list them, and must never be offered. Downloads are not served (404).
+ */
+export interface VendorStub {
+  url: string;
+  versions: string[];
+  /** How many metadata requests it answered. */
+  requests: number;
+  /** While set, every answer is this status (a vendor that is down). */
+  failWith: number | null;
+  close(): Promise<void>;
+}
+
+const family = (v: string) => v.split('.').slice(0, 2).join('.');
+
+function answer(path: string, versions: string[], base: string): unknown {
+  switch (path) {
+    case '/v3/projects/paper': {
+      const groups: Record<string, string[]> = {};
+      for (const v of [...versions, `${versions[0]}-pre1`]) (groups[family(v)] ??= []).push(v);
+      return { project: { id: 'paper', name: 'Paper' }, versions: groups };
+    }
+    case '/v2/purpur':
+      return { project: 'purpur', metadata: { current: versions[0] }, versions: [...versions].reverse() };
+    case '/mc/game/version_manifest_v2.json':
+      return {
+        latest: { release: versions[0], snapshot: '99w01a' },
+        versions: [
+          { id: '99w01a', type: 'snapshot', url: `${base}/v1/packages/99w01a.json`, sha1: 'a'.repeat(40) },
+          ...versions.map((id) => ({ id, type: 'release', url: `${base}/v1/packages/${id}.json`, sha1: 'a'.repeat(40) })),
+        ],
+      };
+    case '/v2/versions/game':
+      return [{ version: '99w01a', stable: false }, ...versions.map((version) => ({ version, stable: true }))];
+    default:
+      return undefined;
+  }
+}
+
+export async function startVendorStub(versions: string[] = ['1.21.4', '1.20.4'], port = 0): Promise<VendorStub> {
+  const stub: VendorStub = {
+    url: '',
+    versions,
+    requests: 0,
+    failWith: null,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((request, response) => {
+    const body = answer(new URL(request.url ?? '/', 'http://stub').pathname, stub.versions, stub.url);
+    if (body === undefined) return void response.writeHead(404).end();
+    stub.requests += 1;
+    if (stub.failWith !== null) return void response.writeHead(stub.failWith).end();
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  // A stub shared by a test file's agents must not keep the test process alive.
+  server.unref();
+  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return stub;
+}
+
+/** The agent's environment for a node that reads every vendor's metadata from `stub`. */
+export const mirrorsOf = (stub: { url: string }) => ({
+  SOFTWARE_MIRROR_PAPER: stub.url,
+  SOFTWARE_MIRROR_PURPUR: stub.url,
+  SOFTWARE_MIRROR_MOJANG: stub.url,
+  SOFTWARE_MIRROR_FABRIC: stub.url,
+});
