@@ -1,5 +1,5 @@
 /**
- * What a game's own network costs (issue target: throughput through the forwarded port ≥ 0.9× a game on the
+ * What a game's own network costs (target: throughput through the forwarded port ≥ 0.9× a game on the
  * node's network). A sender stands for the game: it streams 512 MiB to whoever connects. It runs once in a
  * network made exactly as a game's (`prepareGameNetwork`, `attach`: a namespace, a veth pair, the DNAT of
  * its port) and once on the node's own network; a client on the node reads everything from 127.0.0.1:port,

@@ -1,5 +1,5 @@
 /**
- * What the cage costs (issue targets: a caged start ≤ 1.1× an uncaged one; ≥ 25 idle built-in servers in
+ * What the cage costs (targets: a caged start ≤ 1.1× an uncaged one; ≥ 25 idle built-in servers in
  * 4 GiB), measured on two real agents in this process, each in its own DATA_DIR:
  * - cage-start: from the start call until the game says it is ready (then checked by a ping), built-in runtime (flying-squid
  *   1.21.4, fresh world each time), caged (bubblewrap, cgroup limits, the game user) and uncaged

@@ -1,5 +1,5 @@
 /**
- * File and backup figures of ARCHITECTURE §11:
+ * File and backup figures of docs/benchmarks.md:
  * - backup: our tar.gz (level 1, through the sandbox) of a folder vs `tar -czf` with gzip -1 of the same folder,
  *   and restoring it (our archive unpacked through the sandbox into an empty folder) vs `tar -xzf` of tar's;
  * - upload as the dashboard makes it (the API signs a link, the file goes to the node with one PUT, curl -T)

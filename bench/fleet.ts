@@ -1,5 +1,5 @@
 /**
- * A simulated fleet against one API process (issue 17 #5, second part), as production runs it: PostgreSQL
+ * A simulated fleet against one API process, as production runs it: PostgreSQL
  * (a fresh database), NODE_ENV=production, 100 simulated nodes × 100 servers (bench/fleet-agents.ts, in
  * its own process: each node a real Socket.IO connection with its node token and a small HTTP API that
  * accepts installs). Each server sends its stats every 2 s (5,000 events/s in all); 10 times a second a

@@ -1,10 +1,10 @@
 /**
- * Game-server figures of ARCHITECTURE §11, against the product started as `npm start` starts it:
+ * Game-server figures of docs/benchmarks.md, against the product started as `npm start` starts it:
  * - create-online: from POST /v1/server/create (then start) until the owner's browser socket says the server
  *   is online (ready for players) and it answers a status ping on its port, built-in runtime, median of 5; against a bare start in the same
  *   run: the same flying-squid version started by this bench directly (`createMCServer` with the launcher's
  *   options, a fresh world folder), from spawning the process until flying-squid says it is ready and it
- *   answers a status ping (issue target: ≤ 1.2× the bare start);
+ *   answers a status ping (target: ≤ 1.2× the bare start);
  * - console: lines/s and latency from the game process to a browser socket (a compiled stand-in jar prints
  *   timestamped lines at 20,000 lines/s), with the memory of the API and agent before and after.
  */

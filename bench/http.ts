@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: prints one JSON line per figure of ARCHITECTURE §11 that exists so far.
+ * `npm run bench`: prints one JSON line per figure of docs/benchmarks.md.
  * user-servers: authenticated GET /v1/user/servers under 64 connections, against a bare Fastify server
  * started here that answers the same path with the same envelope and an empty list, measured in the same
- * run with the same connection count (issue target ≥ 60 % of its req/s, p99 ≤ 1.5 × its p99). The API
+ * run with the same connection count (target ≥ 60 % of its req/s, p99 ≤ 1.5 × its p99). The API
  * runs with NODE_ENV=production, as a host runs it (outside production every answer is also checked
  * against its contract, which a polled endpoint should not pay for in production).
  */

@@ -1,5 +1,5 @@
 /**
- * Load on two API processes of one service (issue 17 #5, first part), as production runs them: PostgreSQL
+ * Load on two API processes of one service, as production runs them: PostgreSQL
  * (a fresh database), Redis, NODE_ENV=production, one agent that names both processes (the one holding the
  * game plane takes it: docs/deployment.md), and:
  * - 500 signed-in pollers (100 accounts, 5 sessions each) asking `GET /v1/user/servers` every 5 s, spread

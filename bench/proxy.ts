@@ -1,5 +1,5 @@
 /**
- * Join proxy figures (issue 12 #7), each process on its own: a stand-in game port (bulk sender and echo),
+ * Join proxy figures, each process on its own: a stand-in game port (bulk sender and echo),
  * the real join proxy (apps/proxy) with a routing table held in memory, and this process as the clients.
  * - status-pings: status pings of a server that is not running, answered by one proxy, each on a new
  *   connection as server lists do, 64 at a time for 5 s; the proxy's memory before and after;

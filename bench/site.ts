@@ -1,5 +1,5 @@
 /**
- * The public site (ARCHITECTURE §11): JavaScript a first visit downloads on the landing and pricing pages
+ * The public site (docs/benchmarks.md): JavaScript a first visit downloads on the landing and pricing pages
  * (gzipped, target ≤ 15 KB for the landing page), and Lighthouse performance and accessibility scores
  * (target 100) with Lighthouse's default mobile settings in Debian's Chromium. Where the landing page's
  * bytes come from: docs/performance.md, "Public site JavaScript".

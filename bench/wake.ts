@@ -1,5 +1,5 @@
 /**
- * Wake on join (issue 12 #7): a player joins a stopped server by its name through the join proxy, and the
+ * Wake on join: a player joins a stopped server by its name through the join proxy, and the
  * same connection is held until the server is online and then spawns in the world. Measured from the
  * client sending its login (mineflayer's createBot) to the bot's `spawn`, on the whole product started as
  * `npm start` starts it; the server is killed after each join so the next one starts it again. Target:

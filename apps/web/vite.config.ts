@@ -32,7 +32,7 @@ const publicSettings = {
   supportUrl: process.env.SUPPORT_URL ?? 'https://help.spawnpoint.gg',
   buildId,
   siteUrl: (process.env.PUBLIC_URL ?? 'http://localhost:3000').replace(/\/$/, ''),
-  // Third-party integrations (spec §9): each loads only when its key is set and the visitor consents.
+  // Third-party integrations: each loads only when its key is set and the visitor consents.
   integrations: {
     analyticsKey: process.env.ANALYTICS_KEY ?? '',
     chatWidgetId: process.env.CHAT_WIDGET_ID ?? '',

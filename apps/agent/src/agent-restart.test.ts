@@ -9,8 +9,9 @@ import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
 import { statusText } from '../../../test-support/status-text.ts';
 
-// ARCHITECTURE §12: an agent restart leaves running servers running. The agent runs as a real process
-// (`main.ts`), is stopped the way a service manager restarts it (SIGTERM), and a new one takes over.
+// An agent restart leaves running servers running (docs/design.md, Game servers on a node). The agent runs
+// as a real process (`main.ts`), is stopped the way a service manager restarts it (SIGTERM), and a new one
+// takes over.
 const root = path.resolve(import.meta.dirname, '../../..');
 const token = randomBytes(24).toString('hex');
 let dataDir: string;

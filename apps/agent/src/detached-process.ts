@@ -1,9 +1,9 @@
 /**
- * Game processes that outlive the agent (ARCHITECTURE §12: an agent restart leaves running servers
- * running). Each runs in its own process group with no pipe to the agent: stdout and stderr go to a log
- * file the agent tails, stdin is a FIFO the agent writes commands into, and `process.json` records the
- * pid with its kernel start time so a restarted agent can adopt exactly that process (never a recycled
- * pid). Linux only (FIFOs, /proc), like the nodes we run on.
+ * Game processes that outlive the agent (an agent restart leaves running servers running: docs/design.md,
+ * Game servers on a node). Each runs in its own process group with no pipe to the agent: stdout and stderr
+ * go to a log file the agent tails, stdin is a FIFO the agent writes commands into, and `process.json`
+ * records the pid with its kernel start time so a restarted agent can adopt exactly that process (never a
+ * recycled pid). Linux only (FIFOs, /proc), like the nodes we run on.
  */
 import { execFile, execFileSync, spawn, type StdioOptions } from 'node:child_process';
 import { constants as osConstants } from 'node:os';

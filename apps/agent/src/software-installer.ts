@@ -8,7 +8,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
 
 /**
- * Downloads server software into the node's shared cache (issue 13 #3): each vendor's documented API is
+ * Downloads server software into the node's shared cache: each vendor's documented API is
  * asked which file is current for a Minecraft version and what its checksum is, the file is streamed to a
  * temporary name while hashed, and only a file whose checksum matches is renamed into the cache. So a
  * wrong, truncated or garbage download is refused and never cached, and a half-written file is never

@@ -116,7 +116,7 @@ const envSchema = z.object({
   FETCH_ANSWER_SECONDS: z.coerce.number().min(0).max(600).default(5),
   /** Starts that may wait in one node's start queue; one more is NO_SERVERS_AVAILABLE. */
   START_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(100),
-  /** The Java plugin catalogues (issue 15): their API addresses (a mirror or a test server) and optional keys. */
+  /** The Java plugin catalogues (docs/guide.md, Plugins): their API addresses (a mirror or a test server) and optional keys. */
   MODRINTH_API_URL: z.url().default('https://api.modrinth.com'),
   MODRINTH_TOKEN: z.string().optional(),
   HANGAR_API_URL: z.url().default('https://hangar.papermc.io'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareApiProcess } from './test/api-process.ts';
 
-// ARCHITECTURE §12: a killed API process loses no acknowledged write. The API runs as a real process
+// A killed API process loses no acknowledged write (docs/design.md, Database). The API runs as a real process
 // (`main.ts`) on its embedded database (PGlite in DATA_DIR, or a PostgreSQL database of its own when the
 // suite runs on PostgreSQL), is killed with SIGKILL right after answering, and a new process must still
 // have the write.

@@ -12,10 +12,10 @@ import { prepareProxy, type ProxyProcess } from './test/proxy-process.ts';
 import { joinThroughProxy } from './test/server-watch.ts';
 
 /**
- * Many machines (issue 17 #1): three nodes, each an agent in a network namespace of its own with its own
- * address, as separate machines are; the API and the join proxy on this host. New servers spread over the
- * nodes, and a player joining by name through the proxy reaches each one at its node's address. Where
- * namespaces cannot be made (no root, no iproute2), the suite says why and does not run.
+ * Many machines (docs/guide.md, Several nodes): three nodes, each an agent in a network namespace of its
+ * own with its own address, as separate machines are; the API and the join proxy on this host. New servers
+ * spread over the nodes, and a player joining by name through the proxy reaches each one at its node's
+ * address. Where namespaces cannot be made (no root, no iproute2), the suite says why and does not run.
  */
 const DOMAIN = 'play.example.test';
 const made = createMachines(3);

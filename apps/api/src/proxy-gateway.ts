@@ -56,11 +56,12 @@ function sameToken(a: string, b: unknown): boolean {
 }
 
 /**
- * The join proxies' side of the API (issue 12 #1): the `/proxy` Socket.IO namespace, authenticated with
- * the proxy token. Each proxy gets the whole routing table when it connects and every change after it
- * (created, deleted, moved, a new state), from memory: the names come from the database once at start and
- * with each create and delete, the states from the hub. A login's wake request starts the server through
- * the same PowerDispatcher as its owner's Start, so every rule of a start applies to it as well.
+ * The join proxies' side of the API (docs/design.md, The join proxy): the `/proxy` Socket.IO namespace,
+ * authenticated with the proxy token. Each proxy gets the whole routing table when it connects and every
+ * change after it (created, deleted, moved, a new state), from memory: the names come from the database
+ * once at start and with each create and delete, the states from the hub. A login's wake request starts the
+ * server through the same PowerDispatcher as its owner's Start, so every rule of a start applies to it as
+ * well.
  */
 export class ProxyGateway {
   private rows = new Map<string, RouteRow>();

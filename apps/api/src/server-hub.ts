@@ -40,7 +40,7 @@ const SUBSCRIBER_QUEUE_MAX = 5000;
 const ON_ITS_WAY: readonly ServerState[] = ['queued', 'installing', 'starting', 'waking', 'online', 'downloading'];
 
 /**
- * Live server state held in memory (ARCHITECTURE §3): state, latest stats, the last console lines, and
+ * Live server state held in memory (docs/design.md, Database): state, latest stats, the last console lines, and
  * who is subscribed to each console. Fed by the agents' events; read by the polled endpoints.
  */
 export class ServerHub implements NodeEvents {

@@ -65,7 +65,7 @@ export async function installWeb(app: FastifyInstance, config: Config, pageExist
   // reach them, and nowhere else.
   const nodeOrigins = new Set(config.AGENTS.map((node) => new URL(node.downloadUrl ?? node.url).origin));
   const extra = { script: enabled.map((h) => h.script), connect: [...enabled.map((h) => h.connect), ...nodeOrigins] };
-  // Pages say which environment serves them, so the app shows error details outside production (spec §2);
+  // Pages say which environment serves them, so the app shows error details outside production;
   // the build cannot know, as one build may run anywhere (apps/web/app/lib/environment.ts).
   const environmentTag = `<meta name="${ENVIRONMENT_META}" content="${config.NODE_ENV}">`;
   const page = (file: string) => {

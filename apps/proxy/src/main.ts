@@ -1,7 +1,7 @@
 /**
- * The join proxy (issue 12 #1): listens on PROXY_PORT (25565 by default) for Minecraft connections, routes
- * `NAME.<PLAY_DOMAIN>` to the server's node and wakes stopped servers on login. Holds no database: the API
- * pushes the routing table over its `/proxy` namespace.
+ * The join proxy (docs/design.md, The join proxy): listens on PROXY_PORT (25565 by default) for Minecraft
+ * connections, routes `NAME.<PLAY_DOMAIN>` to the server's node and wakes stopped servers on login. Holds
+ * no database: the API pushes the routing table over its `/proxy` namespace.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loggerOptions } from '@spawnpoint/logging';

@@ -153,7 +153,7 @@ export default function App() {
     }
   }, [initialized, signedIn, location.pathname, navigate]);
 
-  // Query parameters of spec §1, and the deployed-build check on every navigation.
+  // The query parameters read on any page (lib/query-params.ts), and the deployed-build check on every navigation.
   useEffect(() => {
     const search = new URLSearchParams(location.search);
     keepQueryParams(search);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EMAIL_MAX, PASSWORD_MAX, PASSWORD_MIN, isEmail, validationMessages } from './validation.ts';
 
-/** Account security: two-factor, sessions, password, email, deletion, activity (spec §4–§5, §7). */
+/** Account security: two-factor, sessions, password, email, deletion, activity (docs/guide.md, Account security). */
 export const TWOFACTOR_DIGITS = 6;
 export const RECOVERY_CODE_COUNT = 10;
 export const RECOVERY_CODE_PATTERN = /^[a-z2-7]{5}-[a-z2-7]{5}$/;

@@ -59,7 +59,7 @@ export const userData = z.object({
   emailVerified: z.boolean(),
   twoFactorEnabled: z.boolean(),
   createdAt: z.string(),
-  /** Identifier handed to the customer-chat widget (spec §3). */
+  /** Identifier handed to the customer-chat widget. */
   chatWidgetToken: z.string(),
 });
 export type UserData = z.infer<typeof userData>;

@@ -1,4 +1,4 @@
-/** Business constants of spec §9 shared by web and API. */
+/** Business constants shared by web and API. */
 export const NOTIFICATION_DURATION_MS = 5000;
 export const SERVER_LIST_POLL_MS = 5000;
 export const RELOAD_GUARD_MS = 10_000;
@@ -14,7 +14,7 @@ export const LOADING_BAR = { throttle: 200, duration: 2000, hideDelay: 500, rese
 export const DEFAULT_CURRENCY = 'USD';
 export const SESSION_COOKIE = 'sp_session';
 export const SESSION_COOKIE_SECURE = '__Host-sp_session';
-/** The meta tag in which the API tells every page it serves its NODE_ENV (spec §2: details outside production). */
+/** The meta tag in which the API tells every page it serves its NODE_ENV (error details show outside production). */
 export const ENVIRONMENT_META = 'spawnpoint-environment';
 
 /**

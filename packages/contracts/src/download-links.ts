@@ -1,8 +1,8 @@
 /**
- * Signed links (issue 18): the API decides who may download or upload and answers a short-lived URL on
- * the node; the node checks only the signature, the expiry, the purpose, the server and the path or
- * backup (and, for an upload, the size and whether it may replace a file), then streams from or to its
- * disk. Both sides use this one definition of what is signed.
+ * Signed links (docs/design.md, The agent protocol): the API decides who may download or upload and answers
+ * a short-lived URL on the node; the node checks only the signature, the expiry, the purpose, the server
+ * and the path or backup (and, for an upload, the size and whether it may replace a file), then streams
+ * from or to its disk. Both sides use this one definition of what is signed.
  *
  * The signing key is derived from the node token, `HMAC-SHA256(token, "spawnpoint download links v1")`:
  * the API and the node already share that secret (no second one to provision or rotate; a new token makes

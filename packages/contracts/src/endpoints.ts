@@ -155,7 +155,7 @@ export interface Endpoint {
     | 'Operator';
   summary: string;
   access: EndpointAccess;
-  /** The permission key checked on the server named in the path (ARCHITECTURE §7) before the handler runs. */
+  /** The permission key checked on the server named in the path (permissions.ts) before the handler runs. */
   permission?: PermissionKey;
   /** The path's parameters (every `:name` of `path`). */
   params?: z.ZodType;
@@ -1048,7 +1048,7 @@ export const endpoints = {
     permission: 'backups.delete',
     result: empty,
   },
-  // Billing (ARCHITECTURE §8)
+  // Billing (docs/guide.md, Money: balance, top-ups, receipts and plans)
   billingInfo: {
     method: 'GET',
     path: '/v1/user/billing',

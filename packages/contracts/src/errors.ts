@@ -1,6 +1,7 @@
 /**
- * The error catalogue (spec §8 plus NOT_FOUND, NODE_UNAVAILABLE and INTERNAL_ERROR). One table maps every
- * code to its English message and HTTP status; the API and the web app both read it.
+ * The error catalogue: every code a user can meet, NOT_FOUND, NODE_UNAVAILABLE and INTERNAL_ERROR among
+ * them (docs/product.md, What a user sees when something fails). One table maps every code to its English
+ * message and HTTP status; the API and the web app both read it.
  */
 export const errorCatalogue = {
   RATE_LIMIT: { status: 429, message: 'You are sending too many requests. Please wait a moment and try again.' },

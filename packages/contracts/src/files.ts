@@ -3,7 +3,7 @@ import { motdSchema } from './motd.ts';
 import { plans } from './plans.ts';
 import { isMissing, validationMessages } from './validation.ts';
 
-/** Files, server.properties and backups (ARCHITECTURE §6). */
+/** Files, server.properties and backups (docs/guide.md, Files, properties and backups). */
 export const filePath = z.string().max(4096, 'The path is too long.');
 
 /**
@@ -196,7 +196,7 @@ export const backupRestoreEvent = z.object({
 export type BackupRestoreEvent = z.infer<typeof backupRestoreEvent>;
 /**
  * GET …/backups: the complete backups, the plan's count, whether a job (backup or restore) runs, and the
- * backup being made with its last reported progress, so a page opened midway shows it (issue 10 #5).
+ * backup being made with its last reported progress, so a page opened midway shows it.
  */
 export const backupListPage = z.object({
   backups: backupListResult,

@@ -1,5 +1,5 @@
 /**
- * Third-party integrations of spec §9. Each loads only when its key is configured and the visitor has
+ * Third-party integrations. Each loads only when its key is configured and the visitor has
  * accepted optional cookies; the API adds their hosts to the pages' Content-Security-Policy only when set.
  */
 export const integrationHosts = {
@@ -11,5 +11,5 @@ export const integrationHosts = {
 
 export type IntegrationName = keyof typeof integrationHosts;
 export const CONSENT_KEY = 'spawnpoint:consent';
-/** Chat widget session cookie lifetime (spec §9): 5 days. */
+/** Chat widget session cookie lifetime: 5 days. */
 export const CHAT_COOKIE_SECONDS = 432_000;

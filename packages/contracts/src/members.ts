@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { memberRole, permissionKey, serverRole } from './permissions.ts';
 import { EMAIL_MAX, isEmail, validationMessages } from './validation.ts';
 
-/** Members of a server and invitations to become one (issue 14 #1–#2). */
+/** Members of a server and invitations to become one (docs/guide.md, Members, roles and invitations). */
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

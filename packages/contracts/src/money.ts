@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Money (ARCHITECTURE §8): amounts are integer cents (USD); the balance is the sum of an append-only
- * ledger; a top-up is credited when the payment provider confirms it, never when the browser comes back.
+ * Money (docs/guide.md, Money: balance, top-ups, receipts and plans): amounts are integer cents (USD); the
+ * balance is the sum of an append-only ledger; a top-up is credited when the payment provider confirms it,
+ * never when the browser comes back.
  */
 export const CURRENCY = 'USD' as const;
 /** A top-up is at least $5 and at most $500 at a time. */

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Permission keys (ARCHITECTURE §7). Every server endpoint names one in the endpoint table, every socket
- * event in `socketEventPermissions`; the API checks it with one function (the directory's `authorize`).
+ * Permission keys (docs/guide.md, Members, roles and invitations). Every server endpoint names one in the
+ * endpoint table, every socket event in `socketEventPermissions`; the API checks it with one function (the
+ * directory's `authorize`).
  */
 export const permissionKeys = [
   'console.read',

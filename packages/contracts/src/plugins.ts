@@ -1,7 +1,8 @@
 /**
- * Plugins of a server (issue 15): the first-party catalogue of the built-in runtime, the record of what a
- * server has installed (kept in its own folder, so a backup and its restore carry plugins and their record
- * together), and the API's requests. One module for the API, the agent, the game's launcher and the page.
+ * Plugins of a server (docs/guide.md, Plugins): the first-party catalogue of the built-in runtime, the
+ * record of what a server has installed (kept in its own folder, so a backup and its restore carry plugins
+ * and their record together), and the API's requests. One module for the API, the agent, the game's
+ * launcher and the page.
  */
 import { z } from 'zod';
 import { CONTROLS } from './schedules.ts';

@@ -32,11 +32,12 @@ export const wakeCooldownMessage = (minutes: number) =>
   `This server was started by a join a few minutes ago and nobody played on it, so joining starts it again in ${minutes} minute${minutes === 1 ? '' : 's'}. Its owner can still start it.`;
 
 /**
- * The join proxy's channel to the API (issue 12 #1). A proxy connects to the API's `/proxy` Socket.IO
- * namespace with the proxy token (`PROXY_TOKEN`); the API pushes the whole routing table on connect
- * (`proxy:routes`) and every change after it (`proxy:route`), so a proxy never asks the database anything
- * per connection and any number of proxies can run. A login to a server that is not running asks the API
- * to start it (`proxy:wake`, acknowledged with `started` or `refused` and the message a player sees).
+ * The join proxy's channel to the API (docs/design.md, The join proxy). A proxy connects to the API's
+ * `/proxy` Socket.IO namespace with the proxy token (`PROXY_TOKEN`); the API pushes the whole routing table
+ * on connect (`proxy:routes`) and every change after it (`proxy:route`), so a proxy never asks the database
+ * anything per connection and any number of proxies can run. A login to a server that is not running asks
+ * the API to start it (`proxy:wake`, acknowledged with `started` or `refused` and the message a player
+ * sees).
  */
 export const PROXY_NAMESPACE = '/proxy';
 /** The port players use when they type no port; a join address shows `:PORT` for any other. */

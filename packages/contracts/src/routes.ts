@@ -1,6 +1,6 @@
 /**
- * The route table of spec §2 as data. The web app builds its router from it, the API uses it to decide
- * between the SPA page (200) and the 404 page, and the prerender list comes from it.
+ * The route table as data (docs/product.md, Pages and routes). The web app builds its router from it, the
+ * API uses it to decide between the SPA page (200) and the 404 page, and the prerender list comes from it.
  */
 import { SERVER_NAME_PATTERN } from './constants.ts';
 export type RouteAccess = 'public' | 'authenticated' | 'unauthenticated';

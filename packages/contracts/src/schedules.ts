@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { FREE_BACKUP_LIMIT } from './files.ts';
 
 /**
- * Schedules of a server (issue 14 #5): a five-field cron expression read in an IANA time zone, and one
- * action. Five fields (minute hour day month weekday) mean a schedule runs at most once a minute; the
- * expression is read by croner (a well-kept parser), the same in the browser (live next runs) and the API.
+ * Schedules of a server (docs/guide.md, Schedules): a five-field cron expression read in an IANA time zone,
+ * and one action. Five fields (minute hour day month weekday) mean a schedule runs at most once a minute;
+ * the expression is read by croner (a well-kept parser), the same in the browser (live next runs) and the
+ * API.
  */
 
 /** Schedules one server may have. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The activity log of a server (issue 14 #4): who did what on it. Each entry names an action of this
+ * The activity log of a server: who did what on it. Each entry names an action of this
  * list and a target (a path, a backup, a member's address, a command line) — never file contents or secrets.
  */
 export const serverActivityActions = [

@@ -266,8 +266,9 @@ export const softwareResult = z.array(
 );
 
 /**
- * Which states allow which power action (ARCHITECTURE §6). Kill is always allowed. A sleeping server
- * starts as an offline one does; stopping a server that waits in the start queue takes it out of the queue.
+ * Which states allow which power action (docs/product.md, Server states). Kill is always allowed. A
+ * sleeping server starts as an offline one does; stopping a server that waits in the start queue takes it
+ * out of the queue.
  */
 export const powerPreconditions: Record<PowerAction, readonly z.infer<typeof serverState>[] | 'any'> = {
   start: ['offline', 'sleeping'],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idempotencyKey } from './money.ts';
 
 /**
- * The shop (issue 16 #4): things bought once from the balance and kept. Icons belong to the account (any of
+ * The shop: things bought once from the balance and kept. Icons belong to the account (any of
  * its servers may show one, from the Appearance page); backup slots and disk belong to the server they were
  * bought for, on top of its plan's.
  */

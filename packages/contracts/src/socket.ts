@@ -3,7 +3,7 @@ import { serverState } from './api.ts';
 import { consoleCommand, playTimeStatus, serverIdParams, serverStats } from './servers.ts';
 import type { BackupRestoreEvent } from './files.ts';
 
-/** Socket.IO events between the browser and the API (ARCHITECTURE §5). */
+/** Socket.IO events between the browser and the API (docs/design.md, Realtime). */
 export const socketAuthPayload = z.object({ token: z.string().min(1).max(1024) });
 
 export const serverStateEvent = z.object({

@@ -1,5 +1,5 @@
 /**
- * Form-validation rules and messages of spec §5. The web forms and the API's INVALID_INPUT field
+ * Form-validation rules and messages. The web forms and the API's INVALID_INPUT field
  * messages use the same wording.
  */
 export type RuleName = 'required' | 'email' | 'min' | 'max' | 'confirmed' | 'is' | 'alpha_num';
@@ -18,7 +18,7 @@ export const validationMessages = {
   email: (field: string) => `The ${field} field must be a valid email`,
   min: (field: string, length: number) => `The ${field} field must be at least ${length} characters`,
   max: (field: string, length: number) => `The ${field} field may not be greater than ${length} characters`,
-  // Spec §5 words it "confirmation does not match", said of the confirmation field itself ("The password
+  // The message is worded "confirmation does not match", said of the confirmation field itself ("The password
   // confirmation does not match"); "The {field} field confirmation" doubled the word for that field's label.
   confirmed: (field: string) => `The ${field} does not match`,
   alpha_num: (field: string) => `The ${field} field may only contain alpha-numeric characters`,

@@ -2,7 +2,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { ApiError } from '../http/errors.ts';
 
-// ARCHITECTURE §4: argon2id, m=19 MiB, t=2, p=1 at least.
+// argon2id, m=19 MiB, t=2, p=1 at least (docs/guide.md, "Passwords").
 const options = {
   algorithm: 2 /* Argon2id; the const enum cannot be imported under verbatimModuleSyntax */,
   memoryCost: 19_456,

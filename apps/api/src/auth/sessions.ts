@@ -25,7 +25,7 @@ const TOUCH_EVERY_MS = 5 * 60_000;
 
 /**
  * Sessions live in the database; lookups are served from memory because `/v1/user/me`,
- * `/v1/user/servers` and socket auth are polled (ARCHITECTURE §3).
+ * `/v1/user/servers` and socket auth are polled (docs/design.md, Database).
  */
 export class SessionStore {
   private cache = new Map<string, CacheEntry>();

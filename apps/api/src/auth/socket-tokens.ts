@@ -8,7 +8,7 @@ const SOCKET_TOKEN_PURPOSE = 'socket';
  * GET /v1/user/websocket could authenticate any number of sockets for its whole minute.
  *
  * The in-memory implementation below only knows the tokens this process saw. Production with several API
- * processes must share the list (e.g. Redis `SET id 1 NX PXAT expiresAt`, a later issue), or a token could
+ * processes must share the list (e.g. Redis `SET id 1 NX PXAT expiresAt`, as cluster.ts does), or a token could
  * be spent once per process; hence this interface, and why `claim` is asynchronous.
  */
 export interface SpentTokenIds {

@@ -46,7 +46,7 @@ const viewOf = (row: SubscriptionRow): SubscriptionView => ({
 export type PlanChanged = (change: { serverId: string; ownerId: string; planId: PlanId }) => void;
 
 /**
- * Plans bought for a server from its owner's balance (issue 16 #3). Every change runs in one transaction
+ * Plans bought for a server from its owner's balance. Every change runs in one transaction
  * with the account locked: the debit, the subscription and the server's new limits are written together or
  * not at all. Limits: players and memory on the server row at once (the running game applies them at its
  * next start), disk and backups from the plan, sleeping and play time through the free tier.

@@ -214,7 +214,7 @@ export const giveawayEntries = pgTable(
 );
 
 /**
- * Play time an account used on one UTC day (issue 12 #4), in whole seconds: counted while any of its
+ * Play time an account used on one UTC day, in whole seconds: counted while any of its
  * servers runs, saved every 15 s and when it stops; the allowance is the plan's daily minutes.
  */
 export const playTime = pgTable(
@@ -231,7 +231,7 @@ export const playTime = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
 );
 
-/** Members of a server besides its owner, with their role (issue 14 #1); the owner is `servers.owner_id`. */
+/** Members of a server besides its owner, with their role; the owner is `servers.owner_id`. */
 export const serverMembers = pgTable(
   'server_members',
   {
@@ -248,7 +248,7 @@ export const serverMembers = pgTable(
 );
 
 /**
- * Invitations to a server (issue 14 #2): the token of the mailed link is stored hashed, works once
+ * Invitations to a server: the token of the mailed link is stored hashed, works once
  * (`accepted_at`), for 7 days, and only for the invited address. Revoked ones are deleted.
  */
 export const serverInvitations = pgTable(
@@ -273,7 +273,7 @@ export const serverInvitations = pgTable(
 );
 
 /**
- * The activity log of a server (issue 14 #4): who did what, from which address. `seq` orders the entries
+ * The activity log of a server: who did what, from which address. `seq` orders the entries
  * and is the page cursor; the actor's address is the one at the time (the account may change or go).
  */
 export const serverActivity = pgTable(
@@ -295,7 +295,7 @@ export const serverActivity = pgTable(
 );
 
 /**
- * Schedules of a server (issue 14 #5). `next_run_at` is the next time the cron expression names; a run is
+ * Schedules of a server. `next_run_at` is the next time the cron expression names; a run is
  * claimed by moving it forward with a compare-and-set (schedule-runner.ts), so one process runs each due
  * time once. Null while disabled.
  */
@@ -323,7 +323,7 @@ export const serverSchedules = pgTable(
   (t) => [index('server_schedules_server_id_idx').on(t.serverId), index('server_schedules_next_run_idx').on(t.nextRunAt)],
 );
 
-/** Who receipts are made out to (issue 16); one row per account, replaced when changed. */
+/** Who receipts are made out to; one row per account, replaced when changed. */
 export const billingProfiles = pgTable('billing_profiles', {
   userId: text('user_id')
     .primaryKey()
@@ -339,7 +339,7 @@ export const billingProfiles = pgTable('billing_profiles', {
 });
 
 /**
- * The money ledger (issue 16 #1): one row per credit or debit, never updated or deleted; an account's
+ * The money ledger: one row per credit or debit, never updated or deleted; an account's
  * balance is the sum of its rows. `seq` orders rows (and numbers receipts). No foreign key to users: the
  * rows stay when an account is deleted (bookkeeping keeps them). `idempotency_key` is unique per account,
  * so a replayed purchase or a re-delivered payment writes nothing.
@@ -406,7 +406,7 @@ export const paymentEvents = pgTable(
 );
 
 /**
- * A server's paid plan (issue 16 #3), paid from its owner's balance one period (a calendar month) at a
+ * A server's paid plan, paid from its owner's balance one period (a calendar month) at a
  * time. One active row per server; the renewal runner claims a due row with a compare-and-set on its
  * period end inside the debit's transaction, so each period is charged once across restarts and processes.
  */
@@ -440,7 +440,7 @@ export const subscriptions = pgTable(
 );
 
 /**
- * What was bought in the shop (issue 16 #4), one row per item bought, written in the same transaction as its
+ * What was bought in the shop, one row per item bought, written in the same transaction as its
  * ledger debit. An icon is the account's (`server_id` null); a backup slot or disk is the server's.
  */
 export const entitlements = pgTable(

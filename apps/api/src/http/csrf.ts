@@ -4,9 +4,9 @@ import { ApiError } from './errors.ts';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * ARCHITECTURE §4: a state-changing request must be JSON (or multipart for uploads) and must come from
- * our own origin. Browsers always send Origin or Sec-Fetch-Site on cross-site POSTs, so a request with
- * neither is a non-browser client (curl, the agent, tests) and carries no ambient cookie risk.
+ * A state-changing request must be JSON (or multipart for uploads) and must come from our own origin
+ * (docs/guide.md, "CSRF"). Browsers always send Origin or Sec-Fetch-Site on cross-site POSTs, so a request
+ * with neither is a non-browser client (curl, the agent, tests) and carries no ambient cookie risk.
  */
 export function csrfCheck(allowedOrigins: readonly string[]): (request: FastifyRequest) => ApiError | undefined {
   const allowed = new Set(allowedOrigins);

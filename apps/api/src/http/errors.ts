@@ -70,8 +70,8 @@ export function failureBody(code: ErrorCode, fields?: Record<string, string>, me
 
 /**
  * The one place that turns any thrown error into the envelope. In production internals never leave the
- * process; outside it an unexpected error's message and stack go along as `details` (spec §2: outside
- * production errors show their details), so a developer sees the cause in the toast, not only in the log.
+ * process; outside it an unexpected error's message and stack go along as `details` (docs/guide.md, "Errors
+ * as data"), so a developer sees the cause in the toast, not only in the log.
  */
 export function installErrorHandling(app: FastifyInstance, options: { production: boolean }): void {
   app.setErrorHandler((error: FastifyError | ApiError | ZodError, request, reply) => {

@@ -14,7 +14,7 @@ export interface LimitRule {
 
 const inMinutes = (minutes: number) => (minutes <= 1 ? 'a minute' : `${minutes} minutes`);
 
-/** Named limits (ARCHITECTURE §4). Per IP and, where an account is named, per account too. */
+/** Named limits (docs/guide.md, "Rate limits"). Per IP and, where an account is named, per account too. */
 export const limitRules = {
   loginPerIp: { max: 30, window: 60_000 },
   loginPerAccountAndIp: { max: 10, window: 10 * 60_000 },

@@ -16,7 +16,7 @@ import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, cookieFrom, ownerWithServer, requester, uniqueEmail, type Send } from '../test/build-test-app.ts';
 
 /**
- * The activity log of a server (issue 14 #4) against a real agent: what a sequence of changes writes,
+ * The activity log of a server against a real agent: what a sequence of changes writes,
  * who may read it, paging, and that file contents never reach it.
  */
 let t: Awaited<ReturnType<typeof buildTestApp>>;

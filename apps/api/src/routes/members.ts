@@ -40,9 +40,10 @@ function presentInvitation(row: InvitationRow): ServerInvitation {
 }
 
 /**
- * Members of a server and invitations (issue 14 #1–#2). Every route here needs `members.manage`, checked
- * by the router; on top of it nobody grants (or takes away) a role whose keys they lack, nobody changes
- * their own role, and the owner is not a member at all, so cannot be changed or removed.
+ * Members of a server and invitations (docs/guide.md, Members, roles and invitations). Every route here
+ * needs `members.manage`, checked by the router; on top of it nobody grants (or takes away) a role whose
+ * keys they lack, nobody changes their own role, and the owner is not a member at all, so cannot be changed
+ * or removed.
  */
 export function memberRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;

@@ -9,7 +9,7 @@ import { FREE_SERVER_LIMIT, ownedServerLimitMessage, planById, serverLimitOf } f
 import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName, verifiedOwner, type Send } from '../test/build-test-app.ts';
 
 /**
- * Plans bought for a server from the balance (issue 16 #3), with a real agent for the servers. The clock of
+ * Plans bought for a server from the balance, with a real agent for the servers. The clock of
  * a subscription is moved by writing its period into the database, as time passing would.
  */
 let env: Awaited<ReturnType<typeof buildTestAppWithAgent>>;

@@ -35,9 +35,9 @@ type Server = { id: string; nodeId: string; software: string; version: string };
 const runsBuiltins = (server: Server) => findSoftware(server.software)?.runtime === 'flying-squid';
 
 /**
- * The Plugins page (issue 15): the node keeps the record in the server folder and does every write
- * through its sandbox (plugin-record.ts in the agent), one operation per server at a time; the API checks
- * each request field by field first, so a mistake is named on its field, resolves catalogue versions
+ * The Plugins page (docs/guide.md, Plugins): the node keeps the record in the server folder and does every
+ * write through its sandbox (plugin-record.ts in the agent), one operation per server at a time; the API
+ * checks each request field by field first, so a mistake is named on its field, resolves catalogue versions
  * (Modrinth, Hangar) for Java servers, and logs what was done.
  */
 export function pluginRoutes(route: Route, ctx: AppContext): void {

@@ -5,7 +5,7 @@ import { buildTestAppWithAgent, ownerWithServer, requester, type Send } from '..
 import { until } from '../../../../test-support/until.ts';
 
 /**
- * Schedules (issue 14 #5) with a real agent and real game servers. Runs are driven by calling the runner's
+ * Schedules with a real agent and real game servers. Runs are driven by calling the runner's
  * `tick` with the due time a schedule shows, instead of waiting for the clock: the expressions used here
  * name times weeks away, so the app's own ticker never takes them first.
  */

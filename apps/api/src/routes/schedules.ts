@@ -35,7 +35,7 @@ function present(row: ScheduleRow): ServerSchedule {
   };
 }
 
-/** Schedules of a server (issue 14 #5); the runner (servers/schedule-runner.ts) runs them. */
+/** Schedules of a server (docs/guide.md, Schedules); the runner (servers/schedule-runner.ts) runs them. */
 export function scheduleRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
 

@@ -18,9 +18,10 @@ import { Sleeper } from './sleeper.ts';
 const QUEUE_CHECK_MS = 1000;
 
 /**
- * The free tier's rules around power (issue 12 #2–#4): sleeping idle servers, daily play time, the
- * number of active servers per account, and draining the start queue when a slot frees. A server's own
- * plan sets its idle time; an account's limits come from the best plan among its servers.
+ * The free tier's rules around power (docs/guide.md, Sleeping, the start queue and play time): sleeping
+ * idle servers, daily play time, the number of active servers per account, and draining the start queue
+ * when a slot frees. A server's own plan sets its idle time; an account's limits come from the best plan
+ * among its servers.
  */
 export class FreeTier {
   readonly limitsOf: (ownerId: string) => PlanLimits;

@@ -35,7 +35,7 @@ function nextUtcMidnight(at: number): string {
 }
 
 /**
- * Daily play time (issue 12 #4): each account's plan allows so many minutes per UTC day, counted while any
+ * Daily play time: each account's plan allows so many minutes per UTC day, counted while any
  * of its servers runs (two servers at once count once). The counter lives in memory, ticking every second,
  * and is saved in `play_time` (one row per account and day) every 15 s and when the servers stop, so an
  * API restart loses at most 15 s of it. When it is used up, the running servers are told in their console

@@ -45,14 +45,14 @@ function startsAt(row: ScheduleRow): number {
 class CalledOff extends Error {}
 
 /**
- * Runs the schedules of every server (issue 14 #5). Lock-based rather than a job queue: the runner looks
- * for due rows every few seconds and claims one by moving its `next_run_at` forward with a compare-and-set
- * (`UPDATE … WHERE id = ? AND next_run_at = <the due time it read>`). Only one update matches, so each due
- * time runs once however many runners look at one database, on PostgreSQL and PGlite alike, with no
- * second system to run. The next time is counted from the later of now and the due time, so a schedule
- * that was due while the API was down runs once when it is back, not once per missed slot. A claimed run
- * is at most once: a process dying midway does not repeat a restart or a command. Runs go on in the
- * background: one restart waiting out its warnings never holds up another server's schedule.
+ * Runs the schedules of every server (docs/guide.md, Schedules). Lock-based rather than a job queue: the
+ * runner looks for due rows every few seconds and claims one by moving its `next_run_at` forward with a
+ * compare-and-set (`UPDATE … WHERE id = ? AND next_run_at = <the due time it read>`). Only one update
+ * matches, so each due time runs once however many runners look at one database, on PostgreSQL and PGlite
+ * alike, with no second system to run. The next time is counted from the later of now and the due time, so
+ * a schedule that was due while the API was down runs once when it is back, not once per missed slot. A
+ * claimed run is at most once: a process dying midway does not repeat a restart or a command. Runs go on in
+ * the background: one restart waiting out its warnings never holds up another server's schedule.
  */
 export class ScheduleRunner {
   private timer: NodeJS.Timeout | null = null;

@@ -21,7 +21,7 @@ const STOPPED_WAIT_MS = 120_000;
 export const SLEEP_CHECK_MS = 1000;
 
 /**
- * Puts idle servers to sleep (issue 12 #2): a server that has been online for at least the plan's minimum
+ * Puts idle servers to sleep: a server that has been online for at least the plan's minimum
  * time and has had nobody in the game for the plan's idle time is stopped gracefully through the power
  * line (the game saves the world as for any stop), and its "offline" becomes `sleeping`. Players are
  * counted from the game's own join and leave lines (the node's `inGame`), never from status pings, which

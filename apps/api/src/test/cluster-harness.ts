@@ -37,12 +37,12 @@ export interface ProductionCluster {
 }
 
 /**
- * The whole product in production shape on this machine (issue: many machines): PostgreSQL (a database of
- * its own in the server DATABASE_URL names) and Redis (`redisUrl`, a key prefix of its own), two API
- * processes behind a small load balancer, `nodes` agents each on a machine of its own (a network namespace
- * with its own address, made with iproute2), the join proxy, and an S3-compatible server (s3rver) that every
- * node keeps sleeping servers in. Agents and the proxy name both API processes (API_URL); only the holder of
- * the game plane takes them. Returns why not where network namespaces cannot be made.
+ * The whole product in production shape on this machine (docs/guide.md, Several nodes): PostgreSQL (a
+ * database of its own in the server DATABASE_URL names) and Redis (`redisUrl`, a key prefix of its own),
+ * two API processes behind a small load balancer, `nodes` agents each on a machine of its own (a network
+ * namespace with its own address, made with iproute2), the join proxy, and an S3-compatible server (s3rver)
+ * that every node keeps sleeping servers in. Agents and the proxy name both API processes (API_URL); only
+ * the holder of the game plane takes them. Returns why not where network namespaces cannot be made.
  */
 export async function startProductionCluster(options: {
   redisUrl: string;

@@ -26,7 +26,8 @@ export function Button({ variant = 'primary', className = '', busy, children, re
   const handleClick = onClick
     ? (event: MouseEvent<HTMLButtonElement>) => {
         send(() => onClick(event)).catch((error: unknown) => {
-          // The API client has shown its own failures (spec §8); anything else is a bug to surface.
+          // The API client has shown its own failures (docs/product.md, What a user sees when something
+          // fails); anything else is a bug to surface.
           if (!(error instanceof ApiFailure)) handleUnexpectedError(error);
         });
       }

@@ -64,9 +64,10 @@ export function DialogsHost() {
 }
 
 /**
- * Spec §2: a title, a message, Confirm and Cancel. An action may name its confirm button ("Delete
- * server"); Cancel is always there and always works, even while the action is being sent. Confirm sends
- * once (the Button waits for the returned promise) and the dialog stays open when the action fails.
+ * A title, a message, Confirm and Cancel (docs/product.md, What a user sees when something fails). An
+ * action may name its confirm button ("Delete server"); Cancel is always there and always works, even while
+ * the action is being sent. Confirm sends once (the Button waits for the returned promise) and the dialog
+ * stays open when the action fails.
  */
 function ConfirmDialog({
   title,
@@ -211,12 +212,12 @@ function FeedbackDialog({ route }: { route: string }) {
           event.preventDefault();
           void send(async () => {
             try {
-              // No client-side rules (spec §5): the server's answer decides.
+              // No client-side rules: the server's answer decides.
               await call(endpoints.feedback, { body: { message, route } });
               notify('success', 'Feedback sent');
               closeDialog();
             } catch {
-              // The §8 toast already told the user what went wrong; keep their text.
+              // The API client's error toast already told the user what went wrong; keep their text.
             }
           });
         }}

@@ -2,7 +2,7 @@ import { isRouteErrorResponse, Link, useLocation, useRouteError } from 'react-ro
 import { showsErrorDetails } from '../lib/environment.ts';
 import { buttonClass } from './button.tsx';
 
-/** Spec §2: code 404, 'Page not found', the fixed message, the path, and a link home. */
+/** Code 404, 'Page not found', the fixed message, the path, and a link home. */
 export function NotFoundPage({ path }: { path: string }) {
   return (
     <main className="mx-auto flex max-w-xl flex-col items-center px-4 py-24 text-center">

@@ -69,7 +69,7 @@ export function FileEditor({
       setDirty(current.current !== text);
       notify('success', 'Saved', path);
     } catch {
-      // shown by the §8 handling
+      // shown by the API client's failure handling
     } finally {
       inFlight.current = false;
       setSaving(false);

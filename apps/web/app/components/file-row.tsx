@@ -125,7 +125,7 @@ export function FileRow({
                   notify('success', 'Extracted', `${shown} was unpacked into ${destination}.`);
                   onChanged();
                 } catch {
-                  // shown by the §8 handling
+                  // shown by the API client's failure handling
                 } finally {
                   setExtracting(false);
                 }

@@ -2,7 +2,7 @@ import { LOADING_BAR } from '@spawnpoint/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigation } from 'react-router';
 
-/** The 3 px page-loading indicator of spec §9 (throttle 200, duration 2000, hide 500, reset 400 ms). */
+/** The 3 px page-loading indicator (throttle 200, duration 2000, hide 500, reset 400 ms). */
 export function LoadingBar() {
   const navigation = useNavigation();
   const busy = navigation.state !== 'idle';

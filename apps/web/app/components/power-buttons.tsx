@@ -45,7 +45,7 @@ export function PowerButtons({
       const result = await powerServer(serverId, action);
       setServerState(serverId, result.state as ServerState);
     } catch (failure) {
-      // The §8 toast explains; a Java server whose EULA was not accepted yet (a page that did not know) asks.
+      // The API client's error toast explains; a Java server whose EULA was not accepted yet (a page that did not know) asks.
       if (action === 'start' && failure instanceof ApiFailure && failure.message === eulaMessages.required) askEula();
     }
   }

@@ -38,7 +38,7 @@ export function RecoveryCodes({ codes }: { codes: string[] }) {
   );
 }
 
-/** Spec §4: QR and secret, six boxes, success view with recovery codes; a wrong code clears the boxes. */
+/** QR and secret, six boxes, success view with recovery codes; a wrong code clears the boxes. */
 export function EnableTwoFactorDialog({ onDone }: { onDone?: () => void }) {
   const [setup, setSetup] = useState<{ qr: string; secret: string } | null>(null);
   const [digits, setDigits] = useState(emptyToken);

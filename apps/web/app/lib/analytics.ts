@@ -1,6 +1,6 @@
 /**
- * The analytics seam. Providers (spec §9) are wired with the public-site issue and only load when a key
- * is configured and consent is given; with no provider these calls do nothing and send nothing.
+ * The analytics seam. Providers are set by lib/integrations.ts and only load when a key is configured and
+ * consent is given; with no provider these calls do nothing and send nothing.
  */
 export interface AnalyticsProvider {
   identify(userId: string): void;

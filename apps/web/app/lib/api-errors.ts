@@ -18,8 +18,9 @@ export type FailureEffect =
   | { kind: 'toast'; title: string; message: string };
 
 /**
- * Spec §8 as a decision: what the user sees for a failed call. Spec §2: outside production an unexpected
- * failure also shows its details (the API's own error, an answer that did not fit) under the message.
+ * What the user sees for a failed call, as a decision (docs/product.md, What a user sees when something
+ * fails). Outside production an unexpected failure also shows its details (the API's own error, an answer
+ * that did not fit) under the message.
  */
 export function failureEffect(
   failure: Pick<ApiFailure, 'code' | 'message'> & { details?: string | undefined },
@@ -67,8 +68,8 @@ export function handleApiError(failure: ApiFailure): void {
 }
 
 /**
- * A failure that is no answer of the API (a bug in a click handler, say): spec §2's generic words, and
- * outside production what was thrown. Without this it would only reach the console.
+ * A failure that is no answer of the API (a bug in a click handler, say): the error page's generic words,
+ * and outside production what was thrown. Without this it would only reach the console.
  */
 export function handleUnexpectedError(error: unknown): void {
   console.error(error);

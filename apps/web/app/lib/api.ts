@@ -32,7 +32,7 @@ export interface CallOptions<T extends z.ZodType> {
   body?: unknown;
   /** Validates the `result` of a success answer. */
   result: T;
-  /** Background calls skip the §8 handling (no toast, no redirect). */
+  /** Background calls skip `handleApiError` (no toast, no redirect). */
   background?: boolean;
   signal?: AbortSignal;
 }
@@ -70,9 +70,9 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * What `call` runs (spec §7): base address from `apiBaseUrl`, cookies sent, three retries on network
- * errors and on idempotent requests answered 429 or 5xx, every answer checked against the contracts.
- * Pages never use it directly: they call entries of the endpoint table.
+ * What `call` runs (docs/design.md, How the parts talk): base address from `apiBaseUrl`, cookies sent,
+ * three retries on network errors and on idempotent requests answered 429 or 5xx, every answer checked
+ * against the contracts. Pages never use it directly: they call entries of the endpoint table.
  */
 async function api<T extends z.ZodType>(method: string, path: string, options: CallOptions<T>): Promise<z.infer<T>> {
   try {

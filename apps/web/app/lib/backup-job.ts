@@ -1,9 +1,9 @@
 /**
- * The backup being made, as the backups page shows it. Issue 10 #5: a page reloaded midway kept
- * "Backing up… 99 %" and a disabled Create after the backup was listed, because it only knew of jobs it
- * had started itself and never heard that one ended. So the job is taken from every source there is: the
- * API's list on load and while a job runs (`pending`), the page's own Create, and `server:backup` events.
- * It ends when the list shows the backup complete (or no longer pending), or an event says it failed.
+ * The backup being made, as the backups page shows it. A page reloaded midway once kept "Backing up… 99 %"
+ * and a disabled Create after the backup was listed, because it only knew of jobs it had started itself and
+ * never heard that one ended. So the job is taken from every source there is: the API's list on load and
+ * while a job runs (`pending`), the page's own Create, and `server:backup` events. It ends when the list
+ * shows the backup complete (or no longer pending), or an event says it failed.
  */
 export interface BackupJob {
   backupId: string;

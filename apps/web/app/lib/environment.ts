@@ -1,7 +1,7 @@
 /**
- * Spec §2: outside production errors show their details. Production is the API's `NODE_ENV` at run time,
- * not something the build can know: `vite build` always builds in production mode (so
- * `import.meta.env.PROD` is true even for `npm start`), and one build may be deployed anywhere. So the
+ * Outside production errors show their details (docs/guide.md, "Errors as data"). Production is the API's
+ * `NODE_ENV` at run time, not something the build can know: `vite build` always builds in production mode
+ * (so `import.meta.env.PROD` is true even for `npm start`), and one build may be deployed anywhere. So the
  * API names its environment in a meta tag of every page it serves (apps/api/src/web.ts).
  */
 import { ENVIRONMENT_META } from '@spawnpoint/contracts';

@@ -11,7 +11,7 @@ export interface FieldSpec {
 }
 
 /**
- * Spec §5: a field is validated when it loses focus and on change events once it has been touched;
+ * A field is validated when it loses focus and on change events once it has been touched;
  * typing into an untouched field shows nothing yet. Server field messages land on the same fields.
  */
 export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?: Partial<Record<F, string>>) {

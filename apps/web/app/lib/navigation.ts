@@ -45,7 +45,7 @@ const namedChecks: Record<RouteAccess, NamedCheck> = {
     input.pathname === '/' && input.initialized && input.signedIn ? { type: 'redirect', to: '/servers' } : { type: 'render' },
 };
 
-/** Spec §4 "Navigation": global checks first, then the route's named check. */
+/** Navigation: global checks first, then the route's named check. */
 export function decideNavigation(input: NavigationInput): NavigationDecision {
   if (input.platform === 'app' && input.pathname === '/') return { type: 'redirect', to: '/servers' };
   if (isSupportPath(input.pathname)) return { type: 'external', url: input.supportUrl };

@@ -1,4 +1,4 @@
-/** Query parameters read on any page (spec §1): verify_token, invite_token, r. */
+/** Query parameters read on any page: verify_token, invite_token, r. */
 export const INVITE_KEY = 'spawnpoint:invite_token';
 export const REFERRAL_KEY = 'spawnpoint:referral';
 

@@ -125,8 +125,8 @@ function theSocket(): Promise<AppSocket> {
       call(endpoints.websocketToken, {}, { background: true }).then(
         ({ token }) => created.emit('auth', { token }),
         (failure: unknown) => {
-          // Other token failures are ignored (spec §8): the next reconnect tries again. A session that is
-          // gone will not come back: the tab signs out (and so stops this socket) instead of asking forever.
+          // Other token failures are ignored: the next reconnect tries again. A session that is gone will
+          // not come back: the tab signs out (and so stops this socket) instead of asking forever.
           if (failure instanceof ApiFailure && failure.code === 'NOT_AUTHENTICATED') handleApiError(failure);
         },
       );
@@ -146,8 +146,9 @@ function theSocket(): Promise<AppSocket> {
 }
 
 /**
- * ARCHITECTURE §5: connect at sign-in, disconnect at sign-out; on every connect fetch a fresh token and
- * emit `auth`. The client library is loaded only once someone signs in, keeping it off public pages.
+ * Connect at sign-in, disconnect at sign-out; on every connect fetch a fresh token and emit `auth`
+ * (docs/design.md, Realtime). The client library is loaded only once someone signs in, keeping it off
+ * public pages.
  */
 export async function connectSocket(): Promise<void> {
   wanted = true;

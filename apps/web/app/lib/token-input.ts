@@ -11,7 +11,7 @@ export interface TokenState {
 export const emptyToken = (): string[] => Array.from({ length: TWOFACTOR_DIGITS }, () => '');
 
 /**
- * Spec §5: six single-digit boxes. Typing a digit fills the box and moves on; a non-digit is cleared;
+ * Six single-digit boxes. Typing a digit fills the box and moves on; a non-digit is cleared;
  * pasting several digits fills the boxes from there; the sixth digit completes the token.
  */
 export function typeInto(digits: readonly string[], index: number, value: string): TokenState {

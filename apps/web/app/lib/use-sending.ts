@@ -1,11 +1,12 @@
 import { useCallback, useRef, useState } from 'react';
 
 /**
- * One send at a time (issue 10: a double click on "Create backup" sent twice and the second got an error
- * toast). `send(work)` runs `work` unless an earlier one is still awaited; when `work` returns a promise,
- * `sending` is true until it settles (for the button: disabled and spinning). The ref is what refuses the
- * second call, since a second click can come before React has rendered the first `sending`. A refused call
- * resolves to undefined and does nothing.
+ * One send at a time (a double click on "Create backup" once sent twice and the second got an error toast;
+ * docs/guide.md, "Buttons that send disable themselves until the answer"). `send(work)` runs `work` unless
+ * an earlier one is still awaited; when `work` returns a promise, `sending` is true until it settles (for
+ * the button: disabled and spinning). The ref is what refuses the second call, since a second click can
+ * come before React has rendered the first `sending`. A refused call resolves to undefined and does
+ * nothing.
  */
 export function useSending() {
   const [sending, setSending] = useState(false);

@@ -19,7 +19,7 @@ export interface UserState {
 
 const initial: UserState = { initialized: false, userData: null, servers: [] };
 
-/** Spec §3–4: signed in exactly when `userData` is non-null; initialized after the first user fetch. */
+/** Signed in exactly when `userData` is non-null; initialized after the first user fetch. */
 export const userStore = createStore<UserState>(initial);
 
 export function useUser<S>(select: (state: UserState) => S): S {
@@ -35,7 +35,7 @@ export async function fetchUser(options: { withServers?: boolean } = {}): Promis
     if (user !== null && options.withServers) await fetchServers();
     return user;
   } catch (error) {
-    // NOT_AUTHENTICATED means signed out; any other failure is swallowed (spec §8).
+    // NOT_AUTHENTICATED means signed out; any other failure is swallowed (a background call shows no toast).
     if (error instanceof ApiFailure && error.code === 'NOT_AUTHENTICATED') {
       userStore.set((s) => ({ ...s, userData: null, servers: [] }));
     }

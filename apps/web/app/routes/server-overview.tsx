@@ -303,7 +303,7 @@ function ListingToggle({ serverId, initial }: { serverId: string; initial: boole
                 setListed(server.publicListing);
                 notify('success', server.publicListing ? 'Listed publicly' : 'Hidden from the list');
               } catch {
-                // The §8 toast said why; the box goes back to what is saved.
+                // The API client's error toast said why; the box goes back to what is saved.
                 setListed(!next);
               }
             });

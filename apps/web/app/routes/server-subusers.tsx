@@ -243,7 +243,7 @@ function MemberControls(props: {
               await call(endpoints.memberRole, { params: { serverId, userId }, body: { role: next } });
               notify('success', 'Role changed', `${emailAddress} is now ${roleNames[next].toLowerCase()}.`);
             } catch {
-              // the §8 toast explains
+              // the API client's error toast explains
             }
             await onChanged();
           });

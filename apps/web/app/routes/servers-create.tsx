@@ -26,7 +26,7 @@ type Availability = { state: 'idle' } | { state: 'checking' } | { state: 'availa
 // The library's default instance draws in a worker made from a blob: URL, which the pages' CSP forbids.
 let cannon: confetti.CreateTypes | null = null;
 
-/** Confetti from the centre of an element (spec §2). */
+/** Confetti from the centre of an element. */
 function confettiFrom(element: HTMLElement | null): void {
   if (!element || window.matchMedia('(prefers-reduced-motion: reduce)').matches) return;
   const rect = element.getBoundingClientRect();

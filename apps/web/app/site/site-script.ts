@@ -1,7 +1,7 @@
 /**
  * The script of the static public pages (landing and pricing, see `staticPage` in root.tsx). Those pages
  * are prerendered HTML that never loads React; this small module gives them what the app would:
- * the spec §1 query parameters, the signed-in redirect of the index route, the header's signed-in links,
+ * the query parameters read on any page, the signed-in redirect of the index route, the header's signed-in links,
  * prices in the visitor's currency, the cookie banner that gates the integrations, and the feedback form.
  */
 import {
@@ -242,7 +242,7 @@ async function main(): Promise<void> {
 }
 
 function onSignedIn(userId: UserData['userId']): void {
-  // Spec §2: once the user state is known, a signed-in user is sent from the index to the servers list.
+  // Once the user state is known, a signed-in user is sent from the index to the servers list.
   if (location.pathname === '/') {
     location.replace('/servers');
     return;
