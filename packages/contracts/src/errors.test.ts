@@ -27,7 +27,7 @@ const spec = [
 ];
 
 describe('error catalogue', () => {
-  it('holds every code of spec §8 plus NOT_FOUND, NODE_UNAVAILABLE and INTERNAL_ERROR', () => {
+  it('holds every code the API answers with (docs/api.md), NOT_FOUND, NODE_UNAVAILABLE and INTERNAL_ERROR among them', () => {
     expect([...errorCodes].sort()).toEqual([...spec, 'NOT_FOUND', 'NODE_UNAVAILABLE', 'INTERNAL_ERROR'].sort());
   });
 
@@ -35,7 +35,7 @@ describe('error catalogue', () => {
     for (const code of errorCodes) expect(errorCatalogue[code].message).toMatch(/^[A-Z].*\.$/);
   });
 
-  it('maps to the HTTP statuses of ARCHITECTURE §4', () => {
+  it('maps each code to its HTTP status', () => {
     expect(errorStatus('INVALID_INPUT')).toBe(400);
     expect(errorStatus('NOT_AUTHENTICATED')).toBe(401);
     expect(errorStatus('NO_PERMISSION')).toBe(403);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isSupportPath, matchRoute, prerenderPaths, routeTable } from './routes.ts';
 
 describe('route table', () => {
-  it('has every route of spec §2, the schedules and activity tabs, the public page of a listed server, and billing (balance, receipts, the sandbox checkout), with a unique name and path', () => {
+  it('has every page of the product, the schedules and activity tabs, the public page of a listed server, and billing (balance, receipts, the sandbox checkout), with a unique name and path', () => {
     expect(routeTable).toHaveLength(36);
     expect(new Set(routeTable.map((r) => r.name)).size).toBe(36);
     expect(new Set(routeTable.map((r) => r.path)).size).toBe(36);

@@ -11,7 +11,7 @@ describe('required', () => {
   });
 });
 
-describe('rules and messages of spec §5', () => {
+describe('form rules and their messages', () => {
   it('email', () => {
     expect(validateValue('email', 'steve@minecraft', [{ rule: 'email' }])).toBe('The email field must be a valid email');
     expect(validateValue('email', 'steve@example.com', [{ rule: 'email' }])).toBeNull();

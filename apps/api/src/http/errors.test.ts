@@ -19,7 +19,7 @@ async function appIn(production: boolean) {
   return app;
 }
 
-describe('INTERNAL_ERROR details (spec §2: outside production errors show their details)', () => {
+describe('INTERNAL_ERROR details (outside production, errors show their details)', () => {
   it('outside production an unexpected error carries its message and where it happened', async () => {
     const app = await appIn(false);
     const res = await app.inject({ method: 'GET', url: '/unexpected' });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { failureEffect } from './api-errors.ts';
 import { detailsShownIn } from './environment.ts';
 
-describe('failureEffect (spec §8)', () => {
+describe('failureEffect', () => {
   it('opens the disk limit dialog instead of a toast', () => {
     expect(failureEffect({ code: 'DISK_LIMIT', message: errorMessage('DISK_LIMIT') })).toEqual({ kind: 'disk-limit-dialog' });
     // A refused upload says what happened to it, not that the server will not start.
@@ -40,7 +40,7 @@ describe('failureEffect (spec §8)', () => {
   });
 });
 
-describe('details of unexpected failures (spec §2)', () => {
+describe('details of unexpected failures', () => {
   const internal = {
     code: 'INTERNAL_ERROR' as const,
     message: errorMessage('INTERNAL_ERROR'),

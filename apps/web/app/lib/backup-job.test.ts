@@ -25,7 +25,7 @@ const event = (phase: 'running' | 'complete' | 'failed', percent: number, backup
   message,
 });
 
-describe('the backup job of the backups page (issue 10 #5)', () => {
+describe('the backup job of the backups page', () => {
   it('a page opened midway takes the job and its progress from the list, then follows the events', () => {
     const { state } = run([listed({ backupId: 'b1', percent: 20 }), event('running', 35)]);
     expect(state.job).toEqual({ backupId: 'b1', percent: 35 });
