@@ -12,7 +12,12 @@ test('a Paper server asks for the Minecraft EULA at its first start, then starts
   const name = uniqueName('java', 8);
   await page.goto('/servers/create');
   await page.getByLabel('Server name').fill(name);
+  // The built-in runtime says how far it reaches, and where the newest releases are.
+  await expect(page.getByTestId('builtin-versions')).toHaveText(
+    'The built-in runtime speaks Minecraft 1.8.8 to 1.21.4. For newer releases, choose Paper, Purpur, Vanilla or Fabric.',
+  );
   await page.getByLabel('Software').selectOption('paper');
+  await expect(page.getByTestId('builtin-versions')).toHaveCount(0);
   await expect(page.getByText('Starting it asks you to accept the Minecraft EULA once.')).toBeVisible();
   // The releases the vendor lists (vendor-stub-main.ts), newest first as the default, never its snapshot or
   // pre-release; 1.21.4 only where the node has Java 21.

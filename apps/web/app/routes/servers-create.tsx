@@ -206,6 +206,13 @@ export default function CreateServer() {
                 </option>
               ))}
             </select>
+            {softwareId === 'flying-squid' && selected ? (
+              // A player on this year's Minecraft needs a version the built-in runtime does not speak.
+              <p className="mt-1 text-xs text-slate-500" data-testid="builtin-versions">
+                The built-in runtime speaks Minecraft {selected.versions.at(-1)} to {selected.versions[0]}. For newer releases, choose
+                Paper, Purpur, Vanilla or Fabric.
+              </p>
+            ) : null}
           </div>
         </div>
         <Button
