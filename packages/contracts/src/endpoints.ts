@@ -132,6 +132,7 @@ import {
   proxyProtocolRequest,
   serverDetails,
   softwareResult,
+  serverVersionRequest,
 } from './servers.ts';
 
 /** `metrics`: a scraper's bearer METRICS_TOKEN; the page does not exist (NOT_FOUND) where none is set. */
@@ -466,6 +467,17 @@ export const endpoints = {
     permission: 'console.command',
     body: commandRequest,
     result: empty,
+  },
+  serverVersion: {
+    method: 'PUT',
+    path: '/v1/server/:serverId/version',
+    params: serverIdParams,
+    tag: 'Servers',
+    summary: "Change the server's Minecraft version (a backup first; applied at the next start)",
+    access: 'session',
+    permission: 'properties.update',
+    body: serverVersionRequest,
+    result: serverDetails,
   },
   serverEula: {
     method: 'POST',

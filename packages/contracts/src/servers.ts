@@ -261,6 +261,18 @@ export const publicServerListResult = z.object({
 export type PublicServerList = z.infer<typeof publicServerListResult>;
 export const publicServerNameParams = z.object({ name: z.string().min(1).max(64) });
 
+/**
+ * `PUT /v1/server/{id}/version`: another Minecraft version of the server's software, applied at its next
+ * start after a backup. Going to an older version needs `confirmDowngrade` (worlds saved by a newer version
+ * may not load in an older one).
+ */
+export const serverVersionRequest = z.object({
+  version: z.string({ error: 'Choose a version' }).min(1, 'Choose a version').max(32),
+  confirmDowngrade: z.boolean().default(false),
+});
+export const downgradeMessage = (from: string, to: string) =>
+  `Worlds saved by Minecraft ${from} may not load in ${to}: the backup made first is how you go back. Confirm the downgrade to go on.`;
+
 export const softwareResult = z.array(
   z.object({ id: z.enum(softwareIds), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),
 );

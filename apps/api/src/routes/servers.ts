@@ -10,6 +10,7 @@ import { serverCreator, type ServerRow } from '../servers/server-creator.ts';
 import { specOf } from '../servers/power.ts';
 import { ServerRemover } from '../servers/server-remover.ts';
 import { softwareOffer } from '../servers/software-offer.ts';
+import { versionChanger } from '../servers/version-changer.ts';
 
 /** How long a create waits for the node to prepare the new folder before answering (it usually takes ms). */
 const CREATE_INSTALL_WAIT_MS = 5_000;
@@ -39,6 +40,21 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
     directory.invalidate(row.ownerId);
     // The node writes eula.txt from the spec it holds: it gets the new one now.
     await nodes.install(row.nodeId, specOf(row)).catch(() => undefined);
+    return directory.details(row, access);
+  });
+
+  // A multi-step write (backup, then the new version): versionChanger. The proxies' routes and the lists
+  // show the new version at once; the node installs it at the next start.
+  route(endpoints.serverVersion, async ({ server, access, body, recordActivity }) => {
+    const row = await versionChanger(
+      { db, nodes, backups: ctx.game.backups },
+      server,
+      body,
+      access.permissions.includes('backups.delete'),
+      (tx, from, to) => recordActivity(tx, { action: 'server.version', target: `${from} → ${to}` }),
+    );
+    directory.invalidate(row.ownerId);
+    proxies.upsert(row);
     return directory.details(row, access);
   });
 

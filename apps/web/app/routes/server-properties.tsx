@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
+import { VersionSetting } from '../components/version-setting.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { getProperties, putProperties } from '../lib/files.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -272,6 +273,14 @@ export default function ServerPropertiesPage() {
           </div>
         </form>
       )}
+      {load.status === 'ready' ? (
+        <VersionSetting
+          serverId={id}
+          software={load.server.software}
+          initial={load.server.version}
+          canEdit={load.server.permissions.includes('properties.update')}
+        />
+      ) : null}
       {load.status === 'ready' ? (
         <JoinStartSetting
           serverId={id}
