@@ -13,9 +13,14 @@ const reports = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-test-'));
 let passed = 0;
 let failed = 0;
 
+/** How long each suite took, printed at the end (where the time of `npm test` goes). */
+const durations: { label: string; seconds: number }[] = [];
+
 function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
   console.log(`\n=== ${label} ===`);
+  const started = performance.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  durations.push({ label, seconds: Math.round((performance.now() - started) / 1000) });
   return result.status ?? 1;
 }
 
@@ -57,5 +62,6 @@ if (playwright?.stats) {
 }
 if (playwrightStatus !== 0 && !playwright?.stats?.unexpected) failed++;
 
+console.log(`\n${durations.map((d) => `${d.label} ${Math.floor(d.seconds / 60)} min ${d.seconds % 60} s`).join(' · ')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
