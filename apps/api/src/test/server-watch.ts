@@ -65,7 +65,9 @@ export function joinThroughProxy(port: number, address: string, username: string
   return new Promise((resolve, reject) => {
     bot.once('spawn', () => resolve(bot));
     bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`)));
-    bot.once('end', (reason) => reject(new Error(`ended before spawning: ${reason}`)));
+    // The disconnect packet goes through minecraft-protocol's parsing streams, the socket's close does not:
+    // under load the close can come first, though the packet arrived before it. Its reason is let through.
+    bot.once('end', (reason) => void setTimeout(() => reject(new Error(`ended before spawning: ${reason}`)), 500));
     bot.once('error', reject);
   });
 }
