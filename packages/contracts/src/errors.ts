@@ -40,7 +40,11 @@ export const errorCatalogue = {
     status: 502,
     message: 'The machine that runs this server cannot be reached right now. Please try again in a minute.',
   },
-  SERVER_PLAY_TIME_REACHED: { status: 403, message: 'Your server has used up its play time. Upgrade the plan to continue.' },
+  SERVER_PLAY_TIME_REACHED: {
+    status: 403,
+    message:
+      "Your account has used today's free play time (shared by its free servers). It starts again after midnight UTC, or upgrade the plan to continue.",
+  },
   CONTENT_RESTRICTED: { status: 400, message: 'Please change the server name and/or the message of the day.' },
   EMAIL_ALREADY_REGISTERED: { status: 409, message: 'This email address is already registered.' },
   SUBSCRIPTION_ACTIVE: { status: 409, message: 'You cannot do this while the subscription is active.' },

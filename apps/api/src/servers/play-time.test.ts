@@ -78,7 +78,8 @@ describe('play time', { timeout: 120_000 }, () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toEqual({
       status: 'SERVER_PLAY_TIME_REACHED',
-      message: 'Your server has used up its play time. Upgrade the plan to continue.',
+      message:
+        "Your account has used today's free play time (shared by its free servers). It starts again after midnight UTC, or upgrade the plan to continue.",
     });
     const after = (await send('GET', `/v1/server/${id}`, cookie)).json().result;
     expect(after.state).toBe('offline');
