@@ -29,7 +29,7 @@ export const joinStartRefusal = "This server doesn't start when players join. As
  */
 export const WAKE_COOLDOWN_MS = 15 * 60_000;
 export const wakeCooldownMessage = (minutes: number) =>
-  `This server was started by a join a few minutes ago and nobody played on it, so joining starts it again in ${minutes} minute${minutes === 1 ? '' : 's'}. Its owner can still start it.`;
+  `This server was started by a join a few minutes ago and nobody stayed to play, so joining starts it again in ${minutes} minute${minutes === 1 ? '' : 's'}. Its owner can still start it.`;
 
 /**
  * The join proxy's channel to the API (docs/design.md, The join proxy). A proxy connects to the API's
