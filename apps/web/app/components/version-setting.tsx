@@ -37,7 +37,7 @@ export function VersionSetting({
     openDialog('confirm', {
       title: downgrade ? `Go back to Minecraft ${chosen}?` : `Change to Minecraft ${chosen}?`,
       message: downgrade
-        ? `${downgradeMessage(current, chosen)} A backup is made first; the server runs ${chosen} from its next start.`
+        ? `${downgradeMessage(current, chosen)} The server runs ${chosen} from its next start.`
         : `A backup is made first; the server runs ${chosen} from its next start, and players join with ${chosen}.`,
       confirmLabel: downgrade ? 'Back up and downgrade' : 'Back up and change',
       danger: downgrade,
