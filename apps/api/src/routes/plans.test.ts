@@ -353,7 +353,19 @@ describe('plans', () => {
     // Two of the account's servers run at once (Starter's 2; Free ran one).
     expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
     expect((await send('POST', `/v1/server/${other}/start`, cookie)).json().status).toBe('SUCCESS');
-    for (const serverId of [id, other]) await send('POST', `/v1/server/${serverId}/kill`, cookie);
+    // Both come online together; then both are stopped, and seen stopped, so no game outlives the test.
+    for (const serverId of [id, other]) {
+      await until(
+        async () => (await detailsOf(serverId)).state,
+        (state) => state === 'online',
+      );
+      expect((await send('POST', `/v1/server/${serverId}/stop`, cookie)).json().status).toBe('SUCCESS');
+    }
+    for (const serverId of [id, other])
+      await until(
+        async () => (await detailsOf(serverId)).state,
+        (state) => state === 'offline',
+      );
   });
 
   it('raises the number of servers an account may own to what its best plan allows (Starter 3), and says the limit', async () => {

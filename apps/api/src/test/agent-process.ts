@@ -20,12 +20,14 @@ export interface AgentProcess {
   stop(): Promise<void>;
 }
 
+/** The stand-in vendor every agent of a test file reads its software versions from. */
+let sharedVendors: Promise<VendorStub> | undefined;
+
 /**
  * A real agent for API tests; its game ports come from a random block so parallel suites do not collide.
  * `netns`: runs it inside that network namespace (`ip netns exec`), as a machine of its own reached at
  * `address`: it listens there, and the API knows it by that address.
  */
-let sharedVendors: Promise<VendorStub> | undefined;
 
 export async function prepareAgent(
   capacity = 50,
