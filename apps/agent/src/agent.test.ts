@@ -7,6 +7,7 @@ import { buildFakeJar } from '../test-support/fake-jar.ts';
 import type { Agent } from './agent.ts';
 import { javaServerSpec, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { freePort } from '../../../test-support/free-port.ts';
+import { canBind } from './ports.ts';
 import { until } from '../../../test-support/until.ts';
 import { statusText } from '../../../test-support/status-text.ts';
 
@@ -138,6 +139,25 @@ describe('built-in runtime (real flying-squid servers)', () => {
     // Kill always passes.
     expect((await call('POST', '/v1/servers/pre1/power', { action: 'kill' })).body.status).toBe('SUCCESS');
     expect(stateOf('pre1')).toBe('offline');
+  });
+
+  it('leaves no game running when Kill comes while a start is still preparing it', async () => {
+    const port = await install('killearly');
+    expect((await call('POST', '/v1/servers/killearly/power', { action: 'start' })).body.status).toBe('SUCCESS');
+    // At once: the start has been accepted and is still writing files and launching.
+    expect((await call('POST', '/v1/servers/killearly/power', { action: 'kill' })).body.status).toBe('SUCCESS');
+    await until(
+      () => consoleOf('killearly'),
+      (c) => c.includes('The start was killed before the game ran.') || c.includes('Killing the server process.'),
+    );
+    const procOf = () => (agent.servers.get('killearly') as unknown as { proc: unknown }).proc;
+    await until(
+      () => ({ state: stateOf('killearly'), proc: procOf() }),
+      (v) => v.state === 'offline' && !v.proc,
+    );
+    // Nothing listens on its port: no game came up after the Kill.
+    expect(await canBind(port, '0.0.0.0')).toBe(true);
+    expect(stateOf('killearly')).toBe('offline');
   });
 
   it('detects a crash, restarts once, and does not restart a crash loop', async () => {

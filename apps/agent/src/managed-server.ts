@@ -278,6 +278,7 @@ export class ManagedServer {
 
   private async start({ diskChecked = false } = {}): Promise<void> {
     this.stopReason = null;
+    this.startCalledOff = null;
     if (!diskChecked) await this.checkDisk();
     const sandbox = await this.sandbox();
     if (this.runtime.needsSoftware?.(this.spec) && this.runtime.fetchSoftware) {
@@ -331,8 +332,9 @@ export class ManagedServer {
         runDir: this.runDir,
         settings,
       });
-      // Removed while it was being prepared: nothing of it may run.
+      // Removed, killed or the agent stopping while it was being prepared: nothing of it may run.
       if (this.removed) throw new LaunchRefused('The server was deleted.');
+      if (this.startCalledOff) throw new LaunchRefused(this.startCalledOff);
       await mkdir(this.runDir, { recursive: true });
       await rememberSpec(this.runDir, this.spec);
       if (this.cage.warning) this.console.notice(this.cage.warning);
@@ -350,6 +352,11 @@ export class ManagedServer {
       return this.offlineBecause(`Could not start: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.attach(proc);
+    // Called off while the process was being launched: it is ended at once, as the Kill asked.
+    if (this.startCalledOff) {
+      this.expectingExit = true;
+      proc.kill('SIGKILL');
+    }
   }
 
   /**
@@ -449,6 +456,7 @@ export class ManagedServer {
   private async kill(): Promise<void> {
     const proc = this.proc;
     if (!proc) {
+      this.startCalledOff = 'The start was killed before the game ran.';
       this.cancelInstall('The start was killed while the software was downloading.');
       if (this.state === 'starting' || this.state === 'stopping' || this.state === 'installing') this.setState('offline');
       return;
@@ -499,6 +507,11 @@ export class ManagedServer {
   private installing: AbortController | null = null;
   // Deleted: a start still under way stops before launching anything.
   private removed = false;
+  /**
+   * Why a start under way must not leave a game running: a Kill, or the agent shutting down, that came
+   * before the start had a process to end. The start launches nothing after it, and ends what it launched.
+   */
+  private startCalledOff: string | null = null;
 
   private cancelInstall(reason: string): void {
     this.installing?.abort(reason);
@@ -511,6 +524,12 @@ export class ManagedServer {
   }
 
   async shutdown(): Promise<void> {
-    if (this.proc) await this.power('stop').catch(() => this.kill());
+    if (this.proc) return void (await this.power('stop').catch(() => this.kill()));
+    // A start under way would launch its game after the agent stopped watching it, and the game would run
+    // on with nobody to stop it: it is called off, and whatever it launched meanwhile is ended.
+    this.startCalledOff = 'The node agent is stopping.';
+    this.cancelInstall('The node agent is stopping.');
+    await this.queue;
+    if (this.proc) await this.kill();
   }
 }
