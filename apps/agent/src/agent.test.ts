@@ -174,8 +174,9 @@ describe('built-in runtime (real flying-squid servers)', () => {
       () => consoleOf('crash1'),
       (c) => c.includes('The server crashed (signal SIGKILL)'),
     );
+    // The console's end goes with the state, so a restart that did not happen says why.
     await until(
-      () => ({ state: stateOf('crash1'), pid: pidOf() }),
+      () => ({ state: stateOf('crash1'), pid: pidOf(), console: consoleOf('crash1').slice(-400) }),
       (v) => v.state === 'online' && v.pid !== first,
     );
     process.kill(pidOf() as number, 'SIGKILL');
