@@ -41,9 +41,11 @@ export async function startLoadBalancer(
       (answer) => respond(answer, target),
     );
     outgoing.on('error', (err: NodeJS.ErrnoException) => {
-      // Refused (nothing reached that process), or a kept connection to a process that died (a GET is
-      // safe to send again): another process may answer it.
-      const again = err.code === 'ECONNREFUSED' || (incoming.method === 'GET' && (err.code === 'ECONNRESET' || err.code === 'EPIPE'));
+      // Refused (nothing reached that process), or a kept connection to a process that died: an idempotent
+      // request (as HTTP defines them: a file saved twice is the same file) is safe to send again, as nginx's
+      // default proxy_next_upstream does, and another process may answer it.
+      const idempotent = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(incoming.method ?? '');
+      const again = err.code === 'ECONNREFUSED' || (idempotent && (err.code === 'ECONNRESET' || err.code === 'EPIPE'));
       if (again && attempt + 1 < targets.length) forward(incoming, body, respond, fail, attempt + 1);
       else fail();
     });
