@@ -14,17 +14,16 @@ export async function startLoadBalancer(
   options: { host?: string; port?: number } = {},
 ): Promise<{ url: string; server: Server; backendOf(sid: string): string | undefined; close(): Promise<void> }> {
   const host = options.host ?? '127.0.0.1';
-  let turn = 0;
   const sessions = new Map<string, URL>();
   const targets = backends.map((b) => new URL(b));
   const sidOf = (url: string | undefined) => /[?&]sid=([^&]+)/.exec(url ?? '')?.[1];
-  const pick = (url: string | undefined, skip = 0): URL => {
+  const pick = (url: string | undefined, skip = 0, first = Math.floor(Math.random() * targets.length)): URL => {
     const sid = sidOf(url);
     const sticky = sid ? sessions.get(sid) : undefined;
     if (sticky && skip === 0) return sticky;
-    // A first pick at random, as many browsers behind a balancer land; a refused one moves to the next.
-    if (skip === 0) turn = Math.floor(Math.random() * targets.length);
-    return targets[(turn + skip) % targets.length] as URL;
+    // A first pick at random, as many browsers behind a balancer land; a refused one moves to the next
+    // (counted from this request's own first pick: requests at once must not move each other's).
+    return targets[(first + skip) % targets.length] as URL;
   };
 
   // Bodies are read whole first (the API's are small), so a request a dead process refused goes to another.
@@ -34,8 +33,9 @@ export async function startLoadBalancer(
     respond: (answer: IncomingMessage, target: URL) => void,
     fail: () => void,
     attempt = 0,
+    first = Math.floor(Math.random() * targets.length),
   ): void => {
-    const target = pick(incoming.url, attempt);
+    const target = pick(incoming.url, attempt, first);
     const outgoing = request(
       { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
       (answer) => respond(answer, target),
@@ -46,7 +46,7 @@ export async function startLoadBalancer(
       // default proxy_next_upstream does, and another process may answer it.
       const idempotent = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(incoming.method ?? '');
       const again = err.code === 'ECONNREFUSED' || (idempotent && (err.code === 'ECONNRESET' || err.code === 'EPIPE'));
-      if (again && attempt + 1 < targets.length) forward(incoming, body, respond, fail, attempt + 1);
+      if (again && attempt + 1 < targets.length) forward(incoming, body, respond, fail, attempt + 1, first);
       else fail();
     });
     outgoing.end(body);
