@@ -62,11 +62,17 @@ export async function joinGame(port: number, username: string) {
 export function joinThroughProxy(port: number, address: string, username: string, bots: Bot[]): Promise<Bot> {
   const bot = mineflayer.createBot({ host: '127.0.0.1', port, fakeHost: address, username, auth: 'offline', version: '1.21.4' });
   bots.push(bot);
+  const kicked = (reason: unknown) => new Error(`kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`);
   return new Promise((resolve, reject) => {
     bot.once('spawn', () => resolve(bot));
-    bot.once('kicked', (reason: unknown) => reject(new Error(`kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}`)));
-    // The disconnect packet goes through minecraft-protocol's parsing streams, the socket's close does not:
-    // under load the close can come first, though the packet arrived before it. Its reason is let through.
+    // mineflayer hears a disconnect through a plugin it loads a moment after connecting: a refusal the proxy
+    // sends at once can come before it, and only the close is seen. The client's own packets are heard from
+    // the start.
+    const client = (bot as unknown as { _client: { once(event: string, listener: (packet: { reason?: unknown }) => void): void } })._client;
+    client.once('disconnect', (packet) => reject(kicked(packet.reason)));
+    client.once('kick_disconnect', (packet) => reject(kicked(packet.reason)));
+    bot.once('kicked', (reason: unknown) => reject(kicked(reason)));
+    // The close may also be seen before the packet comes out of the parsing streams: its reason is let through.
     bot.once('end', (reason) => void setTimeout(() => reject(new Error(`ended before spawning: ${reason}`)), 500));
     bot.once('error', reject);
   });
