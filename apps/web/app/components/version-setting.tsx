@@ -7,7 +7,7 @@ import { notify } from '../lib/toasts.ts';
 import { Button } from './button.tsx';
 
 /**
- * The server's Minecraft version: any other one its software offers (for Java software, what the vendor
+ * The server's Minecraft version: another one of those its software offers (for Java software, what the vendor
  * publishes and its node can run), applied at the next start after a backup the API makes first. Going
  * back to an older version is said plainly and confirmed: a world saved by a newer version may not load.
  */
