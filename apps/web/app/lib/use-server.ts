@@ -1,5 +1,5 @@
 import type { ServerDetails, ServerState } from '@spawnpoint/contracts';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiFailure } from './api.ts';
 import { fetchServer } from './servers.ts';
@@ -20,6 +20,7 @@ export function useServer(serverId: string): ServerLoad {
   const liveState = useUser((s) => s.servers.find((x) => x.serverId === serverId)?.state);
   const liveReason = useUser((s) => s.stoppedBecause?.[serverId]);
   const navigate = useNavigate();
+  const reload = useRef<() => void>(() => undefined);
   useEffect(() => {
     let active = true;
     let name: string | null = null;
@@ -43,6 +44,7 @@ export function useServer(serverId: string): ServerLoad {
         },
       );
     void load();
+    reload.current = () => void load();
     // A new role takes effect on the open page (buttons, the console input); no role leaves it.
     const stop = onAccessChanged((changed) => {
       if (changed === serverId) void load();
@@ -52,6 +54,11 @@ export function useServer(serverId: string): ServerLoad {
       stop();
     };
   }, [serverId, navigate]);
+  // A start may move the server (another program took its port, or a sleeping server woke on another
+  // node): its address on the page is read again once it is on its way, so nobody copies the old one.
+  useEffect(() => {
+    if (liveState === 'starting' || liveState === 'online') reload.current();
+  }, [liveState]);
   if (load.status !== 'ready') return load;
   return {
     status: 'ready',
