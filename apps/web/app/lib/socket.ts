@@ -74,6 +74,9 @@ function theSocket(): Promise<AppSocket> {
       authenticated = true;
       setLive('live');
       resubscribeAll(created);
+      // Access changes while this socket was not signed in (a page just loaded, or the connection was
+      // away) were sent to nobody: open pages check theirs again.
+      for (const listener of accessListeners) listener(null);
     });
     created.on('auth:error', ({ message }) => {
       authenticated = false;
@@ -173,13 +176,14 @@ export interface ServerSubscription {
 }
 
 const subscriptions = new Map<string, Set<ServerSubscription>>();
-const accessListeners = new Set<(serverId: string) => void>();
+const accessListeners = new Set<(serverId: string | null) => void>();
 
 /**
  * Calls `listener` with a server's id when the caller's access to it may have changed (removed, or given a
- * role without something the page used): the page then fetches the server again. Returns the unsubscribe.
+ * role without something the page used), or with null when any may have (the live socket signed in again):
+ * the page then fetches the server again. Returns the unsubscribe.
  */
-export function onAccessChanged(listener: (serverId: string) => void): () => void {
+export function onAccessChanged(listener: (serverId: string | null) => void): () => void {
   accessListeners.add(listener);
   return () => accessListeners.delete(listener);
 }

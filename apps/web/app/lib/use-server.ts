@@ -47,7 +47,7 @@ export function useServer(serverId: string): ServerLoad {
     reload.current = () => void load();
     // A new role takes effect on the open page (buttons, the console input); no role leaves it.
     const stop = onAccessChanged((changed) => {
-      if (changed === serverId) void load();
+      if (changed === null || changed === serverId) void load();
     });
     return () => {
       active = false;
