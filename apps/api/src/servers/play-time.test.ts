@@ -6,10 +6,11 @@ import { playTime } from '../db/schema.ts';
 import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { until } from '../../../../test-support/until.ts';
+import { joinGame, watchServer } from '../test/server-watch.ts';
 import { utcDay } from './play-time.ts';
 
-// 6 s of play time per day, so a test uses it up.
-const ALLOWANCE_S = 6;
+// 12 s of play time per day, so a test uses it up (and a player has time to join before it does).
+const ALLOWANCE_S = 12;
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let agent: AgentProcess;
@@ -97,5 +98,28 @@ describe('play time', { timeout: 120_000 }, () => {
       (seconds) => seconds >= ALLOWANCE_S,
     );
     expect(saved).toBeLessThan(ALLOWANCE_S + 5);
+  });
+
+  it('tells a player in the game why, and the page shows Offline only once the player is out', async () => {
+    // A second account: the first one used its day up.
+    const { cookie, id } = await ownerWithServer(t, 'kick');
+    const watch = await watchServer(send, base, sockets, cookie, id);
+    expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
+    await watch.reached('online');
+    const { port } = (await send('GET', `/v1/server/${id}`, cookie)).json().result as { port: number };
+    const player = await joinGame(port, 'Alex');
+    const heard: string[] = [];
+    player.on('system_chat', (packet: { content: unknown }) => heard.push(JSON.stringify(packet.content)));
+    const out = new Promise<{ at: number; reason: string }>((resolve) => {
+      player.once('kick_disconnect', (packet: { reason: unknown }) => resolve({ at: Date.now(), reason: JSON.stringify(packet.reason) }));
+      player.once('end', () => resolve({ at: Date.now(), reason: '(connection closed)' }));
+    });
+    const kicked = await out;
+    const offlineAt = await watch.reached('offline');
+    // The player reads why in the chat, then is sent out by the stop itself (not by a dropped connection).
+    expect(heard.join('\n')).toContain("Today's play time is used up; the server stops now.");
+    expect(kicked.reason).toContain('The server is stopping.');
+    expect(kicked.at).toBeLessThanOrEqual(offlineAt);
+    player.end();
   });
 });
