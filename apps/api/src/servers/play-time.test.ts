@@ -109,7 +109,9 @@ describe('play time', { timeout: 120_000 }, () => {
     const { port } = (await send('GET', `/v1/server/${id}`, cookie)).json().result as { port: number };
     const player = await joinGame(port, 'Alex');
     const heard: string[] = [];
-    player.on('system_chat', (packet: { content: unknown }) => heard.push(JSON.stringify(packet.content)));
+    player.on('packet', (packet: { content?: unknown }, meta: { name: string }) => {
+      if (meta.name === 'system_chat') heard.push(JSON.stringify(packet.content));
+    });
     const out = new Promise<{ at: number; reason: string }>((resolve) => {
       player.once('kick_disconnect', (packet: { reason: unknown }) => resolve({ at: Date.now(), reason: JSON.stringify(packet.reason) }));
       player.once('end', () => resolve({ at: Date.now(), reason: '(connection closed)' }));
