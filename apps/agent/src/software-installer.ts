@@ -1,11 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
+import { DEFAULT_USER_AGENT, downloadHashed, InstallError, vendorJson, type VendorClient } from './vendor-download.ts';
+
+export { InstallError, readCapped } from './vendor-download.ts';
 
 /**
  * Downloads server software into the node's shared cache: each vendor's documented API is
@@ -42,12 +42,8 @@ interface Resolved {
   label: string;
 }
 
-/** A failure the server's owner reads in the console ("Could not start: …"). */
-export class InstallError extends Error {}
-
 // Server jars are tens of MB; anything past this is not one.
 const MAX_JAR_BYTES = 512 * 1024 * 1024;
-const MAX_JSON_BYTES = 8 * 1024 * 1024;
 // No byte for this long: the vendor (or a mirror) stalled.
 const STALL_MS = 30_000;
 const VERSION = /^[0-9][0-9A-Za-z.+_-]{0,31}$/;
@@ -69,14 +65,16 @@ const fabricLoaders = z.array(z.object({ loader: z.object({ version: z.string(),
 
 export class SoftwareInstaller {
   private inFlight = new Map<string, Promise<string>>();
+  private client: VendorClient;
 
   constructor(
     private cacheDir: string,
     private mirrors: SoftwareMirrors = defaultMirrors,
-    private userAgent = 'Spawnpoint-agent (+https://spawnpoint.gg/contact)',
+    userAgent = DEFAULT_USER_AGENT,
     /** No byte for this long: the vendor (or a mirror) stalled, and the download is given up. */
-    private stallMs = STALL_MS,
+    stallMs = STALL_MS,
   ) {
+    this.client = { userAgent, stallMs };
     // Half-written downloads of an agent that stopped midway: nothing may be left of them.
     void sweepParts(cacheDir);
   }
@@ -114,7 +112,14 @@ export class SoftwareInstaller {
     await mkdir(path.dirname(jar), { recursive: true });
     const part = `${jar}.${randomBytes(6).toString('hex')}.part`;
     try {
-      const digest = await this.download(resolved, part, progress);
+      const file = {
+        url: resolved.url,
+        label: resolved.label,
+        maxBytes: MAX_JAR_BYTES,
+        tooLarge: 'is larger than a server jar can be',
+        unchecked: !resolved.digest,
+      };
+      const digest = await downloadHashed(this.client, file, part, progress);
       if (resolved.digest && digest[resolved.digest.algorithm] !== resolved.digest.hex.toLowerCase())
         throw new InstallError(
           `The download of ${resolved.label} did not match the vendor's ${resolved.digest.algorithm.toUpperCase()} checksum, so it was not used. Try again later.`,
@@ -181,6 +186,10 @@ export class SoftwareInstaller {
     }
   }
 
+  private json<T>(url: string, schema: z.ZodType<T>, what: string): Promise<T> {
+    return vendorJson(this.client, url, schema, what);
+  }
+
   /**
    * Vendors' answers name their own download hosts; with a mirror configured, the same path on the
    * mirror (a mirror answers in the vendor's shapes and paths), so every byte comes from it.
@@ -189,102 +198,6 @@ export class SoftwareInstaller {
     if (mirror === vendor) return url;
     const parsed = new URL(url);
     return `${mirror}${parsed.pathname}`;
-  }
-
-  private async fetch(url: string, what: string): Promise<Response> {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new InstallError(`The vendor gave an address for ${what} that is not one.`);
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-      throw new InstallError(`The vendor gave an address for ${what} that is not one.`);
-    let response: Response;
-    try {
-      // fetch follows at most 20 redirects and then fails: a redirect loop ends here.
-      response = await fetch(parsed, {
-        // Identity: the checksum and Content-Length are of the file itself, never of a compressed copy.
-        headers: { 'user-agent': this.userAgent, 'accept-encoding': 'identity' },
-        redirect: 'follow',
-        signal: AbortSignal.timeout(10 * 60_000),
-      });
-    } catch (err) {
-      const cause =
-        err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
-      throw new InstallError(`Could not reach the download server for ${what} (${cause}). Try again later.`);
-    }
-    if (response.status === 404) throw new InstallError(`The vendor has no ${what} (404).`);
-    if (!response.ok) throw new InstallError(`The download server answered ${response.status} for ${what}. Try again later.`);
-    return response;
-  }
-
-  private async json<T>(url: string, schema: z.ZodType<T>, what: string): Promise<T> {
-    const response = await this.fetch(url, what);
-    const text = await readCapped(response, MAX_JSON_BYTES, what);
-    let data: unknown;
-    try {
-      data = JSON.parse(text.toString('utf8'));
-    } catch {
-      throw new InstallError(`The vendor's answer about ${what} was not JSON.`);
-    }
-    const parsed = schema.safeParse(data);
-    if (!parsed.success) throw new InstallError(`The vendor's answer about ${what} was not in the expected shape.`);
-    return parsed.data;
-  }
-
-  /** Streams the file to `target` while hashing it; returns its digests. */
-  private async download(
-    resolved: Resolved,
-    target: string,
-    progress: (line: string) => void,
-  ): Promise<Record<'sha256' | 'sha1' | 'md5', string>> {
-    const response = await this.fetch(resolved.url, resolved.label);
-    // A file no checksum vouches for must not arrive over plain HTTP after asking over HTTPS.
-    if (!resolved.digest && new URL(resolved.url).protocol === 'https:' && new URL(response.url).protocol !== 'https:')
-      throw new InstallError(`The download of ${resolved.label} was redirected away from HTTPS, so it was not used.`);
-    const declared = Number(response.headers.get('content-length') ?? NaN);
-    if (declared > MAX_JAR_BYTES) throw new InstallError(`${resolved.label} is larger than a server jar can be.`);
-    if (!response.body) throw new InstallError(`The download of ${resolved.label} was empty.`);
-    const hashes = { sha256: createHash('sha256'), sha1: createHash('sha1'), md5: createHash('md5') };
-    let bytes = 0;
-    let lastTenth = 0;
-    let stall: NodeJS.Timeout | undefined;
-    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
-    const armStall = () => {
-      clearTimeout(stall);
-      stall = setTimeout(() => body.destroy(new InstallError(`The download of ${resolved.label} stalled. Try again later.`)), this.stallMs);
-    };
-    armStall();
-    const count = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        armStall();
-        bytes += chunk.length;
-        if (bytes > MAX_JAR_BYTES) return done(new InstallError(`${resolved.label} is larger than a server jar can be.`));
-        for (const h of Object.values(hashes)) h.update(chunk);
-        if (declared > 0) {
-          const tenth = Math.floor((bytes / declared) * 10);
-          if (tenth > lastTenth && tenth < 10) {
-            lastTenth = tenth;
-            progress(`Downloading ${resolved.label}: ${tenth * 10} % of ${(declared / 1024 / 1024).toFixed(1)} MB`);
-          }
-        }
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(body, count, createWriteStream(target, { mode: 0o644 }));
-    } catch (err) {
-      if (err instanceof InstallError) throw err;
-      throw new InstallError(
-        `The download of ${resolved.label} broke off (${err instanceof Error ? err.message : String(err)}). Try again later.`,
-      );
-    } finally {
-      clearTimeout(stall);
-    }
-    if (Number.isFinite(declared) && declared >= 0 && bytes !== declared)
-      throw new InstallError(`The download of ${resolved.label} was cut short (${bytes} of ${declared} bytes). Try again later.`);
-    return { sha256: hashes.sha256.digest('hex'), sha1: hashes.sha1.digest('hex'), md5: hashes.md5.digest('hex') };
   }
 }
 
@@ -295,16 +208,4 @@ async function sweepParts(cacheDir: string): Promise<void> {
   } catch {
     // No cache yet.
   }
-}
-
-export async function readCapped(response: Response, max: number, what: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  if (!response.body) return Buffer.alloc(0);
-  for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new InstallError(`The vendor's answer about ${what} was too large.`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
