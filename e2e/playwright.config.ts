@@ -88,6 +88,7 @@ export default defineConfig({
         SOFTWARE_MIRROR_PURPUR: vendors,
         SOFTWARE_MIRROR_MOJANG: vendors,
         SOFTWARE_MIRROR_FABRIC: vendors,
+        SOFTWARE_MIRROR_ADOPTIUM: vendors,
       },
     },
   ],

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -6,7 +7,9 @@ import type { AddressInfo } from 'node:net';
  * (the paths do not collide): Paper's Fill API v3 project, Purpur's API v2 project, Mojang's version
  * manifest v2 and Fabric's meta game versions. Point every SOFTWARE_MIRROR_* at `url`. `versions` (newest
  * first) may change while it runs, as a vendor publishes a release; a snapshot and a pre-release are always
- * listed too, as vendors list them, and must never be offered. Downloads are not served (404).
+ * listed too, as vendors list them, and must never be offered. Server jars are not served (404). Adoptium's
+ * API v3 lists a Java runtime only for the majors put in `java` (java-fixture.ts packs a real one), whose
+ * archive it serves under `/adoptium/`; `javaChecksum` overrides the checksum it publishes (a damaged file).
  */
 export interface VendorStub {
   url: string;
@@ -15,7 +18,32 @@ export interface VendorStub {
   requests: number;
   /** While set, every answer is this status (a vendor that is down). */
   failWith: number | null;
+  java: Record<number, JavaFixture>;
+  javaChecksum: string | null;
   close(): Promise<void>;
+}
+
+import type { JavaFixture } from './java-fixture.ts';
+
+/** Adoptium's `GET /v3/assets/latest/{major}/hotspot` answer, in its shape (the fields the node reads, and a few more). */
+function adoptiumAssets(stub: VendorStub, major: number): unknown[] {
+  const fixture = stub.java[major];
+  if (!fixture) return [];
+  const name = `OpenJDK${major}U-jre_x64_linux_hotspot_${fixture.releaseName}.tar.gz`;
+  return [
+    {
+      binary: {
+        architecture: process.arch === 'arm64' ? 'aarch64' : 'x64',
+        image_type: 'jre',
+        jvm_impl: 'hotspot',
+        os: 'linux',
+        package: { checksum: stub.javaChecksum ?? fixture.sha256, link: `${stub.url}/adoptium/${major}/${name}`, name, size: fixture.size },
+      },
+      release_name: fixture.releaseName,
+      vendor: 'eclipse',
+      version: { major },
+    },
+  ];
 }
 
 const family = (v: string) => v.split('.').slice(0, 2).join('.');
@@ -50,10 +78,20 @@ export async function startVendorStub(versions: string[] = ['1.21.4', '1.20.4'],
     versions,
     requests: 0,
     failWith: null,
+    java: {},
+    javaChecksum: null,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((request, response) => {
-    const body = answer(new URL(request.url ?? '/', 'http://stub').pathname, stub.versions, stub.url);
+    const pathname = new URL(request.url ?? '/', 'http://stub').pathname;
+    const assets = /^\/v3\/assets\/latest\/(\d+)\/hotspot$/.exec(pathname);
+    const archive = /^\/adoptium\/(\d+)\//.exec(pathname);
+    const fixture = archive ? stub.java[Number(archive[1])] : undefined;
+    if (fixture) {
+      response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': fixture.size });
+      return void createReadStream(fixture.archive).pipe(response);
+    }
+    const body = assets ? adoptiumAssets(stub, Number(assets[1])) : answer(pathname, stub.versions, stub.url);
     if (body === undefined) return void response.writeHead(404).end();
     stub.requests += 1;
     if (stub.failWith !== null) return void response.writeHead(stub.failWith).end();
@@ -72,4 +110,5 @@ export const mirrorsOf = (stub: { url: string }) => ({
   SOFTWARE_MIRROR_PURPUR: stub.url,
   SOFTWARE_MIRROR_MOJANG: stub.url,
   SOFTWARE_MIRROR_FABRIC: stub.url,
+  SOFTWARE_MIRROR_ADOPTIUM: stub.url,
 });

@@ -21,6 +21,7 @@ import { answerClientError, bearerIs, httpMetrics, loggerOptions, requestIdOf, r
 import { metricsRoute, nodeGauges } from './metrics.ts';
 import { SoftwareInstaller } from './software-installer.ts';
 import { SoftwareVersions } from './software-versions.ts';
+import { JavaInstaller, javaOffer } from './java-installer.ts';
 import { findJavaRuntimes } from './java-runtimes.ts';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
@@ -89,9 +90,15 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
     mojang: config.SOFTWARE_MIRROR_MOJANG,
     fabric: config.SOFTWARE_MIRROR_FABRIC,
   };
+  const javaInstaller = config.JAVA_DOWNLOAD === 'true' ? new JavaInstaller(config.javaDir, config.SOFTWARE_MIRROR_ADOPTIUM) : undefined;
+  const javaSearch = { installed: config.JAVA_USE_INSTALLED === 'true', downloaded: config.javaDir };
   const runtimes: Record<string, Runtime> = {
     'flying-squid': flyingSquidRuntime,
-    'java-jar': javaJarRuntime(config.softwareDir, undefined, new SoftwareInstaller(config.softwareDir, mirrors)),
+    'java-jar': javaJarRuntime(config.softwareDir, {
+      search: javaSearch,
+      installer: new SoftwareInstaller(config.softwareDir, mirrors),
+      java: javaInstaller,
+    }),
     ...options.runtimes,
   };
   // Read at start (below), then whenever the create page asks and the lists are older than the refresh period.
@@ -251,8 +258,9 @@ export async function createAgent(config: AgentConfig, options: AgentOptions = {
       nodeId: config.AGENT_NODE_ID,
       servers: statuses(),
       backups: [...runningBackups].map(([serverId, backupId]) => ({ serverId, backupId })),
-      // Which Minecraft versions of Java software this node can run (the create page offers those).
-      javaMajors: findJavaRuntimes().map((r) => r.major),
+      // Which Minecraft versions of Java software this node can run (the create page offers those): with
+      // what it has, and what it would download at a start.
+      ...javaOffer(findJavaRuntimes(javaSearch), javaInstaller),
       // Its own disk is no place to move servers through; a shared bucket is.
       storage: config.S3_URL ? storageName(config.S3_URL) : null,
     });

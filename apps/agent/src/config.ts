@@ -103,12 +103,20 @@ const envSchema = z.object({
   SOFTWARE_MIRROR_PURPUR: mirror('https://api.purpurmc.org'),
   SOFTWARE_MIRROR_MOJANG: mirror('https://piston-meta.mojang.com'),
   SOFTWARE_MIRROR_FABRIC: mirror('https://meta.fabricmc.net'),
+  // Java runtimes (java-installer.ts): Adoptium's API, or a mirror of it.
+  SOFTWARE_MIRROR_ADOPTIUM: mirror('https://api.adoptium.net'),
+  /** Download a Java runtime when a server needs one the node lacks (`false`: the operator installs them). */
+  JAVA_DOWNLOAD: z.enum(['true', 'false']).default('true'),
+  /** Use the Java runtimes installed on the machine (`false`: only those the node downloaded itself). */
+  JAVA_USE_INSTALLED: z.enum(['true', 'false']).default('true'),
 });
 
 export type AgentConfig = z.infer<typeof envSchema> & {
   dataDir: string;
   serversDir: string;
   softwareDir: string;
+  /** Java runtimes the node downloaded (java-installer.ts). */
+  javaDir: string;
   storageDir: string;
   runDir: string;
   logFormat: LogFormat;
@@ -131,6 +139,7 @@ export function loadAgentConfig(source: NodeJS.ProcessEnv = process.env): AgentC
     dataDir,
     serversDir: path.join(dataDir, 'servers'),
     softwareDir: path.join(dataDir, 'software'),
+    javaDir: path.join(dataDir, 'java'),
     storageDir: path.join(dataDir, 'storage'),
     // Process records, logs and command FIFOs of running servers; never inside a user's server folder.
     runDir: path.join(dataDir, 'run'),

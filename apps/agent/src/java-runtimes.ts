@@ -11,7 +11,7 @@ export interface JavaRuntime {
 const JVM_ROOT = '/usr/lib/jvm';
 
 /** The major version in a JDK's `release` file (`JAVA_VERSION="17.0.15"`, or `"1.8.0_402"` for Java 8). */
-function majorOf(home: string): number | null {
+export function javaHomeMajor(home: string): number | null {
   try {
     const match = /^JAVA_VERSION="([^"]+)"/m.exec(readFileSync(path.join(home, 'release'), 'utf8'));
     if (!match?.[1]) return null;
@@ -30,14 +30,27 @@ function javaOnPath(): string | null {
   }
 }
 
+/** Where a node looks for Java: what is installed on it (unless the operator says not to), and what it downloaded. */
+export interface JavaSearch {
+  /** The runtimes installed on the machine (JAVA_USE_INSTALLED). */
+  installed: boolean;
+  /** The folder the node downloads runtimes into (java-installer.ts): `<folder>/<major>`. */
+  downloaded?: string;
+  /** A `java` binary to use instead of the one on PATH. */
+  bin?: string;
+}
+
 /**
- * The Java runtimes of this node: every JDK or JRE under /usr/lib/jvm (where Debian's and Adoptium's
- * packages put them) and the `java` on the agent's PATH (or JAVA_BIN), one per major, smallest first.
+ * The Java runtimes of this node, one per major, smallest first: every JDK or JRE under /usr/lib/jvm (where
+ * Debian's and Adoptium's packages put them) and the `java` on the agent's PATH (or `bin`), then those the
+ * node downloaded.
  */
-export function findJavaRuntimes(configured?: string): JavaRuntime[] {
+export function findJavaRuntimes(search: JavaSearch = { installed: true }): JavaRuntime[] {
   const homes: string[] = [];
-  if (existsSync(JVM_ROOT)) for (const name of readdirSync(JVM_ROOT)) homes.push(path.join(JVM_ROOT, name));
-  const onPath = configured ?? javaOnPath();
+  if (search.installed && existsSync(JVM_ROOT)) for (const name of readdirSync(JVM_ROOT)) homes.push(path.join(JVM_ROOT, name));
+  const onPath = search.installed ? (search.bin ?? javaOnPath()) : null;
+  if (search.downloaded && existsSync(search.downloaded))
+    for (const name of readdirSync(search.downloaded)) if (/^\d+$/.test(name)) homes.push(path.join(search.downloaded, name));
   if (onPath) {
     try {
       homes.push(path.dirname(path.dirname(realpathSync(onPath))));
@@ -48,7 +61,7 @@ export function findJavaRuntimes(configured?: string): JavaRuntime[] {
   const byMajor = new Map<number, string>();
   for (const home of homes) {
     const bin = path.join(home, 'bin', 'java');
-    const major = majorOf(home);
+    const major = javaHomeMajor(home);
     if (major === null || !existsSync(bin) || byMajor.has(major)) continue;
     try {
       byMajor.set(major, realpathSync(bin));

@@ -35,6 +35,8 @@ export async function startTestAgent(prefix: string, options: AgentOptions = {},
       API_URL: 'http://127.0.0.1:9',
       LOG_LEVEL: 'silent',
       STOP_TIMEOUT_SECONDS: '20',
+      // Never Adoptium itself: a test that needs a Java download serves one (vendor-stub.ts).
+      SOFTWARE_MIRROR_ADOPTIUM: 'http://127.0.0.1:9',
       ...env,
     }),
     options,

@@ -67,8 +67,13 @@ export const agentHello = z.object({
   nodeId: z.string(),
   servers: agentServerList,
   backups: z.array(agentBackupJob).default([]),
-  /** Java major versions installed on the node (which Minecraft versions of Java software it can run). */
+  /**
+   * Java major versions the node can run servers on (which Minecraft versions of Java software it can run):
+   * those installed, and with downloads on, those it downloads at the first start that needs one.
+   */
   javaMajors: z.array(z.number().int().min(1).max(99)).max(32).default([]),
+  /** Java major versions on the node now (a version needing another one downloads it first). */
+  javaInstalled: z.array(z.number().int().min(1).max(99)).max(32).default([]),
   /**
    * The shared storage the node keeps backups and sleeping servers in (`s3://host/bucket`, never the
    * credentials), or null for its own disk. A sleeping server moves between nodes that name the same one.

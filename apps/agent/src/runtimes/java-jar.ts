@@ -5,7 +5,8 @@ import { heapMb } from '../cgroups.ts';
 import { canonicalProperties, defaultProperties, parseProperties } from '../properties.ts';
 import { effectiveMaxPlayers, LaunchRefused } from './game-settings.ts';
 import { javaMajorFor, MINECRAFT_EULA_URL } from '@spawnpoint/contracts';
-import { findJavaRuntimes, pickJava, type JavaRuntime } from '../java-runtimes.ts';
+import type { JavaInstaller } from '../java-installer.ts';
+import { findJavaRuntimes, pickJava, type JavaRuntime, type JavaSearch } from '../java-runtimes.ts';
 import type { SoftwareInstaller } from '../software-installer.ts';
 import type { Runtime } from './types.ts';
 
@@ -18,21 +19,37 @@ import type { Runtime } from './types.ts';
 /** What the game reads to know its owner accepted the EULA (written only when they did, through the sandbox). */
 const EULA_TEXT = `# Accepted by the server's owner in the Spawnpoint dashboard (${MINECRAFT_EULA_URL}).\neula=true\n`;
 
-export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?: SoftwareInstaller): Runtime {
+export interface JavaJarOptions {
+  /** Where the node's Java runtimes are (java-runtimes.ts). */
+  search?: JavaSearch;
+  /** Downloads server jars into the cache. */
+  installer?: SoftwareInstaller;
+  /** Downloads a Java runtime when none installed fits (java-installer.ts); none: the operator installs them. */
+  java?: JavaInstaller;
+}
+
+export function javaJarRuntime(softwareDir: string, options: JavaJarOptions = {}): Runtime {
+  const { installer, java: javaInstaller } = options;
+  const search: JavaSearch = options.search ?? { installed: true, downloaded: javaInstaller?.javaDir };
   const jarOf = (software: string, version: string) => path.join(softwareDir, software, `${version}.jar`);
   let javas: JavaRuntime[] | null = null;
-  /** The Java a Minecraft version runs on here: the smallest installed one at or above what it needs. */
-  const javaFor = (version: string): JavaRuntime => {
-    javas ??= findJavaRuntimes(javaBin);
+  /** The smallest Java here at or above what `version` needs, or null. */
+  const javaFitting = (version: string): JavaRuntime | null => {
+    javas ??= findJavaRuntimes(search);
     const needed = javaMajorFor(version);
-    // None fits: looked for again, so a Java the operator installed since counts without an agent restart.
-    let java = pickJava(javas, needed);
-    if (!java) java = pickJava((javas = findJavaRuntimes(javaBin)), needed);
-    if (!java)
-      throw new LaunchRefused(
-        `Minecraft ${version} needs Java ${needed} or newer, which this node does not have. Its operator installs it (on Debian: openjdk-${needed > 17 ? 21 : 17}-jre-headless).`,
-      );
-    return java;
+    // None fits: looked for again, so a Java the operator installed (or a start downloaded) since counts.
+    return pickJava(javas, needed) ?? pickJava((javas = findJavaRuntimes(search)), needed);
+  };
+  /** The Java a Minecraft version runs on here. */
+  const javaFor = (version: string): JavaRuntime => {
+    const java = javaFitting(version);
+    if (java) return java;
+    const needed = javaMajorFor(version);
+    throw new LaunchRefused(
+      javaInstaller
+        ? `Minecraft ${version} needs Java ${needed} or newer, which this node does not have yet: start the server again to download it.`
+        : `Minecraft ${version} needs Java ${needed} or newer, which this node does not have. Its operator installs it (on Debian: openjdk-${needed > 17 ? 21 : 17}-jre-headless).`,
+    );
   };
   // The game refuses to run without eula=true, which we write only on the owner's word.
   const refuseWithoutEula = (spec: { eulaAccepted: boolean }) => {
@@ -43,13 +60,19 @@ export function javaJarRuntime(softwareDir: string, javaBin?: string, installer?
   };
   return {
     // A version missing from the cache is downloaded by the node (checked against the vendor's checksum).
-    needsSoftware: (spec) => !existsSync(jarOf(spec.software, spec.version)) && Boolean(installer?.isInstallable(spec.software)),
+    // So is a Java runtime the node lacks, when it may download one.
+    needsSoftware: (spec) =>
+      (!existsSync(jarOf(spec.software, spec.version)) && Boolean(installer?.isInstallable(spec.software))) ||
+      (Boolean(javaInstaller) && !javaFitting(spec.version)),
     async fetchSoftware(spec, progress) {
-      if (!installer || !installer.isInstallable(spec.software)) return;
       // Said before a download that could not run anyway.
       refuseWithoutEula(spec);
+      if (javaInstaller && !javaFitting(spec.version)) {
+        await javaInstaller.ensure(javaMajorFor(spec.version), progress);
+        javas = null;
+      }
       javaFor(spec.version);
-      await installer.ensure(spec.software, spec.version, progress);
+      if (installer?.isInstallable(spec.software)) await installer.ensure(spec.software, spec.version, progress);
     },
     stopCommand: 'stop',
     // Vanilla and its forks print `Done (1.234s)! For help, type "help"` once they accept players.
