@@ -25,6 +25,8 @@ test('a Paper server asks for the Minecraft EULA at its first start, then starts
   expect(['1.21.4,1.20.4', '1.20.4']).toContain(offered.join(','));
   await expect(page.getByLabel('Minecraft version')).toHaveValue(offered[0] ?? '');
   await page.getByLabel('Minecraft version').selectOption('1.20.4');
+  // What the first start installs: this machine has Java 17, which 1.20.4 runs on.
+  await expect(page.getByTestId('java-note')).toHaveText('Runs on Java 17 or newer, already on the node.');
   await page.getByRole('button', { name: 'Create server' }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 

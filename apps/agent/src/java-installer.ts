@@ -5,22 +5,19 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract, type Header } from 'tar-stream';
+import { downloadableJava, javaFeatureFor } from '@spawnpoint/contracts';
 import { z } from 'zod';
 import { javaHomeMajor, type JavaRuntime } from './java-runtimes.ts';
 import { DEFAULT_USER_AGENT, downloadHashed, InstallError, vendorJson, type VendorClient } from './vendor-download.ts';
 
 /**
  * Java runtimes the node downloads for itself when a Minecraft version needs a Java it does not have
- * (docs/operations.md, "Java"): Eclipse Temurin's JRE, as Adoptium's API v3 names it for this machine's
+ * (docs/guide.md, "The Java each version needs"): Eclipse Temurin's JRE, as Adoptium's API v3 names it for this machine's
  * architecture, with the SHA-256 it publishes. The archive is streamed to a temporary file while hashed,
  * refused unless the checksum matches, unpacked (nothing outside its folder, no device or link out of it),
  * checked to be the Java it claims (its `release` file, a `bin/java` program for Linux), and only then renamed to
  * `<javaDir>/<major>`, where every later start finds it. Two starts needing one Java share one download.
  */
-
-/** The Java releases Adoptium builds for a long time (LTS), and the one a Minecraft version gets. */
-export const DOWNLOADABLE_JAVA = [8, 11, 17, 21, 25] as const;
-export const javaFeatureFor = (needed: number): number | null => DOWNLOADABLE_JAVA.find((major) => major >= needed) ?? null;
 
 /**
  * What a node tells the API about its Java: the majors it can run servers on (`javaMajors`: those it has,
@@ -31,7 +28,7 @@ export function javaOffer(
   installer: JavaInstaller | undefined,
 ): { javaMajors: number[]; javaInstalled: number[] } {
   const have = installed.map((r) => r.major);
-  const can = installer ? [...new Set([...have, ...DOWNLOADABLE_JAVA])].sort((a, b) => a - b) : have;
+  const can = installer ? [...new Set([...have, ...downloadableJava])].sort((a, b) => a - b) : have;
   return { javaMajors: can, javaInstalled: have };
 }
 

@@ -87,7 +87,7 @@ describe('the game-plane lease', () => {
     const snapshot: LiveEvent = {
       type: 'snapshot',
       servers: [],
-      nodes: [{ nodeId: 'n1', connected: true, javaMajors: [21], storage: null }],
+      nodes: [{ nodeId: 'n1', connected: true, javaMajors: [21], javaInstalled: [21], storage: null }],
       proxies: true,
     };
     const heard = new Map<GamePlane, LiveEvent[]>();

@@ -61,6 +61,8 @@ interface NodeEntry {
   socket: Socket | null;
   /** Java major versions installed on the node, from its hello (which Java software it can run). */
   javaMajors?: number[];
+  /** Java major versions on the node now (the others in `javaMajors` it downloads at a start). */
+  javaInstalled?: number[];
   /** The shared storage it keeps sleeping servers in (`s3://host/bucket`), from its hello; null: its own disk. */
   storage?: string | null;
   /** Its hello on the current socket arrived: what runs on it is known (false from connection until then). */
@@ -159,6 +161,7 @@ export class NodeRegistry {
       nodeId,
       connected: entry?.socket?.connected ?? false,
       javaMajors: entry?.javaMajors ?? [],
+      javaInstalled: entry?.javaInstalled ?? [],
       storage: entry?.storage ?? null,
     };
   }
@@ -213,6 +216,7 @@ export class NodeRegistry {
           return;
         }
         entry.javaMajors = hello.data.javaMajors;
+        entry.javaInstalled = hello.data.javaInstalled;
         entry.storage = hello.data.storage;
         this.share?.(this.liveOf(nodeId));
         events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
@@ -310,6 +314,11 @@ export class NodeRegistry {
   /** Java major versions a node reported in its hello; null until it did. */
   javaMajorsOf(nodeId: string): number[] | null {
     return this.nodes.get(nodeId)?.javaMajors ?? this.remote.get(nodeId)?.javaMajors ?? null;
+  }
+
+  /** Java major versions a node has now (a start needing another one that it can run downloads it first). */
+  javaInstalledOf(nodeId: string): number[] {
+    return this.nodes.get(nodeId)?.javaInstalled ?? this.remote.get(nodeId)?.javaInstalled ?? [];
   }
 
   /** Java major versions of the connected nodes (a Java server's version needs one at or above its own). */

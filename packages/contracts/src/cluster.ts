@@ -43,6 +43,7 @@ export const liveNode = z.object({
   nodeId: id,
   connected: z.boolean(),
   javaMajors: z.array(z.number().int()).max(32),
+  javaInstalled: z.array(z.number().int()).max(32).default([]),
   storage: z.string().max(500).nullable(),
 });
 export const liveEvent = z.discriminatedUnion('type', [

@@ -69,6 +69,11 @@ export function javaMajorFor(minecraftVersion: string): number {
   return 8;
 }
 
+/** The Java releases a node downloads for itself (long-term ones, from Adoptium), smallest first. */
+export const downloadableJava = [8, 11, 17, 21, 25] as const;
+/** The Java a node downloads for a program needing at least Java `needed`: the smallest that fits, or null. */
+export const javaFeatureFor = (needed: number): number | null => downloadableJava.find((major) => major >= needed) ?? null;
+
 /** The words of the Minecraft EULA gate; the link is Mojang's. */
 export const MINECRAFT_EULA_URL = 'https://aka.ms/MinecraftEULA';
 export const eulaMessages = {
@@ -274,7 +279,14 @@ export const downgradeMessage = (from: string, to: string) =>
   `Worlds saved by Minecraft ${from} may not load in ${to}: the backup made first is how you go back. Confirm the downgrade to go on.`;
 
 export const softwareResult = z.array(
-  z.object({ id: z.enum(softwareIds), name: z.string(), versions: z.array(z.string()), available: z.boolean() }),
+  z.object({
+    id: z.enum(softwareIds),
+    name: z.string(),
+    versions: z.array(z.string()),
+    available: z.boolean(),
+    /** Of `versions`, those whose Java no connected node has yet: the node downloads it at the first start. */
+    javaDownloads: z.array(z.string()),
+  }),
 );
 
 /**

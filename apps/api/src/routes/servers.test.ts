@@ -174,6 +174,16 @@ describe('creating a server', () => {
     // A version the vendor does not list is refused, whatever the client sends.
     const unlisted = await create(cookie, { software: 'paper', version: '1.19.2' });
     expect([unlisted.statusCode, unlisted.json().fields?.version]).toEqual([400, 'Paper does not offer version 1.19.2.']);
+    // A node that has only Java 17 but downloads the others: 1.21.4 is offered, and said to download its Java.
+    const onlySeventeen = vi.spyOn(t.ctx.game.nodes, 'javaInstalledOf').mockReturnValue([17]);
+    try {
+      const offer = (
+        (await get('/v1/server/software', cookie)).json().result as { id: string; versions: string[]; javaDownloads: string[] }[]
+      ).find((s) => s.id === 'paper');
+      expect(offer?.javaDownloads).toEqual(offer?.versions.includes('1.21.4') ? ['1.21.4'] : []);
+    } finally {
+      onlySeventeen.mockRestore();
+    }
     // A node with only Java 17 (this machine may have a newer one too): 1.21.4 needs 21, so it is refused.
     const spy = vi.spyOn(t.ctx.game.nodes, 'javaMajorsOf').mockReturnValue([17]);
     try {

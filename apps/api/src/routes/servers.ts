@@ -21,7 +21,13 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
 
   // Java software in the releases the connected nodes read from its vendor and have the Java for.
   route(endpoints.software, async () =>
-    (await softwareOffer(nodes)).map(({ id, name, versions, available }) => ({ id, name, versions, available })),
+    (await softwareOffer(nodes)).map(({ id, name, versions, available, javaDownloads }) => ({
+      id,
+      name,
+      versions,
+      available,
+      javaDownloads,
+    })),
   );
 
   route(endpoints.serverEula, async ({ nodes, server, access, recordActivity }) => {

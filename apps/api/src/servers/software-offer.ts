@@ -12,6 +12,8 @@ export interface SoftwareOffer {
   available: boolean;
   /** Every release a connected node lists, whether or not one has its Java (a create then says which Java). */
   published: string[];
+  /** Of `versions`, those whose Java no connected node has yet (a node downloads it at the first start). */
+  javaDownloads: string[];
 }
 
 /**
@@ -25,16 +27,19 @@ export async function softwareOffer(nodes: NodeRegistry): Promise<SoftwareOffer[
     nodes.connectedIds().map(async (nodeId) => {
       const javas = nodes.javaMajorsOf(nodeId) ?? [];
       const lists = await nodes.call(nodeId, agentEndpoints.softwareVersions, {}, ASK_MS).catch(() => null);
-      return { javas, lists };
+      return { javas, installed: nodes.javaInstalledOf(nodeId), lists };
     }),
   );
+  const installed = answers.flatMap((a) => a.installed);
   return softwareCatalogue.map((s) => {
-    if (s.runtime !== 'java-jar') return { id: s.id, name: s.name, versions: [...s.versions], available: true, published: [...s.versions] };
+    if (s.runtime !== 'java-jar')
+      return { id: s.id, name: s.name, versions: [...s.versions], available: true, published: [...s.versions], javaDownloads: [] };
     const id = s.id as Exclude<SoftwareId, 'flying-squid'>;
     const versions = newestVersionFirst(
       answers.flatMap(({ javas, lists }) => (lists?.[id] ?? []).filter((v) => javas.some((j) => j >= javaMajorFor(v)))),
     );
     const published = newestVersionFirst(answers.flatMap(({ lists }) => lists?.[id] ?? []));
-    return { id: s.id, name: s.name, versions, available: versions.length > 0, published };
+    const javaDownloads = versions.filter((v) => !installed.some((j) => j >= javaMajorFor(v)));
+    return { id: s.id, name: s.name, versions, available: versions.length > 0, published, javaDownloads };
   });
 }

@@ -1,6 +1,8 @@
 import {
   DEFAULT_SOFTWARE,
   isJavaSoftware,
+  javaFeatureFor,
+  javaMajorFor,
   ownedServerLimitMessage,
   serverLimitOf,
   SERVER_NAME_MAX,
@@ -206,6 +208,14 @@ export default function CreateServer() {
                 </option>
               ))}
             </select>
+            {isJavaSoftware(softwareId) && version ? (
+              // What the first start will install besides the jar, so a long first start is no surprise.
+              <p className="mt-1 text-xs text-slate-500" data-testid="java-note">
+                {selected?.javaDownloads.includes(version)
+                  ? `Runs on Java ${javaFeatureFor(javaMajorFor(version)) ?? javaMajorFor(version)}: the node downloads it (Eclipse Temurin, checked against Adoptium's SHA-256) at the first start.`
+                  : `Runs on Java ${javaMajorFor(version)} or newer, already on the node.`}
+              </p>
+            ) : null}
             {softwareId === 'flying-squid' && selected ? (
               // A player on this year's Minecraft needs a version the built-in runtime does not speak.
               <p className="mt-1 text-xs text-slate-500" data-testid="builtin-versions">
