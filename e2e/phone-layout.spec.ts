@@ -39,14 +39,21 @@ async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> 
 }
 
 /**
- * Checkboxes, radios and the links and buttons of navigation lists less than 24 px tall (WCAG 2.5.8's
+ * Checkboxes and radios less than 24 px either way, and the links and buttons of navigation lists less than 24 px tall (WCAG 2.5.8's
  * minimum target; links inside running text are exempt there and not looked at here), named to fix them.
  */
 const smallTargets = `(() => [...document.querySelectorAll('input[type=checkbox], input[type=radio], nav a, nav button')]
   .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')
-  .filter((el) => el.getBoundingClientRect().height < 23.5)
+  .filter((el) => {
+    const box = el.getBoundingClientRect();
+    // A checkbox squeezed narrow by a long label beside it is as hard to hit as a short one.
+    return (el.matches('input') ? Math.min(box.width, box.height) : box.height) < 23.5;
+  })
   .slice(0, 6)
-  .map((el) => el.tagName.toLowerCase() + ' "' + ((el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30)) + '" ' + Math.round(el.getBoundingClientRect().height) + ' px'))()`;
+  .map((el) => {
+    const box = el.getBoundingClientRect();
+    return el.tagName.toLowerCase() + ' "' + ((el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30)) + '" ' + Math.round(box.width) + '×' + Math.round(box.height) + ' px';
+  }))()`;
 
 /** What shows that a page has rendered its real content (not its loading state), by route name. */
 const readyMarks: Record<string, (page: Page) => Locator> = {
