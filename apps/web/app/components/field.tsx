@@ -28,6 +28,10 @@ export function Field({ label, error, id, className, ...input }: FieldProps) {
   );
 }
 
+/** A visible "Choose file" button for a file input (the browser's own is plain text on a light page). */
+export const FILE_INPUT_CLASS =
+  'block w-full min-w-0 max-w-full text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-800 file:px-3 file:py-2 file:text-white disabled:opacity-60';
+
 export function FormError({ message }: { message?: string | undefined }) {
   if (!message) return null;
   return (

@@ -21,6 +21,7 @@ import { pageMeta } from '../lib/meta.ts';
 import { powerServer } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
 import { useServer } from '../lib/use-server.ts';
+import { FILE_INPUT_CLASS } from '../components/field.tsx';
 
 export const meta = () => pageMeta('servers-id-appearance', "Your Minecraft server's message of the day and icon.");
 
@@ -138,7 +139,7 @@ export default function ServerAppearancePage() {
       {!saved ? (
         <p role="status">Loading…</p>
       ) : (
-        <div className="grid max-w-3xl gap-6">
+        <div className="grid max-w-3xl grid-cols-1 gap-6">
           <section aria-labelledby="preview-heading" className="min-w-0">
             <h2 id="preview-heading" className="text-lg font-semibold">
               Preview
@@ -247,7 +248,7 @@ export default function ServerAppearancePage() {
                   const file = e.target.files?.[0];
                   if (file) void uploadIcon(file);
                 }}
-                className="block max-w-full text-sm file:mr-3 file:rounded-md file:border-0 file:bg-slate-800 file:px-3 file:py-2 file:text-white"
+                className={FILE_INPUT_CLASS}
               />
               {saved.icon ? (
                 <Button variant="secondary" disabled={!canEdit} onClick={removeIcon}>

@@ -15,7 +15,7 @@ import {
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
-import { Field, FormError } from '../components/field.tsx';
+import { Field, FILE_INPUT_CLASS, FormError } from '../components/field.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { openDialog } from '../lib/dialogs.ts';
@@ -507,7 +507,7 @@ function UploadPlugin({
             type="file"
             accept=".js,text/javascript"
             disabled={sending}
-            className="mt-1 block w-full text-sm"
+            className={`mt-1 ${FILE_INPUT_CLASS}`}
             onChange={(e) => {
               const file = e.target.files?.[0];
               if (file) upload(file);
@@ -887,7 +887,7 @@ function UploadJar({ serverId, mods, onDone }: { serverId: string; mods: boolean
         type="file"
         accept=".jar,application/java-archive"
         disabled={progress !== null}
-        className="mt-1 block w-full text-sm"
+        className={`mt-1 ${FILE_INPUT_CLASS}`}
         onChange={(e) => {
           const file = e.target.files?.[0];
           if (file) void upload(file);
