@@ -63,11 +63,11 @@ test('an invited friend registers from the mailed link, lands on the server and 
   // The owner sees the friend as a member; lowering them to viewer takes the console input away at once,
   // on the console the friend has open.
   await page.goto(`${serverPath}/console`);
-  await expect(page.getByPlaceholder('Start the server to send commands')).toBeVisible();
+  await expect(page.getByPlaceholder('Start the server first')).toBeVisible();
   await owner.reload();
   await owner.getByLabel(`Role of ${friend}`).selectOption('viewer');
   await expect(owner.getByText(`${friend} is now viewer.`)).toBeVisible();
-  await expect(page.getByPlaceholder('Your role on this server cannot send commands')).toBeDisabled();
+  await expect(page.getByPlaceholder('Your role cannot send commands')).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Start', exact: true })).toHaveCount(0);
 
   // A viewer reads files: nothing that would change them is offered, and the editor is read-only.

@@ -130,6 +130,7 @@ export default function ServerConsole() {
           className="console-output min-h-0 flex-1 overflow-y-auto px-3 py-2 font-mono text-[13px] leading-5"
           style={{ backgroundColor: CONSOLE_BACKGROUND }}
           data-testid="console-output"
+          data-empty="Nothing yet. The server's output appears here while it starts and runs."
         />
       )}
       <form onSubmit={submit} className="flex gap-2 border-t border-slate-800 p-3">
@@ -149,11 +150,7 @@ export default function ServerConsole() {
           spellCheck={false}
           disabled={!mayCommand}
           placeholder={
-            !mayCommand
-              ? 'Your role on this server cannot send commands'
-              : running
-                ? 'Type a command, for example: say hello'
-                : 'Start the server to send commands'
+            !mayCommand ? 'Your role cannot send commands' : running ? 'Type a command, for example: say hello' : 'Start the server first'
           }
           className="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 font-mono text-sm text-slate-100 placeholder:text-slate-500"
         />
