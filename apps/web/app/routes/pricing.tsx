@@ -91,7 +91,8 @@ export default function Pricing() {
         <div>
           <h3 className="font-semibold">Which versions are supported?</h3>
           <p className="mt-1 text-slate-600">
-            Minecraft Java Edition from 1.8.8 to 1.21.4 on the built-in server; Paper and Vanilla where your node offers them.
+            Minecraft Java Edition from 1.8.8 to 1.21.4 on the built-in server, and every release Paper, Purpur, Vanilla and Fabric publish
+            (this year's 26.x included), with the Java each needs.
           </p>
         </div>
         <div>
