@@ -24,6 +24,16 @@ test('a Paper server asks for the Minecraft EULA at its first start, then starts
   const offered = await page.getByLabel('Minecraft version').locator('option').allTextContents();
   expect(['1.21.4,1.20.4', '1.20.4']).toContain(offered.join(','));
   await expect(page.getByLabel('Minecraft version')).toHaveValue(offered[0] ?? '');
+  // Previews only on request: ticking the choice adds the vendor's pre-release, unticking takes it away again.
+  const previews = page.getByLabel('Also offer snapshots and pre-releases: test versions that can break worlds and plugins.');
+  await previews.check();
+  await expect(page.getByLabel('Minecraft version').locator('optgroup[label="Snapshots and pre-releases"] option')).toHaveText([
+    '1.21.5-pre1',
+  ]);
+  await page.getByLabel('Minecraft version').selectOption('1.21.5-pre1');
+  await previews.uncheck();
+  await expect(page.getByLabel('Minecraft version').locator('option')).toHaveText(offered);
+  await expect(page.getByLabel('Minecraft version')).toHaveValue(offered[0] ?? '');
   await page.getByLabel('Minecraft version').selectOption('1.20.4');
   // What the first start installs: this machine has Java 17, which 1.20.4 runs on.
   await expect(page.getByTestId('java-note')).toHaveText('Runs on Java 17 or newer, already on the node.');

@@ -52,7 +52,9 @@ function answer(path: string, versions: string[], base: string): unknown {
   switch (path) {
     case '/v3/projects/paper': {
       const groups: Record<string, string[]> = {};
-      for (const v of [...versions, `${versions[0]}-pre1`]) (groups[family(v)] ??= []).push(v);
+      // A pre-release of the next version, listed first in its family as Paper lists newest first.
+      const next = (versions[0] ?? '1.0').replace(/\d+$/, (n) => String(Number(n) + 1));
+      for (const v of [`${next}-pre1`, ...versions]) (groups[family(v)] ??= []).push(v);
       return { project: { id: 'paper', name: 'Paper' }, versions: groups };
     }
     case '/v2/purpur':

@@ -42,6 +42,9 @@ describe('software versions from the vendors', () => {
     const offered = await versions.offered();
     for (const software of ['paper', 'purpur', 'vanilla', 'fabric'] as const)
       expect(offered[software], software).toEqual(['1.21.4', '1.20.4']);
+    // Apart: the previews each vendor lists ahead of its newest release (Mojang's and Fabric's snapshot, Paper's
+    // pre-release), for an owner who asks for them.
+    expect(offered.previews).toEqual({ paper: ['1.21.5-pre1'], purpur: [], vanilla: ['99w01a'], fabric: ['99w01a'] });
 
     // The vendor publishes a release (and the year-numbered ones sort after 1.21.x) while the node runs.
     stub.versions = ['26.1', '1.21.11', '1.21.4', '1.20.4'];

@@ -49,11 +49,15 @@ export const agentPortsResult = z.object({ bindable: z.array(z.number().int()) }
  * The Minecraft releases a node can make Java servers of, per software, newest first: what each vendor
  * publishes (read from its metadata, kept when it is unreachable) and what the node's jar cache holds.
  */
-export const agentSoftwareVersions = z.object({
+const javaSoftwareLists = z.object({
   paper: z.array(z.string()),
   purpur: z.array(z.string()),
   vanilla: z.array(z.string()),
   fabric: z.array(z.string()),
+});
+/** Each Java software's releases, newest first; `previews`: the snapshots and pre-releases ahead of them. */
+export const agentSoftwareVersions = javaSoftwareLists.extend({
+  previews: javaSoftwareLists.default({ paper: [], purpur: [], vanilla: [], fabric: [] }),
 });
 
 export const agentServerStatus = z.object({ serverId: z.string(), state: serverState });

@@ -284,7 +284,9 @@ export const softwareResult = z.array(
     name: z.string(),
     versions: z.array(z.string()),
     available: z.boolean(),
-    /** Of `versions`, those whose Java no connected node has yet: the node downloads it at the first start. */
+    /** Snapshots and pre-releases ahead of the newest release: offered only when the owner asks for them. */
+    previews: z.array(z.string()),
+    /** Of `versions` and `previews`, those whose Java no connected node has yet: the node downloads it at the first start. */
     javaDownloads: z.array(z.string()),
   }),
 );

@@ -174,13 +174,22 @@ describe('creating a server', () => {
     // A version the vendor does not list is refused, whatever the client sends.
     const unlisted = await create(cookie, { software: 'paper', version: '1.19.2' });
     expect([unlisted.statusCode, unlisted.json().fields?.version]).toEqual([400, 'Paper does not offer version 1.19.2.']);
+    // Snapshots and pre-releases apart, never among the releases; a create names one to get it.
+    const vanilla = (
+      (await get('/v1/server/software', cookie)).json().result as { id: string; versions: string[]; previews: string[] }[]
+    ).find((s) => s.id === 'vanilla');
+    expect(vanilla?.previews).toEqual(['99w01a']);
+    expect(vanilla?.versions).not.toContain('99w01a');
+    const snapshot = await create(cookie, { software: 'vanilla', version: '99w01a' });
+    expect(snapshot.json()).toMatchObject({ status: 'SUCCESS' });
     // A node that has only Java 17 but downloads the others: 1.21.4 is offered, and said to download its Java.
     const onlySeventeen = vi.spyOn(t.ctx.game.nodes, 'javaInstalledOf').mockReturnValue([17]);
     try {
       const offer = (
         (await get('/v1/server/software', cookie)).json().result as { id: string; versions: string[]; javaDownloads: string[] }[]
       ).find((s) => s.id === 'paper');
-      expect(offer?.javaDownloads).toEqual(offer?.versions.includes('1.21.4') ? ['1.21.4'] : []);
+      // Paper's pre-release of 1.21.5 (a preview) needs Java 21 too.
+      expect(offer?.javaDownloads).toEqual(['1.21.4', '1.21.5-pre1']);
     } finally {
       onlySeventeen.mockRestore();
     }

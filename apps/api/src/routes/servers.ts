@@ -19,13 +19,14 @@ export function serverRoutes(route: Route, ctx: AppContext): void {
   const { db } = ctx.database;
   const { directory, hub, nodes, power, proxies, freeTier } = ctx.game;
 
-  // Java software in the releases the connected nodes read from its vendor and have the Java for.
+  // Java software in the releases (and apart, the previews) the connected nodes read from its vendor and can run.
   route(endpoints.software, async () =>
-    (await softwareOffer(nodes)).map(({ id, name, versions, available, javaDownloads }) => ({
+    (await softwareOffer(nodes)).map(({ id, name, versions, available, previews, javaDownloads }) => ({
       id,
       name,
       versions,
       available,
+      previews,
       javaDownloads,
     })),
   );

@@ -46,7 +46,8 @@ export async function serverCreator(
       software: `No node can install ${software.name} right now (its makers' version list could not be read). Choose another software or try again later.`,
     });
   const version = request.version ?? offer?.versions[0] ?? offered[0] ?? DEFAULT_VERSION;
-  if (!offered.includes(version)) {
+  // A snapshot or pre-release only when asked for by name (the create page shows them behind a choice).
+  if (!offered.includes(version) && !offer?.previews.includes(version)) {
     throw new ApiError('INVALID_INPUT', { version: `${software.name} does not offer version ${version}.` });
   }
   if (isRestrictedName(request.serverName)) throw new ApiError('CONTENT_RESTRICTED');

@@ -12,7 +12,9 @@ export interface SoftwareOffer {
   available: boolean;
   /** Every release a connected node lists, whether or not one has its Java (a create then says which Java). */
   published: string[];
-  /** Of `versions`, those whose Java no connected node has yet (a node downloads it at the first start). */
+  /** Snapshots and pre-releases ahead of the newest release, offered only when the owner asks (same filter). */
+  previews: string[];
+  /** Of `versions` and `previews`, those whose Java no connected node has yet (downloaded at the first start). */
   javaDownloads: string[];
 }
 
@@ -33,13 +35,22 @@ export async function softwareOffer(nodes: NodeRegistry): Promise<SoftwareOffer[
   const installed = answers.flatMap((a) => a.installed);
   return softwareCatalogue.map((s) => {
     if (s.runtime !== 'java-jar')
-      return { id: s.id, name: s.name, versions: [...s.versions], available: true, published: [...s.versions], javaDownloads: [] };
+      return {
+        id: s.id,
+        name: s.name,
+        versions: [...s.versions],
+        available: true,
+        published: [...s.versions],
+        previews: [],
+        javaDownloads: [],
+      };
     const id = s.id as Exclude<SoftwareId, 'flying-squid'>;
-    const versions = newestVersionFirst(
-      answers.flatMap(({ javas, lists }) => (lists?.[id] ?? []).filter((v) => javas.some((j) => j >= javaMajorFor(v)))),
-    );
+    const runnable = (v: string, javas: number[]) => javas.some((j) => j >= javaMajorFor(v));
+    const versions = newestVersionFirst(answers.flatMap(({ javas, lists }) => (lists?.[id] ?? []).filter((v) => runnable(v, javas))));
     const published = newestVersionFirst(answers.flatMap(({ lists }) => lists?.[id] ?? []));
-    const javaDownloads = versions.filter((v) => !installed.some((j) => j >= javaMajorFor(v)));
-    return { id: s.id, name: s.name, versions, available: versions.length > 0, published, javaDownloads };
+    // In the vendors' order (snapshot names do not sort as numbers), each once.
+    const previews = [...new Set(answers.flatMap(({ javas, lists }) => (lists?.previews[id] ?? []).filter((v) => runnable(v, javas))))];
+    const javaDownloads = [...versions, ...previews].filter((v) => !runnable(v, installed));
+    return { id: s.id, name: s.name, versions, available: versions.length > 0, published, previews, javaDownloads };
   });
 }

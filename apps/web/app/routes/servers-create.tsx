@@ -54,6 +54,8 @@ export default function CreateServer() {
   const [software, setSoftware] = useState<Software[]>([]);
   const [softwareId, setSoftwareId] = useState<SoftwareId>(DEFAULT_SOFTWARE);
   const [version, setVersion] = useState('');
+  // Snapshots and pre-releases are listed only once the owner asks for them.
+  const [withPreviews, setWithPreviews] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const { sending: busy, send } = useSending();
   const button = useRef<HTMLButtonElement>(null);
@@ -176,6 +178,7 @@ export default function CreateServer() {
                 if (!next) return;
                 setSoftwareId(next.id);
                 setVersion(next.versions[0] ?? '');
+                setWithPreviews(false);
               }}
               className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
             >
@@ -207,7 +210,30 @@ export default function CreateServer() {
                   {v}
                 </option>
               ))}
+              {withPreviews && selected?.previews.length ? (
+                <optgroup label="Snapshots and pre-releases">
+                  {selected.previews.map((v) => (
+                    <option key={v} value={v}>
+                      {v}
+                    </option>
+                  ))}
+                </optgroup>
+              ) : null}
             </select>
+            {selected?.previews.length ? (
+              <label className="mt-2 flex items-start gap-2 text-sm text-slate-700">
+                <input
+                  type="checkbox"
+                  className="mt-0.5"
+                  checked={withPreviews}
+                  onChange={(e) => {
+                    setWithPreviews(e.target.checked);
+                    if (!e.target.checked && selected.previews.includes(version)) setVersion(selected.versions[0] ?? '');
+                  }}
+                />
+                <span>Also offer snapshots and pre-releases: test versions that can break worlds and plugins.</span>
+              </label>
+            ) : null}
             {isJavaSoftware(softwareId) && version ? (
               // What the first start will install besides the jar, so a long first start is no surprise.
               <p className="mt-1 text-xs text-slate-500" data-testid="java-note">
