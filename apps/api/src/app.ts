@@ -24,7 +24,7 @@ import { ServerDirectory } from './servers/directory.ts';
 import { portReallocator } from './servers/port-allocator.ts';
 import { PowerDispatcher } from './servers/power.ts';
 import { agentPlacement } from './servers/placement.ts';
-import type { ServerRow } from './servers/server-creator.ts';
+import type { ServerRow } from './db/rows.ts';
 import { ServerMover } from './servers/server-mover.ts';
 import { FreeTier } from './servers/free-tier.ts';
 import { ProxyGateway } from './proxy-gateway.ts';

@@ -25,7 +25,7 @@ import { ApiError } from './http/errors.ts';
 import type { NodeRegistry } from './nodes.ts';
 import type { ServerHub } from './server-hub.ts';
 import type { PowerDispatcher } from './servers/power.ts';
-import type { ServerRow } from './servers/server-creator.ts';
+import type { ServerRow } from './db/rows.ts';
 import type { KeptAppearance } from './servers/directory.ts';
 
 type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers' | 'proxyProtocol' | 'joinStart'>;

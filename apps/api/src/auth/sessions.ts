@@ -4,8 +4,8 @@ import type { Db } from '../db/index.ts';
 import { SharedReads } from '../db/shared-reads.ts';
 import { sessions, users } from '../db/schema.ts';
 import { newId, randomToken, sha256 } from './tokens.ts';
+import type { UserRow } from '../db/rows.ts';
 
-export type UserRow = typeof users.$inferSelect;
 
 export interface SessionInfo {
   sessionId: string;

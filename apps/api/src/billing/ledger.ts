@@ -5,9 +5,9 @@ import type { Db } from '../db/index.ts';
 import { billingProfiles, ledgerEntries, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { DbOrTx } from '../servers/activity.ts';
+import type { LedgerRow } from '../db/rows.ts';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export type LedgerRow = typeof ledgerEntries.$inferSelect;
 
 /** An account's balance: the sum of its ledger rows. */
 export async function balanceOf(db: DbOrTx, userId: string): Promise<number> {

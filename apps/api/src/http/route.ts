@@ -7,7 +7,7 @@ import type { SessionInfo } from '../auth/sessions.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import { cachedSession, requireSession, type AppContext } from '../context.ts';
 import { recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
-import type { ServerRow } from '../servers/server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 import { ApiError, ok, parse, parseUrlPart } from './errors.ts';
 import type { LimitName } from './rate-limits.ts';
 

@@ -5,7 +5,7 @@ import { backups } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { backupLimitOf, RESTORE_JOB } from '../servers/backup-jobs.ts';
-import type { ServerRow } from '../servers/server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 type BackupRow = typeof backups.$inferSelect;
 

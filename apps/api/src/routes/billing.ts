@@ -2,13 +2,14 @@ import { CURRENCY, endpoints, TRANSACTIONS_PAGE, type LedgerEntry } from '@spawn
 import { and, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import type { AppContext } from '../context.ts';
-import { billingInfoOf, type LedgerRow } from '../billing/ledger.ts';
+import { billingInfoOf } from '../billing/ledger.ts';
+import type { LedgerRow } from '../db/rows.ts';
 import { StripeProvider, type PaymentEvent, type ReversalEvent } from '../billing/payments.ts';
 import { billingProfiles, ledgerEntries, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { offeredPlans } from '../servers/plan-limits.ts';
-import type { ServerRow } from '../servers/server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 // Stripe's recommended window: a signed event older than this is refused (a replay of a captured one).
 const WEBHOOK_TOLERANCE_SECONDS = 300;

@@ -17,7 +17,7 @@ import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { invitationMail } from '../mail/templates.ts';
 import { listActivity, recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
-import type { ServerRow } from '../servers/server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 type InvitationRow = typeof serverInvitations.$inferSelect;
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { UserData } from '@spawnpoint/contracts';
-import type { UserRow } from '../auth/sessions.ts';
+import type { UserRow } from '../db/rows.ts';
 
 /** The one place a user row becomes the `userData` the web app sees. */
 export function presentUser(user: UserRow, secret: string): UserData {

@@ -11,7 +11,7 @@ import { backups, serverSchedules, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import { backupPercent, type ServerHub } from '../server-hub.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 // Marks a restore in the jobs map (no backup row stands for it).
 export const RESTORE_JOB = 'restore';

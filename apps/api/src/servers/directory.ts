@@ -26,7 +26,7 @@ import { serverMembers, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 import { readServerIcon } from './server-icon.ts';
 
 const CACHE_TTL_MS = 30_000;

@@ -11,7 +11,7 @@ import type { ServerHub } from '../server-hub.ts';
 import { planLimits, type PlanLimits } from './plan-limits.ts';
 import { PlayTime } from './play-time.ts';
 import type { PowerDispatcher, StartRules } from './power.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 import { Sleeper } from './sleeper.ts';
 
 /** How often waiting starts are looked at again (besides every stop), e.g. after a node came back. */

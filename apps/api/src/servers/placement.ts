@@ -2,7 +2,7 @@ import { isJavaSoftware, javaMajorFor } from '@spawnpoint/contracts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 /**
  * Where servers run: the one seam between the control plane and the machines (docs/scaling.md). Today's

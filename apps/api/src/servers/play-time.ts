@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { PlanLimits } from './plan-limits.ts';
 import type { PowerDispatcher } from './power.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 /** States in which a server uses play time: its game process runs. */
 export const PLAY_TIME_STATES: readonly ServerState[] = ['starting', 'waking', 'online', 'stopping'];

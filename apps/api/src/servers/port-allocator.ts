@@ -3,7 +3,7 @@ import type { Db } from '../db/index.ts';
 import { servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 

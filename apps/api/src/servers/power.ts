@@ -13,7 +13,7 @@ import {
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 import type { ServerMover } from './server-mover.ts';
 import { StartQueue, type QueuedStart } from './start-queue.ts';
 

@@ -9,7 +9,7 @@ import type { ServerHub } from '../server-hub.ts';
 import { recordActivity } from './activity.ts';
 import type { BackupJobs } from './backup-jobs.ts';
 import type { PowerDispatcher } from './power.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 type ScheduleRow = typeof serverSchedules.$inferSelect;
 

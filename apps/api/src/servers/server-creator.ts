@@ -18,8 +18,8 @@ import type { NodeRegistry } from '../nodes.ts';
 import type { Placement } from './placement.ts';
 import { allocatePort } from './port-allocator.ts';
 import { softwareOffer } from './software-offer.ts';
+import type { ServerRow } from '../db/rows.ts';
 
-export type ServerRow = typeof servers.$inferSelect;
 
 export const FREE_MAX_PLAYERS = 10;
 

@@ -9,7 +9,7 @@ import type { ServerHub } from '../server-hub.ts';
 import type { Placement } from './placement.ts';
 import { allocatePort } from './port-allocator.ts';
 import { specOf } from './power.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 /** A folder going to storage or coming back may take this long (it grows with the world). */
 const TRANSFER_TIMEOUT_MS = 30 * 60_000;

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServerHub } from '../server-hub.ts';
 import type { PlanLimits } from './plan-limits.ts';
 import type { PowerDispatcher } from './power.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 interface Watched {
   /** When it came online. */

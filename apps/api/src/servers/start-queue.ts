@@ -1,5 +1,5 @@
 import { planById, type ServerState } from '@spawnpoint/contracts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 
 export interface QueuedStart {
   server: ServerRow;

@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import type { DbOrTx } from './activity.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { BackupJobs } from './backup-jobs.ts';
-import type { ServerRow } from './server-creator.ts';
+import type { ServerRow } from '../db/rows.ts';
 import { softwareOffer } from './software-offer.ts';
 
 /** How long the change waits for its backup: a world that takes longer is refused, unchanged. */
