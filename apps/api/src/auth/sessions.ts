@@ -6,7 +6,6 @@ import { sessions, users } from '../db/schema.ts';
 import { newId, randomToken, sha256 } from './tokens.ts';
 import type { UserRow } from '../db/rows.ts';
 
-
 export interface SessionInfo {
   sessionId: string;
   user: UserRow;

@@ -20,7 +20,6 @@ import { allocatePort } from './port-allocator.ts';
 import { softwareOffer } from './software-offer.ts';
 import type { ServerRow } from '../db/rows.ts';
 
-
 export const FREE_MAX_PLAYERS = 10;
 
 /**
