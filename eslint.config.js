@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/build/**', '**/.react-router/**', 'apps/api/src/db/migrations/**', 'apps/agent/dist/**'] },
+  { ignores: ['**/node_modules/**', '**/build/**', '**/.react-router/**', 'apps/api/src/db/migrations/**', 'apps/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,6 +9,7 @@ for (const file of [
   'cage-network.ts',
   'files.ts',
   'first-start.ts',
+  'service-start.ts',
   'site.ts',
   'proxy.ts',
   'wake.ts',

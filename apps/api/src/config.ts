@@ -4,6 +4,7 @@ import path from 'node:path';
 import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
 import { parseTrustedProxies } from './http/client-address.ts';
+import { apiRoot } from './install-root.ts';
 
 /** One game-server node: where its agent listens, the token both sides share, and its game ports. */
 const agentNodeConfig = z.object({
@@ -199,7 +200,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     ...env,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ''),
     dataDir,
-    webDist: path.resolve(env.WEB_DIST ?? path.join(import.meta.dirname, '../../web/build/client')),
+    webDist: path.resolve(env.WEB_DIST ?? path.join(apiRoot, '../web/build/client')),
     appSecret: env.APP_SECRET ?? '',
     operatorToken: env.OPERATOR_TOKEN ?? '',
     proxyToken: env.PROXY_TOKEN ?? '',

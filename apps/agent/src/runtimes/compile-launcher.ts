@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { agentRoot } from '../install-root.ts';
 
 /**
  * The built-in runtime's launcher as plain JavaScript, run by absolute path. A TypeScript loader (tsx)
@@ -9,8 +10,8 @@ import { build } from 'esbuild';
  * folder — and so let a tenant choose which code the node runs. Compiled once per agent start into the
  * agent's own install (apps/agent/dist), where packages resolve from the agent's node_modules.
  */
-const source = path.join(import.meta.dirname, 'flying-squid-launcher.ts');
-const target = path.join(import.meta.dirname, '..', '..', 'dist', 'flying-squid-launcher.mjs');
+const source = path.join(agentRoot, 'src', 'runtimes', 'flying-squid-launcher.ts');
+const target = path.join(agentRoot, 'dist', 'flying-squid-launcher.mjs');
 // Our own contracts package is TypeScript: bundled in, with zod's small build (`zod/mini`, the settings'
 // schema). The launcher imports only contracts modules without zod (motd-text, plugin-text, players…):
 // with the contracts' schemas the file was ≈ 636 KB and loading it ≈ 20 ms of every start and wake
@@ -18,7 +19,7 @@ const target = path.join(import.meta.dirname, '..', '..', 'dist', 'flying-squid-
 // node's node_modules at run time: flying-squid is loaded by require, and a second copy of a package it
 // shares objects with (vec3, prismarine-*) would break its `instanceof` checks.
 const GAME_PACKAGES = ['flying-squid', 'minecraft-protocol', 'minecraft-data', 'vec3', 'prismarine-*'];
-const contracts = path.join(import.meta.dirname, '..', '..', '..', '..', 'packages', 'contracts', 'src', 'index.ts');
+const contracts = path.join(agentRoot, '..', '..', 'packages', 'contracts', 'src', 'index.ts');
 
 let compiled: Promise<string> | null = null;
 

@@ -15,9 +15,10 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { apiRoot, runsBuilt } from '../install-root.ts';
 
 const run = promisify(execFile);
 const TEMP_PREFIX = '.creating-';
@@ -52,10 +53,7 @@ export async function createPgliteFolder(dir: string): Promise<void> {
   }
   const temp = path.join(parent, `${prefix}${process.pid}`);
   try {
-    // tsx is how every part of the service runs (npm start, the systemd unit); resolved here so the
-    // child finds it whatever its working folder.
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    await run(process.execPath, ['--import', tsx, fileURLToPath(import.meta.url), temp], { timeout: 120_000 });
+    await run(process.execPath, [...childEntry(), temp], { timeout: 120_000 });
     renameSync(temp, dir);
   } catch (err) {
     rmSync(temp, { recursive: true, force: true });
@@ -66,8 +64,18 @@ export async function createPgliteFolder(dir: string): Promise<void> {
   }
 }
 
+/**
+ * How the child runs: the production build's own entry with plain node, or this module's TypeScript
+ * through tsx (resolved here, so the child finds it whatever its working folder).
+ */
+function childEntry(): string[] {
+  if (runsBuilt) return [path.join(apiRoot, 'dist', 'create-pglite-child.js')];
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return ['--import', tsx, path.join(apiRoot, 'src', 'db', 'create-pglite-child.ts')];
+}
+
 /** The child's part: initdb into the folder, then close so every file is written. */
-async function createHere(dir: string): Promise<void> {
+export async function createHere(dir: string): Promise<void> {
   const client = await PGlite.create(dir);
   await client.close();
   if (!holdsDatabase(dir)) throw new Error('initdb finished without a PG_VERSION file.');
@@ -79,9 +87,3 @@ async function createHere(dir: string): Promise<void> {
  * place, owner and mode that way; that first start keeps initdb's memory until the next one.
  */
 export const nothingAt = (dir: string) => lstatSync(dir, { throwIfNoEntry: false }) === undefined;
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const dir = process.argv[2];
-  if (!dir) throw new Error('usage: create-pglite.ts <folder>');
-  await createHere(dir);
-}

@@ -10,6 +10,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { createPgliteFolder, nothingAt } from './create-pglite.ts';
 import * as schema from './schema.ts';
+import { apiRoot } from '../install-root.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -20,7 +21,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export const migrationsFolder = path.join(import.meta.dirname, 'migrations');
+export const migrationsFolder = path.join(apiRoot, 'src', 'db', 'migrations');
 
 export interface DatabaseOptions {
   /** PostgreSQL connection string; PGlite in `dataDir` when absent. */
