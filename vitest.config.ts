@@ -15,6 +15,30 @@ const withoutRedis = process.env.TEST_REDIS_URL
       'apps/api/src/cluster-harness.test.ts',
     ];
 
+// On PostgreSQL again: only the files whose behaviour depends on the database (durability, outages,
+// migrations, concurrency and locks, single-use tokens, money, several API processes sharing it). Every
+// other API file runs once, on PGlite: same SQL, same migrations, and PGlite is what `npm start` runs.
+const onPostgres = [
+  'apps/api/src/durability.test.ts',
+  'apps/api/src/postgres-outage.test.ts',
+  'apps/api/src/reliability.test.ts',
+  'apps/api/src/db/**/*.test.ts',
+  'apps/api/src/cluster.test.ts',
+  'apps/api/src/cluster-harness.test.ts',
+  'apps/api/src/game-plane.test.ts',
+  'apps/api/src/game-plane-lease.test.ts',
+  'apps/api/src/redis-outage.test.ts',
+  'apps/api/src/servers/start-queue.test.ts',
+  'apps/api/src/routes/auth.test.ts',
+  'apps/api/src/routes/account.test.ts',
+  'apps/api/src/routes/members.test.ts',
+  'apps/api/src/routes/billing.test.ts',
+  'apps/api/src/routes/plans.test.ts',
+  'apps/api/src/routes/servers.test.ts',
+  'apps/api/src/routes/backups.test.ts',
+  'apps/api/src/routes/schedules.test.ts',
+];
+
 export default defineConfig({
   test: {
     // PGlite instances are heavy; two files at a time fits two cores.
@@ -58,7 +82,7 @@ export default defineConfig({
       ...databases.map((database) => ({
         test: {
           name: `api:${database}`,
-          include: ['apps/api/src/**/*.test.ts'],
+          include: database === 'postgres' ? onPostgres : ['apps/api/src/**/*.test.ts'],
           // PGlite runs inside the API process: there is no database connection to cut, nor one to share
           // between API processes.
           exclude: [
