@@ -45,7 +45,7 @@ test('an invited friend registers from the mailed link, lands on the server and 
   // A moderator: console, players and power, but no files to change, no members, no deletion.
   const tabs = page.getByRole('navigation', { name: 'Server' });
   await expect(tabs.getByRole('link', { name: 'Console' })).toBeVisible();
-  await expect(tabs.getByRole('link', { name: 'Subusers' })).toHaveCount(0);
+  await expect(tabs.getByRole('link', { name: 'Members' })).toHaveCount(0);
   await expect(tabs.getByRole('link', { name: 'Properties' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Start', exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Delete server' })).toHaveCount(0);

@@ -68,7 +68,7 @@ export const socketEventPermissions = {
   'server:command': 'console.command',
 } as const satisfies Record<string, PermissionKey>;
 
-/** A one-line description per role, for the Subusers page and the README's table. */
+/** A one-line description per role, for the Members page and the README's table. */
 export const roleDescriptions: Record<ServerRole, string> = {
   viewer: 'Watches the console and reads files and the activity log.',
   moderator: 'Also runs commands, starts and stops the server, manages players and makes backups.',

@@ -150,7 +150,7 @@ export const routeTable = [
     access: 'authenticated',
     layout: 'default',
     prerender: false,
-    title: 'Subusers',
+    title: 'Members',
   },
   {
     name: 'servers-id-appearance',

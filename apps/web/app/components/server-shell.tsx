@@ -16,7 +16,7 @@ const tabs: { to: string; label: string; needs: PermissionKey; end?: boolean }[]
   { to: 'plugins', label: 'Plugins', needs: 'plugins.manage' },
   { to: 'activity', label: 'Activity', needs: 'activity.read' },
   { to: 'schedules', label: 'Schedules', needs: 'schedules.manage' },
-  { to: 'subusers', label: 'Subusers', needs: 'members.manage' },
+  { to: 'subusers', label: 'Members', needs: 'members.manage' },
   { to: 'appearance', label: 'Appearance', needs: 'appearance.update' },
   { to: 'upgrade', label: 'Upgrade', needs: 'billing.manage' },
   { to: 'shop', label: 'Shop', needs: 'billing.manage' },
