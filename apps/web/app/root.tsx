@@ -25,7 +25,7 @@ import { identifyChat, initConsent, trackPageView } from './lib/integrations.ts'
 import { LoadingBar } from './components/loading-bar.tsx';
 import { ErrorPage, NotFoundPage } from './components/error-pages.tsx';
 import { analytics } from './lib/analytics.ts';
-import { ApiFailure, call } from './lib/api.ts';
+import { ApiFailure, call, setFailureHandler } from './lib/api.ts';
 import { handleApiError } from './lib/api-errors.ts';
 import { checkForNewBuild, guardedReload } from './lib/build-version.ts';
 import { decideNavigation } from './lib/navigation.ts';
@@ -35,6 +35,9 @@ import { settings } from './lib/settings.ts';
 import { connectSocket, disconnectSocket } from './lib/socket.ts';
 import { notify } from './lib/toasts.ts';
 import { fetchUser, startServerPolling, userStore, useUser } from './lib/user-store.ts';
+
+// Every failed call the user did not start in the background is shown as lib/api-errors.ts decides.
+setFailureHandler(handleApiError);
 
 /**
  * Pages whose route exports `handle.staticPage` (landing, pricing) are prerendered without the app's

@@ -9,7 +9,6 @@ import {
   type ErrorCode,
 } from '@spawnpoint/contracts';
 import type { z } from 'zod';
-import { handleApiError } from './api-errors.ts';
 import { settings } from './settings.ts';
 
 /**
@@ -32,7 +31,7 @@ export interface CallOptions<T extends z.ZodType> {
   body?: unknown;
   /** Validates the `result` of a success answer. */
   result: T;
-  /** Background calls skip `handleApiError` (no toast, no redirect). */
+  /** Background calls skip the failure handler (no toast, no redirect). */
   background?: boolean;
   signal?: AbortSignal;
 }
@@ -70,6 +69,16 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * What the user sees of a failed call (a toast, a dialog, being signed out): set once by the root
+ * (lib/api-errors.ts's handleApiError). A hook, not an import, so this module depends on nothing of the app's
+ * state and the state modules can use it without an import cycle.
+ */
+let failureHandler: (failure: ApiFailure) => void = () => undefined;
+export function setFailureHandler(handler: (failure: ApiFailure) => void): void {
+  failureHandler = handler;
+}
+
+/**
  * What `call` runs (docs/design.md, How the parts talk): base address from `apiBaseUrl`, cookies sent,
  * three retries on network errors and on idempotent requests answered 429 or 5xx, every answer checked
  * against the contracts. Pages never use it directly: they call entries of the endpoint table.
@@ -82,7 +91,7 @@ async function api<T extends z.ZodType>(method: string, path: string, options: C
       error instanceof ApiFailure
         ? error
         : new ApiFailure('NETWORK_ERROR', 'Could not reach Spawnpoint. Check your connection and try again.', {}, describeError(error));
-    if (!options.background) handleApiError(failure);
+    if (!options.background) failureHandler(failure);
     throw failure;
   }
 }
