@@ -258,7 +258,9 @@ export default function ServerFiles() {
         {upload ? (
           <UploadPanel upload={upload} onCancel={cancelUpload} />
         ) : mayWrite ? (
-          <p className="hidden text-xs text-slate-500 pointer-fine:block">Tip: drop files or folders anywhere here to upload them into this folder.</p>
+          <p className="hidden text-xs text-slate-500 pointer-fine:block">
+            Tip: drop files or folders anywhere here to upload them into this folder.
+          </p>
         ) : null}
 
         {results ? (
