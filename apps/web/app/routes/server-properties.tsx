@@ -1,4 +1,11 @@
-import { endpoints, MOTD_RAW_MAX, type JoinStart, type ServerProperties, type ServerPropertiesView } from '@spawnpoint/contracts';
+import {
+  endpoints,
+  MOTD_RAW_MAX,
+  type JoinStart,
+  type ServerDetails,
+  type ServerProperties,
+  type ServerPropertiesView,
+} from '@spawnpoint/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -273,29 +280,7 @@ export default function ServerPropertiesPage() {
           </div>
         </form>
       )}
-      {load.status === 'ready' ? (
-        <VersionSetting
-          serverId={id}
-          software={load.server.software}
-          initial={load.server.version}
-          canEdit={load.server.permissions.includes('properties.update')}
-        />
-      ) : null}
-      {load.status === 'ready' ? (
-        <JoinStartSetting
-          serverId={id}
-          initial={load.server.joinStart}
-          joinByName={load.server.joinByName}
-          canEdit={load.server.permissions.includes('properties.update')}
-        />
-      ) : null}
-      {load.status === 'ready' && load.server.proxyProtocol !== null ? (
-        <ProxyProtocolSetting
-          serverId={id}
-          initial={load.server.proxyProtocol}
-          canEdit={load.server.permissions.includes('properties.update')}
-        />
-      ) : null}
+      {load.status === 'ready' ? <ServerSettings id={id} server={load.server} /> : null}
     </ServerShell>
   );
 }
@@ -405,5 +390,17 @@ function ProxyProtocolSetting({ serverId, initial, canEdit }: { serverId: string
         Send players&apos; real addresses (PROXY protocol v2)
       </label>
     </section>
+  );
+}
+
+/** The settings kept by the API rather than in server.properties: version, joins and the PROXY protocol. */
+function ServerSettings({ id, server }: { id: string; server: ServerDetails }) {
+  const canEdit = server.permissions.includes('properties.update');
+  return (
+    <>
+      <VersionSetting serverId={id} software={server.software} initial={server.version} canEdit={canEdit} />
+      <JoinStartSetting serverId={id} initial={server.joinStart} joinByName={server.joinByName} canEdit={canEdit} />
+      {server.proxyProtocol !== null ? <ProxyProtocolSetting serverId={id} initial={server.proxyProtocol} canEdit={canEdit} /> : null}
+    </>
   );
 }
