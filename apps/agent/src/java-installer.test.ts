@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { pack } from 'tar-stream';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +119,42 @@ describe('downloading a Java runtime', { timeout: 120_000 }, () => {
       delete stub.java[other];
     }
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses an archive whose links lead out of its folder through one another, and nothing of it is used', async () => {
+    // Each link's own text stays inside (`l1 -> ..`, `bin -> a/b/l1/../../../outside`), but the system takes
+    // the second through the first to a folder beside the node's Java folder, where a Linux program waits.
+    const root = tempDir('spawnpoint-java-escape-');
+    const dir = path.join(root, 'java');
+    mkdirSync(path.join(root, 'outside'), { recursive: true });
+    copyFileSync('/bin/true', path.join(root, 'outside', 'java'));
+    const tar = pack();
+    tar.entry({ name: 'jdk-21-jre/release' }, 'JAVA_VERSION="21.0.5"\n');
+    tar.entry({ name: 'jdk-21-jre/a/b/', type: 'directory' });
+    tar.entry({ name: 'jdk-21-jre/a/b/l1', type: 'symlink', linkname: '..' });
+    tar.entry({ name: 'jdk-21-jre/bin', type: 'symlink', linkname: 'a/b/l1/../../../outside' });
+    tar.finalize();
+    const chunks: Buffer[] = [];
+    for await (const chunk of tar) chunks.push(chunk as Buffer);
+    const archive = path.join(root, 'hostile.tar.gz');
+    const bytes = gzipSync(Buffer.concat(chunks));
+    writeFileSync(archive, bytes);
+    stub.java[21] = {
+      archive,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+      major: 21,
+      releaseName: 'jdk-21-jre',
+    };
+    try {
+      await expect(new JavaInstaller(dir, stub.url).ensure(21)).rejects.toThrow(
+        /could not be unpacked \(a link leads out of its folder or nowhere: bin\)/,
+      );
+    } finally {
+      delete stub.java[21];
+    }
+    expect(readdirSync(dir)).toEqual([]);
+    expect(findJavaRuntimes({ installed: false, downloaded: dir })).toEqual([]);
   });
 
   it('says when the vendor has no runtime for a Java, or cannot be reached', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, rm, symlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, realpath, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -19,6 +19,8 @@ import { DEFAULT_USER_AGENT, downloadHashed, InstallError, vendorJson, type Vend
  * `<javaDir>/<major>`, where every later start finds it. Two starts needing one Java share one download.
  */
 
+const adoptiumArch: Partial<Record<NodeJS.Architecture, string>> = { x64: 'x64', arm64: 'aarch64' };
+
 /**
  * What a node tells the API about its Java: the majors it can run servers on (`javaMajors`: those it has,
  * and with downloads on, every one it can download) and those it has now (`javaInstalled`).
@@ -28,7 +30,9 @@ export function javaOffer(
   installer: JavaInstaller | undefined,
 ): { javaMajors: number[]; javaInstalled: number[] } {
   const have = installed.map((r) => r.major);
-  const can = installer ? [...new Set([...have, ...downloadableJava])].sort((a, b) => a - b) : have;
+  // Adoptium builds for some processors only: elsewhere nothing can be downloaded.
+  const downloads = installer && adoptiumArch[process.arch] ? downloadableJava : [];
+  const can = [...new Set([...have, ...downloads])].sort((a, b) => a - b);
   return { javaMajors: can, javaInstalled: have };
 }
 
@@ -52,8 +56,6 @@ const adoptiumAssets = z.array(
     }),
   }),
 );
-
-const adoptiumArch: Partial<Record<NodeJS.Architecture, string>> = { x64: 'x64', arm64: 'aarch64' };
 
 export class JavaInstaller {
   private inFlight = new Map<number, Promise<JavaRuntime>>();
@@ -115,6 +117,8 @@ export class JavaInstaller {
       progress(`Unpacking ${label}…`);
       await unpackTarGz(`${part}.tar.gz`, part, label);
       await this.check(part, major, label);
+      // A folder left there without a usable runtime (cut short by hand, emptied) is replaced.
+      await rm(home, { recursive: true, force: true });
       await rename(part, home);
       progress(`${label} is ready (SHA-256 ${digest.sha256.slice(0, 16)}…).`);
       return { major, bin: path.join(home, 'bin', 'java') };
@@ -126,7 +130,8 @@ export class JavaInstaller {
 
   /**
    * The unpacked runtime is the Java it was asked for: its `release` file says so and `bin/java` is a Linux
-   * program (a file, not a link). It is not run here: the agent runs nothing downloaded outside the cage.
+   * program inside it (no link on its way leads elsewhere). It is not run here: the agent runs nothing
+   * downloaded outside the cage.
    */
   private async check(home: string, major: number, label: string): Promise<void> {
     const release = await lstat(path.join(home, 'release')).catch(() => null);
@@ -135,14 +140,20 @@ export class JavaInstaller {
       throw new InstallError(
         `${label} turned out to be ${found === null ? 'no Java runtime' : `Java ${found}`}, not Java ${major}, so it was not used.`,
       );
-    if (!(await isElfFile(path.join(home, 'bin', 'java'))))
-      throw new InstallError(`${label} has no Java program for Linux, so it was not used.`);
+    const java = await realpath(path.join(home, 'bin', 'java')).catch(() => null);
+    const inside = java !== null && java.startsWith((await realpath(home)) + path.sep);
+    if (!inside || !(await isElfFile(java)))
+      throw new InstallError(`${label} has no Java program for Linux inside it, so it was not used.`);
   }
 
   /** With a mirror configured, the archive comes from the same path on it (as for server software). */
   private onMirror(link: string): string {
     if (this.mirror === ADOPTIUM_API) return link;
-    return `${this.mirror}${new URL(link).pathname}`;
+    try {
+      return `${this.mirror}${new URL(link).pathname}`;
+    } catch {
+      throw new InstallError(`Adoptium gave an address for the Java runtime that is not one.`);
+    }
   }
 }
 
@@ -195,7 +206,19 @@ async function unpackTarGz(archive: string, target: string, label: string): Prom
     if (err instanceof InstallError) throw err;
     throw refuse(err instanceof Error ? err.message : String(err));
   }
-  for (const link of links) await symlink(link.to, link.at);
+  try {
+    for (const link of links) await symlink(link.to, link.at);
+  } catch (err) {
+    throw refuse(`a link could not be made: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  // Each link checked where the system really takes it: through other links of the archive (`a -> ..`,
+  // then `b -> a/../x`) a link whose own text stays inside can lead out.
+  const inside = (await realpath(target)) + path.sep;
+  for (const link of links) {
+    const leads = await realpath(link.at).catch(() => null);
+    if (leads === null || !leads.startsWith(inside))
+      throw refuse(`a link leads out of its folder or nowhere: ${path.relative(target, link.at)}`);
+  }
 }
 
 async function isElfFile(file: string): Promise<boolean> {
