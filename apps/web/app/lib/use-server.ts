@@ -24,15 +24,18 @@ export function useServer(serverId: string): ServerLoad {
   useEffect(() => {
     let active = true;
     let name: string | null = null;
+    // Only the newest answer counts: an older one still on its way (the address before a move) is dropped.
+    let latest = 0;
     setLoad({ status: 'loading' });
-    const load = () =>
-      fetchServer(serverId, true).then(
+    const load = () => {
+      const ticket = ++latest;
+      return fetchServer(serverId, true).then(
         (server) => {
           name = server.name;
-          if (active) setLoad({ status: 'ready', server });
+          if (active && ticket === latest) setLoad({ status: 'ready', server });
         },
         (error: unknown) => {
-          if (!active) return;
+          if (!active || ticket !== latest) return;
           if (name !== null && error instanceof ApiFailure && ['NOT_FOUND', 'NO_PERMISSION'].includes(error.code)) {
             // Removed while the page was open: nothing on it is theirs to see or use any more.
             notify('warning', 'No longer a member', `You no longer have access to ${name}.`);
@@ -43,6 +46,7 @@ export function useServer(serverId: string): ServerLoad {
           setLoad({ status: 'missing', message: error instanceof ApiFailure ? error.message : 'The server could not be loaded.' });
         },
       );
+    };
     void load();
     reload.current = () => void load();
     // A new role takes effect on the open page (buttons, the console input); no role leaves it.
@@ -56,8 +60,13 @@ export function useServer(serverId: string): ServerLoad {
   }, [serverId, navigate]);
   // A start may move the server (another program took its port, or a sleeping server woke on another
   // node): its address on the page is read again once it is on its way, so nobody copies the old one.
+  const previous = useRef(liveState);
   useEffect(() => {
-    if (liveState === 'starting' || liveState === 'online') reload.current();
+    const before = previous.current;
+    previous.current = liveState;
+    const onItsWay = (state: ServerState | undefined) => state === 'starting' || state === 'online';
+    // On a change into it only: the page's first state needs no second read.
+    if (before !== undefined && before !== liveState && onItsWay(liveState) && !onItsWay(before)) reload.current();
   }, [liveState]);
   if (load.status !== 'ready') return load;
   return {
