@@ -59,13 +59,29 @@ async function download(url: string, cookie: string) {
   return { link, status: response.status, headers: response.headers, bytes, text: bytes.toString('utf8') };
 }
 
+type EarlyAnswer = { status: number; connection: string | undefined; body: unknown; sentBytes: number };
+
 /**
  * Uploads over a real connection the way a browser does with a large file: the form keeps coming in
  * 64 KiB pieces (up to `totalBytes`) until the API answers, which it may do before the body is complete.
+ * When the API answers and closes while this client is still writing, Node's client can meet the closed
+ * socket (EPIPE, a reset) before it has read the answer that is already there (a browser reads it): the
+ * upload is then made again, at most three times in all.
  */
-function uploadUntilAnswered(id: string, cookie: string, name: string, totalBytes: number) {
+async function uploadUntilAnswered(id: string, cookie: string, name: string, totalBytes: number): Promise<EarlyAnswer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await uploadOnce(id, cookie, name, totalBytes);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= 3 || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw err;
+    }
+  }
+}
+
+function uploadOnce(id: string, cookie: string, name: string, totalBytes: number) {
   const form = multipart(name, Buffer.alloc(0));
-  return new Promise<{ status: number; connection: string | undefined; body: unknown; sentBytes: number }>((resolve, reject) => {
+  return new Promise<EarlyAnswer>((resolve, reject) => {
     const request = httpRequest(`${apiUrl}/v1/server/${id}/files/upload?path=/${name}`, {
       method: 'POST',
       headers: { cookie, ...form.headers },
