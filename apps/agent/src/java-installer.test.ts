@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFakeJar } from '../test-support/fake-jar.ts';
-import { javaServerSpec, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { javaServerSpec, startTestAgent, startUntilSettled, type TestAgent } from '../test-support/test-agent.ts';
 import { javaFeatureFor } from '@spawnpoint/contracts';
 import { JavaInstaller } from './java-installer.ts';
 import { findJavaRuntimes } from './java-runtimes.ts';
@@ -185,17 +185,7 @@ describe('a Java server on a node without its Java', { timeout: 120_000 }, () =>
     const spec = await javaServerSpec('jv1', 'paper');
     expect((await t.call('PUT', '/v1/servers/jv1', spec)).body.status).toBe('SUCCESS');
     const server = t.agent.servers.get('jv1');
-    const states: string[] = [];
-    expect((await t.call('POST', '/v1/servers/jv1/power', { action: 'start' })).body.status).toBe('SUCCESS');
-    await until(
-      () => {
-        const s = server?.state;
-        if (s && states.at(-1) !== s) states.push(s);
-        return s;
-      },
-      (s) => s === 'online' || s === 'offline',
-      90_000,
-    );
+    const states = await startUntilSettled(t, 'jv1', 90_000);
     const text = server?.console.lines().join('\n') ?? '';
     expect(text).toContain('This server needs Java 17, which this node does not have yet');
     expect(text).toContain('(Java runtime) is ready (SHA-256');

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildFakeJar } from '../test-support/fake-jar.ts';
-import { javaServerSpec, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
+import { javaServerSpec, startTestAgent, startUntilSettled, type TestAgent } from '../test-support/test-agent.ts';
 import { SoftwareInstaller, type SoftwareMirrors } from './software-installer.ts';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
@@ -191,19 +191,9 @@ describe('a Java server whose version the node lacks', () => {
     // The fake vendor serves the compiled stand-in server as Purpur's jar (its MD5 in the build JSON).
     jar = real;
     expect((await t.call('PUT', '/v1/servers/java1', await javaServerSpec('java1', 'purpur'))).body.status).toBe('SUCCESS');
-    const states: string[] = [];
     const server = t.agent.servers.get('java1');
     expect(server).toBeDefined();
-    expect((await t.call('POST', '/v1/servers/java1/power', { action: 'start' })).body.status).toBe('SUCCESS');
-    await until(
-      () => {
-        const s = server?.state;
-        if (s && states.at(-1) !== s) states.push(s);
-        return s;
-      },
-      (s) => s === 'online' || s === 'offline',
-      60_000,
-    );
+    const states = await startUntilSettled(t, 'java1');
     const text = server?.console.lines().join('\n') ?? '';
     expect(text).toContain('Downloading Purpur 1.20.4 build 2400…');
     expect(text).toContain('is ready (SHA-256');

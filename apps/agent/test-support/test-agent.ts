@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createAgent, type Agent, type AgentOptions } from '../src/agent.ts';
 import { loadAgentConfig } from '../src/config.ts';
 import { freePort } from '../../../test-support/free-port.ts';
+import { until } from '../../../test-support/until.ts';
 
 export interface TestAgent {
   agent: Agent;
@@ -93,4 +94,25 @@ export async function installBuiltin(
   });
   if (res.body.status !== 'SUCCESS') throw new Error(`installing ${serverId} answered ${JSON.stringify(res.body)}`);
   return port;
+}
+
+/**
+ * Starts an installed server and waits until it is online or offline again, collecting each state it passed
+ * through in order (a start that downloads its software or Java first shows `installing`).
+ */
+export async function startUntilSettled(t: TestAgent, serverId: string, timeoutMs = 60_000): Promise<string[]> {
+  const server = t.agent.servers.get(serverId);
+  const states: string[] = [];
+  const answer = await t.call('POST', `/v1/servers/${serverId}/power`, { action: 'start' });
+  if (answer.body.status !== 'SUCCESS') throw new Error(`start of ${serverId} answered ${JSON.stringify(answer.body)}`);
+  await until(
+    () => {
+      const s = server?.state;
+      if (s && states.at(-1) !== s) states.push(s);
+      return s;
+    },
+    (s) => s === 'online' || s === 'offline',
+    timeoutMs,
+  );
+  return states;
 }
