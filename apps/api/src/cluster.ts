@@ -159,9 +159,36 @@ function adapterPublisher(commands: Redis, log: FastifyBaseLogger): Redis {
         return 0;
       },
     );
-  return new Proxy(commands, {
+  return withCalls(commands, { publish });
+}
+
+/**
+ * The subscription connection as the Socket.IO adapter's subscriber. The adapter subscribes when it is made
+ * and unsubscribes when Socket.IO closes, without awaiting either; closing while Redis is away (or while
+ * this connection is still reconnecting) fails those calls with "Connection is closed", a promise nobody
+ * waits for. Subscriptions are made again by ioredis itself when it reconnects, so a failure is only noted.
+ */
+function adapterSubscriber(subscriber: Redis, log: FastifyBaseLogger): Redis {
+  const quietly =
+    (name: 'subscribe' | 'unsubscribe' | 'psubscribe' | 'punsubscribe') =>
+    (...channels: string[]) =>
+      subscriber[name](...channels).catch((err: unknown) => {
+        log.debug({ err, call: name }, 'a Socket.IO adapter subscription call failed (Redis is away or closing)');
+        return 0;
+      });
+  return withCalls(subscriber, {
+    subscribe: quietly('subscribe'),
+    unsubscribe: quietly('unsubscribe'),
+    psubscribe: quietly('psubscribe'),
+    punsubscribe: quietly('punsubscribe'),
+  });
+}
+
+/** A client whose named methods are replaced and whose other methods stay bound to it. */
+function withCalls(client: Redis, calls: Record<string, (...args: never[]) => unknown>): Redis {
+  return new Proxy(client, {
     get(target, property) {
-      if (property === 'publish') return publish;
+      if (typeof property === 'string' && Object.hasOwn(calls, property)) return calls[property];
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -216,7 +243,8 @@ export async function redisCluster(url: string, prefix: string, log: FastifyBase
         .catch((err: unknown) => log.error({ err, event: event.type }, 'could not tell the other API processes'));
     },
     onEvent: (listener) => void listeners.push(listener),
-    attach: (io) => void io.adapter(createAdapter(adapterPublisher(commands, log), adapterSub, { key: name.socketRooms })),
+    attach: (io) =>
+      void io.adapter(createAdapter(adapterPublisher(commands, log), adapterSubscriber(adapterSub, log), { key: name.socketRooms })),
     async close() {
       await gamePlane.close();
       await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));

@@ -1,14 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { Server } from 'socket.io';
 import { io as connect } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
+import { redisCluster } from './cluster.ts';
 import { buildTestApp, requester, verifiedOwner, type TestApp } from './test/build-test-app.ts';
 
 /**
@@ -28,6 +32,7 @@ const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
 async function startRedis(): Promise<void> {
+  if (redis && redis.exitCode === null && redis.signalCode === null) return;
   redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
     stdio: 'ignore',
   });
@@ -61,10 +66,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled);
+  // Closing the app while Redis is away (the second test leaves it so) must not leave failing promises
+  // either: watched until everything is closed.
   await t?.cleanup();
   await killRedis();
   await rm(dir, { recursive: true, force: true });
+  await new Promise((resolve) => setImmediate(resolve));
+  process.off('unhandledRejection', onUnhandled);
+  expect(unhandled).toEqual([]);
 });
 
 const send = (...args: Parameters<ReturnType<typeof requester>>) => requester(t.app)(...args);
@@ -130,4 +139,19 @@ describe('Redis restarted under a running API', () => {
       expect(unhandled).toEqual([]);
     },
   );
+
+  it('closes while Redis is away without leaving a failing promise behind', async () => {
+    await startRedis();
+    const cluster = await redisCluster(`redis://127.0.0.1:${port}`, `${prefix}closing:`, pino({ level: 'silent' }), 10_000);
+    const http = createServer();
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const io = new Server(http);
+    cluster.attach(io);
+    await killRedis();
+    // Socket.IO's adapter unsubscribes on close without waiting; the connection under it is gone.
+    await io.close();
+    await cluster.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
 });
