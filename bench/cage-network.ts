@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test-support/free-port.ts';
-import { NETNS_DIR, prepareGameNetwork } from '../apps/agent/src/game-network.ts';
+import { NETNS_DIR, prepareGameNetwork } from '../apps/agent/src/cage/game-network.ts';
 import { median } from './game-ping.ts';
 
 const BYTES = 512 * 1024 * 1024;

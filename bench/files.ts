@@ -17,8 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { Sandbox } from '../apps/agent/src/sandbox.ts';
-import { extractFolderArchive, openTrees, packTarGz } from '../apps/agent/src/archives.ts';
+import { Sandbox } from '../apps/agent/src/files/sandbox.ts';
+import { extractFolderArchive, openTrees, packTarGz } from '../apps/agent/src/files/archives.ts';
 import { startStack } from './stack.ts';
 
 const MB = 1024 * 1024;

@@ -8,8 +8,11 @@ const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).map((f) 
 /** The folders a repository path starts with; a name in backticks that starts with one is a path to check. */
 const TOP = /^(?:apps|packages|docs|e2e|bench|scripts|test-support|deploy|\.ci)\//;
 
+/** What `npm run build` makes (`apps/agent/dist/`, `apps/web/build/client`): not in a fresh clone until it runs. */
+const BUILT = /^apps\/[a-z]+\/(?:dist|build)(?:\/|$)/;
+
 /**
- * Paths a document names: in backticks (`apps/agent/src/cage.ts`) or as a relative link target
+ * Paths a document names: in backticks (`apps/agent/src/cage/cage.ts`) or as a relative link target
  * ([security.md](security.md)). Globs, placeholders and run-time paths (DATA_DIR/…) are not files to check.
  */
 function namedPaths(doc: string, text: string): string[] {
@@ -18,7 +21,9 @@ function namedPaths(doc: string, text: string): string[] {
     .map((m) => m[1] ?? '')
     .filter((p) => !/^[a-z]+:/i.test(p))
     .map((p) => path.relative(root, path.resolve(root, path.dirname(doc), p)));
-  return [...ticked, ...linked].filter((p) => !/[*<>{}]|\bID\b|\bNAME\b|\.\.\.|…/.test(p)).map((p) => p.replace(/:\d+$/, ''));
+  return [...ticked, ...linked]
+    .filter((p) => !/[*<>{}]|\bID\b|\bNAME\b|\.\.\.|…/.test(p) && !BUILT.test(p))
+    .map((p) => p.replace(/:\d+$/, ''));
 }
 
 describe('the documents', () => {

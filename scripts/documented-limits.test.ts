@@ -14,11 +14,11 @@ import {
   STATS_HISTORY_SAMPLES_MAX,
 } from '@spawnpoint/contracts';
 import { describe, expect, it } from 'vitest';
-import { CAGE_TMP_BYTES } from '../apps/agent/src/cage.ts';
-import { GAME_PIDS_MAX } from '../apps/agent/src/cgroups.ts';
-import { OUTBOX_MAX_LINES } from '../apps/agent/src/console-outbox.ts';
-import { PLAYER_LIST_MAX_BYTES, PLAYER_LIST_MAX_ENTRIES } from '../apps/agent/src/player-lists.ts';
-import { MAX_DEPTH, MEASURE_MAX_AGE_MS } from '../apps/agent/src/sandbox.ts';
+import { CAGE_TMP_BYTES } from '../apps/agent/src/cage/cage.ts';
+import { GAME_PIDS_MAX } from '../apps/agent/src/cage/cgroups.ts';
+import { OUTBOX_MAX_LINES } from '../apps/agent/src/server/console-outbox.ts';
+import { PLAYER_LIST_MAX_BYTES, PLAYER_LIST_MAX_ENTRIES } from '../apps/agent/src/server/player-lists.ts';
+import { MAX_DEPTH, MEASURE_MAX_AGE_MS } from '../apps/agent/src/files/sandbox.ts';
 import { limitRules } from '../apps/api/src/http/rate-limits.ts';
 import { HELD_BYTES_MAX, PROXY_DEFAULTS } from '../apps/proxy/src/join-proxy.ts';
 import { HANDSHAKE_MAX_BYTES } from '../apps/proxy/src/protocol.ts';

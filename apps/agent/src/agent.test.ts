@@ -7,7 +7,7 @@ import { buildFakeJar } from '../test-support/fake-jar.ts';
 import type { Agent } from './agent.ts';
 import { javaServerSpec, startTestAgent, type TestAgent } from '../test-support/test-agent.ts';
 import { freePort } from '../../../test-support/free-port.ts';
-import { canBind } from './ports.ts';
+import { canBind } from './server/ports.ts';
 import { until } from '../../../test-support/until.ts';
 import { statusText } from '../../../test-support/status-text.ts';
 
@@ -189,10 +189,15 @@ describe('built-in runtime (real flying-squid servers)', () => {
 
   it('deletes a server and its files', async () => {
     await install('del1');
+    const deleted = agent.servers.get('del1');
     expect(existsSync(path.join(dataDir, 'servers/del1/server.properties'))).toBe(true);
     expect((await call('DELETE', '/v1/servers/del1')).body.status).toBe('SUCCESS');
     expect(existsSync(path.join(dataDir, 'servers/del1'))).toBe(false);
     expect(agent.servers.has('del1')).toBe(false);
+    // Work still holding the deleted server (a stats tick, a request in flight) opens nothing of it again:
+    // a folder handle left to the garbage collector ends the agent on Node 26.
+    await expect(deleted?.sandbox()).rejects.toThrow('This server was deleted.');
+    expect(existsSync(path.join(dataDir, 'servers/del1'))).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { apiUrlList } from '@spawnpoint/contracts';
 import { LOG_FORMATS, LOG_LEVELS, resolveLogFormat, type LogFormat } from '@spawnpoint/logging';
 import { z } from 'zod';
-import { parseAllowList } from './game-network.ts';
+import { parseAllowList } from './cage/game-network.ts';
 
 const portRange = z
   .string()

@@ -6,8 +6,8 @@
 import { agentEndpoints, countByState } from '@spawnpoint/contracts';
 import { METRICS_CONTENT_TYPE } from '@spawnpoint/logging';
 import { Gauge, type Registry } from 'prom-client';
-import type { AgentRoute } from './agent-route.ts';
-import type { ManagedServer } from './managed-server.ts';
+import type { AgentRoute } from './http/agent-route.ts';
+import type { ManagedServer } from './server/managed-server.ts';
 
 export function nodeGauges(registry: Registry, servers: Map<string, ManagedServer>, apiConnected: () => boolean): void {
   const registers = [registry];

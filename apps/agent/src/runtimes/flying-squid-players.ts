@@ -28,8 +28,8 @@ import {
   withoutPlayer,
   type PlayerListKind,
   type PlayerLists,
-} from '../player-lists.ts';
-import { updateProperties } from '../properties.ts';
+} from '../server/player-lists.ts';
+import { updateProperties } from '../server/properties.ts';
 
 export interface SquidClient {
   username: string;
@@ -109,6 +109,24 @@ export interface PlayerRulesOptions {
   pvp: boolean;
 }
 
+/** What the operator commands work on: the lists as loaded, and their saving. */
+interface RuleBook {
+  lists: PlayerLists;
+  save(kind: PlayerListKind): void;
+  /** Who a name is: the player online with it, or the UUID an offline-mode server gives that name. */
+  identify(name: string): { name: string; uuid: string };
+  online(name: string): SquidPlayerLike | undefined;
+  switchWhitelist(on: boolean): void;
+}
+
+const banMessage = (reason: string) => `You are banned from this server.\nReason: ${reason}`;
+
+/** A command's first word, and the rest (a reason). */
+const split = (params: string) => {
+  const [first = '', ...rest] = params.trim().split(/\s+/);
+  return { first, rest: rest.join(' ') };
+};
+
 /** Installs the player lists and rules on a flying-squid server; returns the login check for `beforeLogin`. */
 export function installPlayerRules(serv: SquidServerLike, options: PlayerRulesOptions) {
   const say = (line: string) => serv.info(line);
@@ -159,7 +177,6 @@ export function installPlayerRules(serv: SquidServerLike, options: PlayerRulesOp
     return player ? { name: player.username, uuid: player.uuid.toLowerCase() } : { name, uuid: offlineUuid(name) };
   };
   const isOp = (player: { uuid: string; username: string }) => Boolean(findPlayer(lists.ops, { uuid: player.uuid, name: player.username }));
-  const banMessage = (reason: string) => `You are banned from this server.\nReason: ${reason}`;
 
   // Operators come from ops.json, live: flying-squid asks `player.op` for every operator command.
   serv.on('newPlayer', (player: SquidPlayerLike) => {
@@ -176,125 +193,19 @@ export function installPlayerRules(serv: SquidServerLike, options: PlayerRulesOp
     }
   });
 
-  const split = (params: string) => {
-    const [first = '', ...rest] = params.trim().split(/\s+/);
-    return { first, rest: rest.join(' ') };
+  const book: RuleBook = {
+    lists,
+    save,
+    identify,
+    online,
+    switchWhitelist: (on) => {
+      whitelistEnabled = on;
+      saveWhitelistSwitch();
+    },
   };
-
-  serv.commands.add({
-    base: 'op',
-    info: 'Make a player a server operator',
-    usage: '/op <player>',
-    op: true,
-    action: (params) => {
-      const who = identify(split(params).first);
-      if (findPlayer(lists.ops, who)) return `Nothing changed. ${who.name} is already an operator.`;
-      lists.ops.push({ ...who, level: 4, bypassesPlayerLimit: false });
-      save('ops');
-      return `Made ${who.name} a server operator`;
-    },
-  });
-  serv.commands.add({
-    base: 'deop',
-    info: 'Make a player no longer a server operator',
-    usage: '/deop <player>',
-    op: true,
-    action: (params) => {
-      const who = identify(split(params).first);
-      const entry = findPlayer(lists.ops, who);
-      if (!entry) return `Nothing changed. ${who.name} is not an operator.`;
-      lists.ops = withoutPlayer(lists.ops, entry.name);
-      save('ops');
-      return `Made ${entry.name} no longer a server operator`;
-    },
-  });
-  serv.commands.add({
-    base: 'whitelist',
-    info: 'Manage the whitelist',
-    usage: '/whitelist add|remove <player> | on | off | list',
-    op: true,
-    action: (params) => {
-      const { first, rest } = split(params);
-      if (first === 'on' || first === 'off') {
-        whitelistEnabled = first === 'on';
-        saveWhitelistSwitch();
-        return `Whitelist is now turned ${first}`;
-      }
-      if (first === 'list') {
-        const names = lists.whitelist.map((e) => e.name);
-        return names.length ? `There are ${names.length} whitelisted player(s): ${names.join(', ')}` : 'There are no whitelisted players';
-      }
-      if (first === 'add' || first === 'remove') {
-        const who = identify(rest.split(/\s+/)[0] ?? '');
-        const entry = findPlayer(lists.whitelist, who);
-        if (first === 'add') {
-          if (entry) return `Player ${who.name} is already whitelisted`;
-          lists.whitelist.push(who);
-          save('whitelist');
-          return `Added ${who.name} to the whitelist`;
-        }
-        if (!entry) return `Player ${who.name} is not whitelisted`;
-        lists.whitelist = withoutPlayer(lists.whitelist, entry.name);
-        save('whitelist');
-        return `Removed ${entry.name} from the whitelist`;
-      }
-      throw new UserError('Usage: /whitelist add|remove <player> | on | off | list');
-    },
-  });
-  serv.commands.add({
-    base: 'ban',
-    info: 'Ban a player',
-    usage: '/ban <player> [reason]',
-    op: true,
-    action: (params) => {
-      const { first, rest } = split(params);
-      const who = identify(first);
-      const reason = rest || 'Banned by an operator.';
-      lists.bans = withoutPlayer(lists.bans, who.name);
-      lists.bans.push({ ...who, created: javaDate(new Date()), source: 'Server', expires: 'forever', reason });
-      save('bans');
-      online(who.name)?.kick(banMessage(reason));
-      return `Banned ${who.name}: ${reason}`;
-    },
-  });
-  serv.commands.add({
-    base: 'pardon',
-    info: 'Unban a player',
-    usage: '/pardon <player>',
-    op: true,
-    action: (params) => {
-      const who = identify(split(params).first);
-      const entry = findPlayer(lists.bans, who);
-      if (!entry) return `Nothing changed. ${who.name} is not banned.`;
-      lists.bans = withoutPlayer(lists.bans, entry.name);
-      save('bans');
-      return `Unbanned ${entry.name}`;
-    },
-  });
-  serv.commands.add({
-    base: 'banlist',
-    info: 'List the banned players',
-    usage: '/banlist',
-    op: true,
-    action: () =>
-      lists.bans.length
-        ? `There are ${lists.bans.length} ban(s): ${lists.bans.map((b) => `${b.name} (${b.reason})`).join(', ')}`
-        : 'There are no bans',
-  });
-  serv.commands.add({
-    base: 'kick',
-    info: 'Disconnect a player',
-    usage: '/kick <player> [reason]',
-    op: true,
-    action: (params) => {
-      const { first, rest } = split(params);
-      const player = online(first);
-      if (!player) throw new UserError(`${first || 'That player'} is not online.`);
-      const reason = rest || 'Kicked by an operator.';
-      player.kick(reason);
-      return `Kicked ${player.username}: ${reason}`;
-    },
-  });
+  addOperatorCommands(serv, book);
+  addWhitelistCommand(serv, book);
+  addBanCommands(serv, book);
 
   /**
    * Who may not join, and why (the words the player sees), checked before the game sees the player, as
@@ -308,4 +219,129 @@ export function installPlayerRules(serv: SquidServerLike, options: PlayerRulesOp
       return 'You are not white-listed on this server!';
     return null;
   };
+}
+
+/** /op and /deop, kept in ops.json. */
+function addOperatorCommands(serv: SquidServerLike, book: RuleBook): void {
+  serv.commands.add({
+    base: 'op',
+    info: 'Make a player a server operator',
+    usage: '/op <player>',
+    op: true,
+    action: (params) => {
+      const who = book.identify(split(params).first);
+      if (findPlayer(book.lists.ops, who)) return `Nothing changed. ${who.name} is already an operator.`;
+      book.lists.ops.push({ ...who, level: 4, bypassesPlayerLimit: false });
+      book.save('ops');
+      return `Made ${who.name} a server operator`;
+    },
+  });
+  serv.commands.add({
+    base: 'deop',
+    info: 'Make a player no longer a server operator',
+    usage: '/deop <player>',
+    op: true,
+    action: (params) => {
+      const who = book.identify(split(params).first);
+      const entry = findPlayer(book.lists.ops, who);
+      if (!entry) return `Nothing changed. ${who.name} is not an operator.`;
+      book.lists.ops = withoutPlayer(book.lists.ops, entry.name);
+      book.save('ops');
+      return `Made ${entry.name} no longer a server operator`;
+    },
+  });
+}
+
+/** /whitelist add|remove|on|off|list, kept in whitelist.json and server.properties. */
+function addWhitelistCommand(serv: SquidServerLike, book: RuleBook): void {
+  serv.commands.add({
+    base: 'whitelist',
+    info: 'Manage the whitelist',
+    usage: '/whitelist add|remove <player> | on | off | list',
+    op: true,
+    action: (params) => {
+      const { first, rest } = split(params);
+      if (first === 'on' || first === 'off') {
+        book.switchWhitelist(first === 'on');
+        return `Whitelist is now turned ${first}`;
+      }
+      if (first === 'list') {
+        const names = book.lists.whitelist.map((e) => e.name);
+        return names.length ? `There are ${names.length} whitelisted player(s): ${names.join(', ')}` : 'There are no whitelisted players';
+      }
+      if (first === 'add' || first === 'remove') {
+        const who = book.identify(rest.split(/\s+/)[0] ?? '');
+        const entry = findPlayer(book.lists.whitelist, who);
+        if (first === 'add') {
+          if (entry) return `Player ${who.name} is already whitelisted`;
+          book.lists.whitelist.push(who);
+          book.save('whitelist');
+          return `Added ${who.name} to the whitelist`;
+        }
+        if (!entry) return `Player ${who.name} is not whitelisted`;
+        book.lists.whitelist = withoutPlayer(book.lists.whitelist, entry.name);
+        book.save('whitelist');
+        return `Removed ${entry.name} from the whitelist`;
+      }
+      throw new UserError('Usage: /whitelist add|remove <player> | on | off | list');
+    },
+  });
+}
+
+/** /ban, /pardon, /banlist (banned-players.json) and /kick. */
+function addBanCommands(serv: SquidServerLike, book: RuleBook): void {
+  serv.commands.add({
+    base: 'ban',
+    info: 'Ban a player',
+    usage: '/ban <player> [reason]',
+    op: true,
+    action: (params) => {
+      const { first, rest } = split(params);
+      const who = book.identify(first);
+      const reason = rest || 'Banned by an operator.';
+      book.lists.bans = withoutPlayer(book.lists.bans, who.name);
+      book.lists.bans.push({ ...who, created: javaDate(new Date()), source: 'Server', expires: 'forever', reason });
+      book.save('bans');
+      book.online(who.name)?.kick(banMessage(reason));
+      return `Banned ${who.name}: ${reason}`;
+    },
+  });
+  serv.commands.add({
+    base: 'pardon',
+    info: 'Unban a player',
+    usage: '/pardon <player>',
+    op: true,
+    action: (params) => {
+      const who = book.identify(split(params).first);
+      const entry = findPlayer(book.lists.bans, who);
+      if (!entry) return `Nothing changed. ${who.name} is not banned.`;
+      book.lists.bans = withoutPlayer(book.lists.bans, entry.name);
+      book.save('bans');
+      return `Unbanned ${entry.name}`;
+    },
+  });
+  serv.commands.add({
+    base: 'banlist',
+    info: 'List the banned players',
+    usage: '/banlist',
+    op: true,
+    action: () =>
+      book.lists.bans.length
+        ? `There are ${book.lists.bans.length} ban(s): ${book.lists.bans.map((b) => `${b.name} (${b.reason})`).join(', ')}`
+        : 'There are no bans',
+  });
+  serv.commands.add({
+    base: 'kick',
+    info: 'Disconnect a player',
+    usage: '/kick <player> [reason]',
+    op: true,
+    action: (params) => {
+      const { first, rest } = split(params);
+      const player = book.online(first);
+      if (!player) throw new UserError(`${first || 'That player'} is not online.`);
+      const reason = rest || 'Kicked by an operator.';
+      player.kick(reason);
+      return `Kicked ${player.username}: ${reason}`;
+    },
+  });
 }

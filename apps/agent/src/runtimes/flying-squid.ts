@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import { nodeRuntimePaths } from '../cage.ts';
-import { heapMb } from '../cgroups.ts';
-import { defaultProperties } from '../properties.ts';
+import { nodeRuntimePaths } from '../cage/cage.ts';
+import { heapMb } from '../cage/cgroups.ts';
+import { defaultProperties } from '../server/properties.ts';
 import { compiledLauncher } from './compile-launcher.ts';
 import { effectiveMaxPlayers } from './game-settings.ts';
 import { launcherSettings } from './launcher-settings.ts';

@@ -1,7 +1,7 @@
 import { faviconOf, SERVER_ICON_FILE, SERVER_ICON_MAX_BYTES, serverIconProblem } from '@spawnpoint/contracts';
-import { parseProperties, type Properties } from '../properties.ts';
-import { launchPlugins, PluginRecordError, type LaunchPlugins } from '../plugin-record.ts';
-import { pathParts, SandboxError, type Sandbox } from '../sandbox.ts';
+import { parseProperties, type Properties } from '../server/properties.ts';
+import { launchPlugins, PluginRecordError, type LaunchPlugins } from '../software/plugin-record.ts';
+import { pathParts, SandboxError, type Sandbox } from '../files/sandbox.ts';
 
 /** What a game reads from its folder, read by the agent through the sandbox and checked before a start. */
 export interface GameSettings {

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { heapMb } from '../cgroups.ts';
-import { canonicalProperties, defaultProperties, parseProperties } from '../properties.ts';
+import { heapMb } from '../cage/cgroups.ts';
+import { canonicalProperties, defaultProperties, parseProperties } from '../server/properties.ts';
 import { effectiveMaxPlayers, LaunchRefused } from './game-settings.ts';
 import { javaMajorFor, MINECRAFT_EULA_URL } from '@spawnpoint/contracts';
-import type { JavaInstaller } from '../java-installer.ts';
-import { findJavaRuntimes, pickJava, type JavaRuntime, type JavaSearch } from '../java-runtimes.ts';
-import type { SoftwareInstaller } from '../software-installer.ts';
+import type { JavaInstaller } from '../software/java-installer.ts';
+import { findJavaRuntimes, pickJava, type JavaRuntime, type JavaSearch } from '../software/java-runtimes.ts';
+import type { SoftwareInstaller } from '../software/software-installer.ts';
 import type { Runtime } from './types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { AgentServerSpec } from '@spawnpoint/contracts';
-import type { GroupUsage } from '../cgroups.ts';
-import type { Sandbox } from '../sandbox.ts';
+import type { GroupUsage } from '../cage/cgroups.ts';
+import type { Sandbox } from '../files/sandbox.ts';
 import type { GameSettings } from './game-settings.ts';
 
 /** How to run a game process; the agent launches it detached (detached-process.ts). */
@@ -71,7 +71,7 @@ export interface RuntimeProcess {
 }
 
 /**
- * One way of running a game server. Adding a runtime touches no other code than the registry in agent.ts.
+ * One way of running a game server. Adding a runtime touches no other code than the registry in software/runtimes.ts.
  * A runtime touches the server folder only through the sandbox, and its plan loads only code the node
  * installed, by absolute path.
  */

@@ -44,3 +44,7 @@ export function tell(serv: PluginServer, player: PluginPlayer, text: string): vo
 export function tellAll(serv: PluginServer, text: string, except?: PluginPlayer): void {
   for (const player of serv.players) if (player !== except) tell(serv, player, text);
 }
+
+/** A message for players: `{player}` becomes the name (player names hold no & codes). */
+export const fill = (template: string, names: Record<string, string>) =>
+  template.replace(/\{(\w+)\}/g, (whole, key: string) => names[key] ?? whole);

@@ -1,6 +1,7 @@
 import { pluginData } from './plugin-data.ts';
 import { tell } from './chat.ts';
-import { playerCommand, type SquidPlugin } from './squid.ts';
+import { playerCommand } from './player-command.ts';
+import type { SquidPlugin } from './squid.ts';
 
 type Place = { x: number; y: number; z: number };
 type Homes = Record<string, Record<string, Place>>;

@@ -1,7 +1,8 @@
 import { parseKitLine, type KitDefinition } from '@spawnpoint/contracts';
 import { createRequire } from 'node:module';
 import { tell } from './chat.ts';
-import { playerCommand, type SquidPlugin } from './squid.ts';
+import { playerCommand } from './player-command.ts';
+import type { SquidPlugin } from './squid.ts';
 
 // Resolved from the node's install (the launcher's own location), like flying-squid itself.
 const require = createRequire(import.meta.url);

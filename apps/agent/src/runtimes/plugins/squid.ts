@@ -1,5 +1,3 @@
-import { tell } from './chat.ts';
-
 /**
  * The parts of flying-squid's objects the first-party plugins use (it ships no types). Plugins run inside
  * the game process, bundled into the launcher; they never run in the agent.
@@ -61,37 +59,3 @@ export interface SquidPlugin {
   server?: (serv: PluginServer) => void;
   player?: (player: PluginPlayer, serv: PluginServer) => void;
 }
-
-/**
- * A player command whose failures reach the player in red instead of ending the process (flying-squid
- * rethrows a command's unexpected error outside any handler, which stops the game).
- */
-export function playerCommand(
-  serv: PluginServer,
-  command: { base: string; aliases?: string[]; info: string; usage: string; op?: boolean },
-  action: (player: PluginPlayer, args: string[]) => unknown,
-): void {
-  serv.commands.add({
-    ...command,
-    onlyPlayer: true,
-    action: async (params, ctx) => {
-      const player = ctx.player;
-      if (!player) return;
-      try {
-        await action(
-          player,
-          params
-            .trim()
-            .split(/\s+/)
-            .filter((a) => a !== ''),
-        );
-      } catch (err) {
-        tell(serv, player, `&c${err instanceof Error ? err.message : String(err)}`);
-      }
-    },
-  });
-}
-
-/** A message for players: `{player}` becomes the name (player names hold no & codes). */
-export const fill = (template: string, names: Record<string, string>) =>
-  template.replace(/\{(\w+)\}/g, (whole, key: string) => names[key] ?? whole);

@@ -1,5 +1,6 @@
 import { tell } from './chat.ts';
-import { playerCommand, type PluginPlayer, type SquidPlugin } from './squid.ts';
+import { playerCommand } from './player-command.ts';
+import type { PluginPlayer, SquidPlugin } from './squid.ts';
 
 /** /tpa asks to teleport to a player, who answers /tpaccept or /tpdeny before the request expires. */
 export function tpaPlugin(settings: { timeoutSeconds: number }): SquidPlugin {

@@ -1,5 +1,5 @@
-import { tell, tellAll } from './chat.ts';
-import { fill, type SquidPlugin } from './squid.ts';
+import { fill, tell, tellAll } from './chat.ts';
+import type { SquidPlugin } from './squid.ts';
 
 /** Greets each player who joins, and tells the others who arrived. */
 export function welcomePlugin(settings: { message: string; announce: string }): SquidPlugin {

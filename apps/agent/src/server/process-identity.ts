@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+/*
+ * Which process is a game's, exactly: a pid with its kernel start time (a recycled pid has another), and the
+ * game's own pid inside its cage as bwrap reports it (detached-process.ts keeps both in `process.json`).
+ */
+
+/** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), or null if it is gone. */
+export function processStartTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is the state; a zombie has exited already.
+    if (fields[0] === 'Z') return null;
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads bwrap's --info-fd answer: the game's pid on the node, or null when the cage ended before it ran. */
+export async function childPidFrom(stream: Readable): Promise<number | null> {
+  let text = '';
+  // bwrap writes one JSON object; it may keep the descriptor open, so the answer is taken once it parses.
+  for await (const chunk of stream) {
+    text += String(chunk);
+    let info: unknown;
+    try {
+      info = JSON.parse(text);
+    } catch {
+      if (text.length > 64 * 1024) return null;
+      continue;
+    }
+    const pid = (info as { 'child-pid'?: unknown })['child-pid'];
+    return typeof pid === 'number' && Number.isInteger(pid) && pid > 1 ? pid : null;
+  }
+  return null;
+}
