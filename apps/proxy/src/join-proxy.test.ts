@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { joinStartRefusal, type ProxyRoute, type ProxyWakeResult } from '@spawnpoint/contracts';
+import { joinStartRefusal, type ProxyWakeResult } from '@spawnpoint/contracts';
 import minecraftData from 'minecraft-data';
 import mc from 'minecraft-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.ts';
 import { addressKey, proxyMessages, ReadBuffer, startJoinProxy, type JoinProxy, type JoinProxyOptions } from './join-proxy.ts';
-import { handshakeBytes } from './test-bytes.ts';
-import { readPacket, readVarInt, writeVarInt } from './protocol.ts';
+import { disconnectText, handshakeBytes, loginStart, route } from './test-bytes.ts';
+import { readPacket, writeVarInt } from './protocol.ts';
 import { RouteTable } from './route-table.ts';
 
 const DOMAIN = 'play.example.test';
@@ -51,30 +51,6 @@ async function backend(): Promise<Backend> {
 /** A 1×1 PNG as a data URL: the proxy passes on whatever icon the API sent, it does not read images. */
 const ICON = `data:image/png;base64,${Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4d20000000049454e44ae426082', 'hex').toString('base64')}`;
 
-function route(
-  name: string,
-  state: ProxyRoute['state'],
-  port: number,
-  icon: string | null = null,
-  motd = '',
-  proxyProtocol = false,
-  joinStart: ProxyRoute['joinStart'] = 'always',
-): ProxyRoute {
-  return {
-    name,
-    serverId: `id-${name}`,
-    host: '127.0.0.1',
-    port,
-    state,
-    maxPlayers: 10,
-    version: '1.21.4',
-    icon,
-    motd,
-    proxyProtocol,
-    joinStart,
-  };
-}
-
 /** Opens a raw connection; `all` resolves with every byte the proxy sent once it closed. */
 function dial(port: number): { socket: Socket; all: Promise<Buffer>; closed: Promise<void> } {
   const socket = connect({ port, host: '127.0.0.1', noDelay: true });
@@ -84,23 +60,6 @@ function dial(port: number): { socket: Socket; all: Promise<Buffer>; closed: Pro
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   return { socket, all: closed.then(() => Buffer.concat(chunks)), closed };
 }
-
-/** The JSON text of a login Disconnect packet. */
-function disconnectText(bytes: Buffer): string {
-  const read = readPacket(bytes, 64 * 1024);
-  if (read.kind !== 'ok' || read.value.id !== 0) throw new Error(`not a disconnect: ${bytes.toString('hex')}`);
-  const length = readVarInt(read.value.body);
-  if (length.kind !== 'ok') throw new Error('bad string');
-  const json = JSON.parse(read.value.body.subarray(length.size, length.size + length.value).toString('utf8')) as { text: string };
-  return json.text;
-}
-
-const loginStart = (username: string) => {
-  const body = mc
-    .createSerializer({ state: mc.states.LOGIN, isServer: false, version: '1.21.4', customPackets: {} })
-    .createPacketBuffer({ name: 'login_start', params: { username, playerUUID: '00000000-0000-3000-8000-000000000000' } });
-  return Buffer.concat([writeVarInt(body.length), body]);
-};
 
 function pingThrough(proxyPort: number, host: string, version = '1.21.4') {
   return mc.ping({ host, port: proxyPort, version, stream: connect(proxyPort, '127.0.0.1') } as Parameters<typeof mc.ping>[0] & {
