@@ -101,6 +101,8 @@ test('upgrade and shop: a plan is bought from the balance, the server gets its l
   await expect(page.getByText('Billing information saved')).toBeVisible();
   await page.getByRole('button', { name: 'Top up' }).click();
   await page.getByRole('button', { name: 'Pay $10.00' }).click();
+  // The checkout page, drawn (a click while it was still being navigated to did nothing once in CI).
+  await expect(page.getByTestId('checkout-amount')).toHaveText('$10.00');
   await page.getByRole('button', { name: 'Pay $10.00' }).click();
   await expect(page.getByTestId('balance')).toHaveText('$10.00');
 

@@ -13,6 +13,7 @@ import {
   useLocation,
   useMatches,
   useNavigate,
+  type NavigateFunction,
 } from 'react-router';
 import { Toaster } from 'sonner';
 import type { Route } from './+types/root';
@@ -124,69 +125,11 @@ export default function App() {
     identifyChat(emailAddress && chatWidgetToken ? { emailAddress, chatWidgetToken } : null);
   }, [initialized, emailAddress, chatWidgetToken]);
 
-  // Signed in: live socket, 5 s server polling, analytics identity. Signed out: none of them.
-  useEffect(() => {
-    if (!userId) {
-      disconnectSocket();
-      return;
-    }
-    analytics.identify(userId);
-    void connectSocket();
-    // A referral code kept from ?r= is sent once the visitor is signed in (registration sends it too).
-    const referral = storedReferral();
-    if (referral) {
-      call(endpoints.referralCredit, { body: { referral } }, { background: true }).then(forgetReferral, () => undefined);
-    }
-    // An invitation kept from ?invite_token= (through registration or sign-in) is accepted now.
-    void acceptStoredInvite((serverId) => navigate(`/servers/${encodeURIComponent(serverId)}`));
-    return startServerPolling();
-  }, [userId]);
+  useSignedInSession(userId, navigate);
 
-  // An invitation link opened while signed out: registering (or signing in from there) keeps the token.
-  useEffect(() => {
-    if (
-      initialized &&
-      !signedIn &&
-      storedInvite() &&
-      !location.pathname.startsWith('/register') &&
-      !location.pathname.startsWith('/login')
-    ) {
-      notify('info', 'Server invite', 'Sign in or create an account with the invited address to accept it.');
-      navigate('/register', { replace: true });
-    }
-  }, [initialized, signedIn, location.pathname, navigate]);
+  useInviteRedirect(initialized, signedIn, location.pathname, navigate);
 
-  // The query parameters read on any page (lib/query-params.ts), and the deployed-build check on every navigation.
-  useEffect(() => {
-    const search = new URLSearchParams(location.search);
-    keepQueryParams(search);
-    if (search.has('invite_token')) {
-      // Kept in session storage; the link's token does not stay in the address bar or history.
-      search.delete('invite_token');
-      const rest = search.toString();
-      navigate({ pathname: location.pathname, search: rest ? `?${rest}` : '' }, { replace: true });
-      if (userStore.get().userData) void acceptStoredInvite((serverId) => navigate(`/servers/${encodeURIComponent(serverId)}`));
-    }
-    const verifyToken = search.get('verify_token');
-    if (verifyToken) {
-      search.delete('verify_token');
-      const rest = search.toString();
-      navigate({ pathname: location.pathname, search: rest ? `?${rest}` : '' }, { replace: true });
-      call(endpoints.verifyEmail, { body: { token: verifyToken } }, { background: true }).then(
-        async () => {
-          analytics.track('email_verified');
-          notify('success', 'Account verification', 'Your email address has been verified.');
-          await fetchUser();
-        },
-        (failure: unknown) => {
-          // The link opened again on a verified account: news, not an error ("Whoopsie!" would alarm).
-          if (failure instanceof ApiFailure && failure.code === 'INVALID_STATE') notify('info', 'Account verification', failure.message);
-          else if (failure instanceof ApiFailure) handleApiError(failure);
-        },
-      );
-    }
-    void checkForNewBuild();
-  }, [location.pathname, location.search, navigate]);
+  useAddressTokens(location.pathname, location.search, navigate);
 
   useEffect(() => {
     trackPageView(location.pathname);
@@ -241,6 +184,70 @@ export default function App() {
       />
     </>
   );
+}
+
+/** Signed in: live socket, 5 s server polling, analytics identity. Signed out: none of them. */
+function useSignedInSession(userId: string | undefined, navigate: NavigateFunction): void {
+  useEffect(() => {
+    if (!userId) {
+      disconnectSocket();
+      return;
+    }
+    analytics.identify(userId);
+    void connectSocket();
+    // A referral code kept from ?r= is sent once the visitor is signed in (registration sends it too).
+    const referral = storedReferral();
+    if (referral) {
+      call(endpoints.referralCredit, { body: { referral } }, { background: true }).then(forgetReferral, () => undefined);
+    }
+    // An invitation kept from ?invite_token= (through registration or sign-in) is accepted now.
+    void acceptStoredInvite((serverId) => navigate(`/servers/${encodeURIComponent(serverId)}`));
+    return startServerPolling();
+  }, [userId]);
+}
+
+/** An invitation link opened while signed out: registering (or signing in from there) keeps the token. */
+function useInviteRedirect(initialized: boolean, signedIn: boolean, pathname: string, navigate: NavigateFunction): void {
+  useEffect(() => {
+    if (initialized && !signedIn && storedInvite() && !pathname.startsWith('/register') && !pathname.startsWith('/login')) {
+      notify('info', 'Server invite', 'Sign in or create an account with the invited address to accept it.');
+      navigate('/register', { replace: true });
+    }
+  }, [initialized, signedIn, pathname, navigate]);
+}
+
+/** The query parameters read on any page (lib/query-params.ts), and the deployed-build check on every navigation. */
+function useAddressTokens(pathname: string, search: string, navigate: NavigateFunction): void {
+  useEffect(() => {
+    const params = new URLSearchParams(search);
+    keepQueryParams(params);
+    if (params.has('invite_token')) {
+      // Kept in session storage; the link's token does not stay in the address bar or history.
+      params.delete('invite_token');
+      const rest = params.toString();
+      navigate({ pathname, search: rest ? `?${rest}` : '' }, { replace: true });
+      if (userStore.get().userData) void acceptStoredInvite((serverId) => navigate(`/servers/${encodeURIComponent(serverId)}`));
+    }
+    const verifyToken = params.get('verify_token');
+    if (verifyToken) {
+      params.delete('verify_token');
+      const rest = params.toString();
+      navigate({ pathname, search: rest ? `?${rest}` : '' }, { replace: true });
+      call(endpoints.verifyEmail, { body: { token: verifyToken } }, { background: true }).then(
+        async () => {
+          analytics.track('email_verified');
+          notify('success', 'Account verification', 'Your email address has been verified.');
+          await fetchUser();
+        },
+        (failure: unknown) => {
+          // The link opened again on a verified account: news, not an error ("Whoopsie!" would alarm).
+          if (failure instanceof ApiFailure && failure.code === 'INVALID_STATE') notify('info', 'Account verification', failure.message);
+          else if (failure instanceof ApiFailure) handleApiError(failure);
+        },
+      );
+    }
+    void checkForNewBuild();
+  }, [pathname, search, navigate]);
 }
 
 export function HydrateFallback() {

@@ -51,9 +51,14 @@ const password = z
 /** A new password equal to the current one changes nothing, so it is refused on the new password field. */
 export const SAME_PASSWORD_MESSAGE = 'The new password must be different from your current password';
 export const changePasswordRequest = z.object({
-  currentPassword: password,
+  // Named as the form names it: "The current password field is required".
+  currentPassword: z
+    .string({ error: validationMessages.required('current password') })
+    .min(1, validationMessages.required('current password'))
+    .max(PASSWORD_MAX, validationMessages.max('current password', PASSWORD_MAX)),
   newPassword: z
     .string({ error: validationMessages.required('new password') })
+    .min(1, validationMessages.required('new password'))
     .min(PASSWORD_MIN, validationMessages.min('new password', PASSWORD_MIN))
     .max(PASSWORD_MAX, validationMessages.max('new password', PASSWORD_MAX)),
   endOtherSessions: z.boolean().default(false),
@@ -64,6 +69,7 @@ export const changeEmailRequest = z.object({
     .string({ error: validationMessages.required('new email address') })
     .trim()
     .toLowerCase()
+    .min(1, validationMessages.required('new email address'))
     .max(EMAIL_MAX, validationMessages.max('new email address', EMAIL_MAX))
     .refine(isEmail, validationMessages.email('new email address')),
   password,

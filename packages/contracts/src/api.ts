@@ -14,6 +14,7 @@ const emailAddress = z
 
 const newPassword = z
   .string({ error: validationMessages.required('password') })
+  .min(1, validationMessages.required('password'))
   .min(PASSWORD_MIN, validationMessages.min('password', PASSWORD_MIN))
   .max(PASSWORD_MAX, validationMessages.max('password', PASSWORD_MAX));
 

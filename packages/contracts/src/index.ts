@@ -1,6 +1,7 @@
 export * from './errors.ts';
 export * from './envelope.ts';
 export * from './validation.ts';
+export * from './forms.ts';
 export * from './routes.ts';
 export * from './api.ts';
 export * from './socket.ts';

@@ -3,6 +3,9 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode 
 export type MenuAction =
   { key: string; label: ReactNode; onSelect: () => void } | { key: string; label: ReactNode; href: string; download?: boolean };
 
+const itemClass =
+  'block w-full px-4 py-2 text-left text-sm font-medium text-slate-700 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none';
+
 const menuItems = (menu: HTMLElement | null) => [...(menu?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
 
 /**
@@ -55,8 +58,6 @@ export function ActionMenu({ label, actions, className = '' }: { label: string; 
     event.stopPropagation();
   }
 
-  const itemClass =
-    'block w-full px-4 py-2 text-left text-sm font-medium text-slate-700 hover:bg-slate-100 focus:bg-slate-100 focus:outline-none';
   return (
     <div
       ref={root}
@@ -97,39 +98,42 @@ export function ActionMenu({ label, actions, className = '' }: { label: string; 
           className="absolute right-0 top-full z-20 mt-1 min-w-44 rounded-lg border border-slate-200 bg-white py-1 shadow-lg"
           onKeyDown={onMenuKeyDown}
         >
-          {actions.map((action) =>
-            'href' in action ? (
-              <a
-                key={action.key}
-                role="menuitem"
-                tabIndex={-1}
-                href={action.href}
-                download={action.download}
-                className={itemClass}
-                // The link is followed by the browser after this; an <a> may navigate once detached.
-                onClick={() => setOpen(false)}
-              >
-                {action.label}
-              </a>
-            ) : (
-              <button
-                key={action.key}
-                type="button"
-                role="menuitem"
-                tabIndex={-1}
-                className={itemClass}
-                onClick={() => {
-                  // Focus back on the button first, so a dialog the action opens returns focus there.
-                  close();
-                  action.onSelect();
-                }}
-              >
-                {action.label}
-              </button>
-            ),
-          )}
+          {actions.map((action) => (
+            <MenuEntry key={action.key} action={action} onFollow={() => setOpen(false)} onSelect={close} />
+          ))}
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** One action of the menu: a link (followed by the browser) or a button (the menu closes first). */
+function MenuEntry({ action, onFollow, onSelect }: { action: MenuAction; onFollow: () => void; onSelect: () => void }) {
+  return 'href' in action ? (
+    <a
+      role="menuitem"
+      tabIndex={-1}
+      href={action.href}
+      download={action.download}
+      className={itemClass}
+      // The link is followed by the browser after this; an <a> may navigate once detached.
+      onClick={onFollow}
+    >
+      {action.label}
+    </a>
+  ) : (
+    <button
+      type="button"
+      role="menuitem"
+      tabIndex={-1}
+      className={itemClass}
+      onClick={() => {
+        // Focus back on the button first, so a dialog the action opens returns focus there.
+        onSelect();
+        action.onSelect();
+      }}
+    >
+      {action.label}
+    </button>
   );
 }

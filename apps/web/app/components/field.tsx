@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes } from 'react';
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
   label: string;
@@ -38,5 +38,33 @@ export function FormError({ message }: { message?: string | undefined }) {
     <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
       {message}
     </p>
+  );
+}
+
+interface SelectFieldProps extends SelectHTMLAttributes<HTMLSelectElement> {
+  label: string;
+  id: string;
+  /** A line under the list (what the choice means). */
+  hint?: ReactNode;
+  error?: string | undefined;
+}
+
+/** A labelled drop-down list, with a hint and the API's message under it; its options are the children. */
+export function SelectField({ label, id, hint, error, className, children, ...select }: SelectFieldProps) {
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <select id={id} {...select} className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-2 text-sm">
+        {children}
+      </select>
+      {hint ? <p className="mt-1 text-xs text-slate-500">{hint}</p> : null}
+      {error ? (
+        <p role="alert" className="mt-1 text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
+    </div>
   );
 }

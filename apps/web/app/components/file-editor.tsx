@@ -43,19 +43,6 @@ export function FileEditor({
     );
   }, [serverId, path]);
 
-  // Leaving with unsaved changes asks first: in-app navigation (tabs, links, Close, Back) through the
-  // router's blocker, reload and closing the tab through the browser's own beforeunload prompt.
-  const blocker = useBlocker(
-    ({ currentLocation, nextLocation }) =>
-      dirty && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
-  );
-  useEffect(() => {
-    if (!dirty) return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener('beforeunload', warn);
-    return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
-
   async function save() {
     // Ctrl-S while a save is on its way would send it twice.
     if (inFlight.current) return;
@@ -79,27 +66,16 @@ export function FileEditor({
   return (
     <ServerShell serverId={serverId} load={load}>
       <div className="space-y-3">
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 className="break-all font-mono text-sm">
-            {path}
-            {dirty ? <span className="ml-2 text-amber-600">(unsaved)</span> : null}
-          </h2>
-          <div className="flex flex-wrap gap-2">
-            <a className={buttonClass('ghost')} href={downloadUrl(serverId, path)} download>
-              Download
-            </a>
-            <Button variant="secondary" onClick={onClose}>
-              Close
-            </Button>
-            {readOnly ? (
-              <span className="self-center text-sm text-slate-600">Read-only for your role</span>
-            ) : (
-              <Button onClick={() => void save()} busy={saving} disabled={content === null}>
-                Save
-              </Button>
-            )}
-          </div>
-        </div>
+        <EditorBar
+          serverId={serverId}
+          path={path}
+          dirty={dirty}
+          readOnly={readOnly}
+          saving={saving}
+          loaded={content !== null}
+          onClose={onClose}
+          onSave={() => void save()}
+        />
         {error ? (
           <p className="rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
             {error}{' '}
@@ -122,21 +98,76 @@ export function FileEditor({
           />
         )}
       </div>
-      {blocker.state === 'blocked' ? (
-        <Modal title="Leave without saving?" onCancel={() => blocker.reset()}>
-          <p className="text-slate-600">
-            Your changes to <span className="wrap-anywhere font-mono">{path}</span> are not saved. Leaving now loses them.
-          </p>
-          <div className="mt-6 flex flex-wrap justify-end gap-3">
-            <Button variant="secondary" onClick={() => blocker.reset()}>
-              Cancel
-            </Button>
-            <Button variant="danger" onClick={() => blocker.proceed()}>
-              Leave without saving
-            </Button>
-          </div>
-        </Modal>
-      ) : null}
+      <LeaveGuard dirty={dirty} path={path} />
     </ServerShell>
+  );
+}
+
+/**
+ * Leaving with unsaved changes asks first: in-app navigation (tabs, links, Close, Back) through the router's
+ * blocker, reload and closing the tab through the browser's own beforeunload prompt.
+ */
+function LeaveGuard({ dirty, path }: { dirty: boolean; path: string }) {
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) =>
+      dirty && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
+  );
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+  return blocker.state === 'blocked' ? (
+    <Modal title="Leave without saving?" onCancel={() => blocker.reset()}>
+      <p className="text-slate-600">
+        Your changes to <span className="wrap-anywhere font-mono">{path}</span> are not saved. Leaving now loses them.
+      </p>
+      <div className="mt-6 flex flex-wrap justify-end gap-3">
+        <Button variant="secondary" onClick={() => blocker.reset()}>
+          Cancel
+        </Button>
+        <Button variant="danger" onClick={() => blocker.proceed()}>
+          Leave without saving
+        </Button>
+      </div>
+    </Modal>
+  ) : null;
+}
+
+/** The file's path (and whether it has unsaved changes), Download, Close, and Save where the role may. */
+function EditorBar(props: {
+  serverId: string;
+  path: string;
+  dirty: boolean;
+  readOnly: boolean;
+  saving: boolean;
+  loaded: boolean;
+  onClose: () => void;
+  onSave: () => void;
+}) {
+  const { serverId, path, dirty, readOnly, saving, loaded, onClose, onSave } = props;
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3">
+      <h2 className="break-all font-mono text-sm">
+        {path}
+        {dirty ? <span className="ml-2 text-amber-600">(unsaved)</span> : null}
+      </h2>
+      <div className="flex flex-wrap gap-2">
+        <a className={buttonClass('ghost')} href={downloadUrl(serverId, path)} download>
+          Download
+        </a>
+        <Button variant="secondary" onClick={onClose}>
+          Close
+        </Button>
+        {readOnly ? (
+          <span className="self-center text-sm text-slate-600">Read-only for your role</span>
+        ) : (
+          <Button onClick={onSave} busy={saving} disabled={!loaded}>
+            Save
+          </Button>
+        )}
+      </div>
+    </div>
   );
 }

@@ -45,35 +45,9 @@ export function FileRow({
   const full = joinPath(dir, entry.name);
   // Spelled out where direction controls would make it read as another name; spaces kept (white-space).
   const shown = visibleFileName(entry.name);
-  const [extracting, setExtracting] = useState(false);
   const openable = entry.type === 'file' || entry.type === 'directory';
-  const rename = () =>
-    openDialog('input', {
-      title: `Rename or move ${shown}`,
-      message: 'Give a new name, or a path such as /plugins/name to move it.',
-      label: 'New name or path',
-      // Controls the user cannot see (and may not keep) are taken out of the name offered.
-      initialValue: withoutDirectionControls(entry.name),
-      validate: (value) => nameProblem(value, 'new name'),
-      onContinue: async (name) => {
-        await renamePath(serverId, full, name.startsWith('/') ? name : joinPath(dir, name));
-        onChanged();
-      },
-    });
-  const permissions = () =>
-    openDialog('input', {
-      title: `Permissions of ${shown}`,
-      message:
-        'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
-      label: 'Permissions',
-      initialValue: formatMode(entry.mode),
-      validate: (value) => fileModeText.safeParse(value).error?.issues[0]?.message ?? null,
-      onContinue: async (value) => {
-        await changeMode(serverId, full, fileModeText.parse(value));
-        notify('success', 'Permissions changed', `${shown} is now ${value.trim()}.`);
-        onChanged();
-      },
-    });
+  const rename = () => askRename(serverId, dir, entry, onChanged);
+  const permissions = () => askPermissions(serverId, full, entry, onChanged);
   return (
     <tr key={entry.name} data-testid="file-row">
       <td className="p-3 max-lg:pr-1">
@@ -81,29 +55,7 @@ export function FileRow({
           <input type="checkbox" aria-label={`Select ${shown}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
         ) : null}
       </td>
-      <td className="p-3 font-mono max-lg:px-2">
-        {entry.type === 'directory' ? (
-          <button
-            type="button"
-            className="text-left whitespace-pre-wrap text-brand-700 wrap-anywhere hover:underline"
-            onClick={() => onOpenFolder(full)}
-          >
-            {shown}/
-          </button>
-        ) : entry.type === 'file' ? (
-          <button
-            type="button"
-            className="text-left whitespace-pre-wrap text-slate-900 wrap-anywhere hover:underline"
-            onClick={() => onEdit(full)}
-          >
-            {shown}
-          </button>
-        ) : (
-          <span className="whitespace-pre-wrap text-slate-400 wrap-anywhere" title="Links and special files cannot be opened">
-            {shown} ({entry.type})
-          </span>
-        )}
-      </td>
+      <FileNameCell entry={entry} shown={shown} onOpen={() => (entry.type === 'directory' ? onOpenFolder(full) : onEdit(full))} />
       <td className="hidden whitespace-nowrap p-3 tabular-nums text-slate-600 sm:table-cell">
         {entry.type === 'file' ? formatBytes(entry.size) : '—'}
       </td>
@@ -113,26 +65,7 @@ export function FileRow({
       <td className="p-3 max-lg:pl-1">
         <div className="flex items-center justify-end gap-1">
           {mayWrite && entry.type === 'file' && isArchive(entry.name) ? (
-            // Narrower beside the menu (below lg), so the name keeps more of a phone's width.
-            <Button
-              variant="ghost"
-              className="max-lg:px-2"
-              busy={extracting}
-              onClick={async () => {
-                setExtracting(true);
-                try {
-                  const { destination } = await extractArchive(serverId, full);
-                  notify('success', 'Extracted', `${shown} was unpacked into ${destination}.`);
-                  onChanged();
-                } catch {
-                  // shown by the API client's failure handling
-                } finally {
-                  setExtracting(false);
-                }
-              }}
-            >
-              Extract
-            </Button>
+            <ExtractButton serverId={serverId} path={full} shown={shown} onChanged={onChanged} />
           ) : null}
           {/* Wide screens (lg, 1024 px, up): every action in the row, as buttons, as before. */}
           <div className="hidden lg:contents">
@@ -179,4 +112,88 @@ export function FileRow({
       </td>
     </tr>
   );
+}
+
+/** The name: a folder opens, a file opens in the editor, anything else (a link, a special file) is only shown. */
+function FileNameCell({ entry, shown, onOpen }: { entry: FileEntry; shown: string; onOpen: () => void }) {
+  return (
+    <td className="p-3 font-mono max-lg:px-2">
+      {entry.type === 'directory' ? (
+        <button type="button" className="text-left whitespace-pre-wrap text-brand-700 wrap-anywhere hover:underline" onClick={onOpen}>
+          {shown}/
+        </button>
+      ) : entry.type === 'file' ? (
+        <button type="button" className="text-left whitespace-pre-wrap text-slate-900 wrap-anywhere hover:underline" onClick={onOpen}>
+          {shown}
+        </button>
+      ) : (
+        <span className="whitespace-pre-wrap text-slate-400 wrap-anywhere" title="Links and special files cannot be opened">
+          {shown} ({entry.type})
+        </span>
+      )}
+    </td>
+  );
+}
+
+/** Extract, for an archive: unpacked beside it, and the folder listed again. */
+function ExtractButton({ serverId, path, shown, onChanged }: { serverId: string; path: string; shown: string; onChanged: () => void }) {
+  const [extracting, setExtracting] = useState(false);
+  return (
+    // Narrower beside the menu (below lg), so the name keeps more of a phone's width.
+    <Button
+      variant="ghost"
+      className="max-lg:px-2"
+      busy={extracting}
+      onClick={async () => {
+        setExtracting(true);
+        try {
+          const { destination } = await extractArchive(serverId, path);
+          notify('success', 'Extracted', `${shown} was unpacked into ${destination}.`);
+          onChanged();
+        } catch {
+          // shown by the API client's failure handling
+        } finally {
+          setExtracting(false);
+        }
+      }}
+    >
+      Extract
+    </Button>
+  );
+}
+
+/** Asks for a new name or a path to move it to, and renames it. */
+function askRename(serverId: string, dir: string, entry: FileEntry, onChanged: () => void): void {
+  const full = joinPath(dir, entry.name);
+  const shown = visibleFileName(entry.name);
+  openDialog('input', {
+    title: `Rename or move ${shown}`,
+    message: 'Give a new name, or a path such as /plugins/name to move it.',
+    label: 'New name or path',
+    // Controls the user cannot see (and may not keep) are taken out of the name offered.
+    initialValue: withoutDirectionControls(entry.name),
+    validate: (value) => nameProblem(value, 'new name'),
+    onContinue: async (name) => {
+      await renamePath(serverId, full, name.startsWith('/') ? name : joinPath(dir, name));
+      onChanged();
+    },
+  });
+}
+
+/** Asks for the permission digits, and sets them. */
+function askPermissions(serverId: string, full: string, entry: FileEntry, onChanged: () => void): void {
+  const shown = visibleFileName(entry.name);
+  openDialog('input', {
+    title: `Permissions of ${shown}`,
+    message:
+      'Three digits from 0 to 7 for owner, group and others: 4 read, 2 write, 1 run. For example 644 for a file, 755 for a folder or a script.',
+    label: 'Permissions',
+    initialValue: formatMode(entry.mode),
+    validate: (value) => fileModeText.safeParse(value).error?.issues[0]?.message ?? null,
+    onContinue: async (value) => {
+      await changeMode(serverId, full, fileModeText.parse(value));
+      notify('success', 'Permissions changed', `${shown} is now ${value.trim()}.`);
+      onChanged();
+    },
+  });
 }

@@ -1,25 +1,14 @@
 import { endpoints, type InvitationPreview } from '@spawnpoint/contracts';
-import { useEffect, useState } from 'react';
-import { call } from '../lib/api.ts';
 import { storedInvite } from '../lib/invitations.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 
 /** What the invitation kept from its link offers (null: none kept, or it cannot be read). */
 export function useInvitePreview(): InvitationPreview | null {
-  const [preview, setPreview] = useState<InvitationPreview | null>(null);
-  useEffect(() => {
-    const token = storedInvite();
-    if (!token) return;
-    let active = true;
-    // A link that no longer works says so when it is accepted; here it only shows nothing.
-    call(endpoints.invitationPreview, { body: { token } }, { background: true }).then(
-      (found) => active && setPreview(found),
-      () => undefined,
-    );
-    return () => {
-      active = false;
-    };
-  }, []);
-  return preview;
+  // Kept by the root from the link (lib/query-params.ts), until the invitation is accepted.
+  const token = storedInvite();
+  // A link that no longer works says so when it is accepted; here it only shows nothing.
+  const preview = useEndpoint(endpoints.invitationPreview, { body: { token: token ?? '' } }, { enabled: token !== null });
+  return preview.load.status === 'ready' ? preview.load.data : null;
 }
 
 /** Says who invited the visitor to which server, and with which address to sign up or in to accept it. */

@@ -76,30 +76,7 @@ export function StatsChart({
             <span className="sr-only">Loading the last 10 minutes…</span>
           </div>
         ) : (
-          <svg
-            viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-            preserveAspectRatio="none"
-            className="h-24 w-full overflow-visible"
-            role="img"
-            aria-label={summary}
-            data-samples={samples.length}
-            data-oldest={oldest?.at}
-          >
-            {ticks.map((tick) => {
-              const y = HEIGHT - (tick / top) * HEIGHT;
-              return <line key={tick} x1={0} x2={WIDTH} y1={y} y2={y} stroke="#e2e8f0" strokeWidth="1" vectorEffect="non-scaling-stroke" />;
-            })}
-            {samples.length > 1 ? (
-              <polyline
-                points={points}
-                fill="none"
-                stroke="var(--color-brand-600)"
-                strokeWidth="2"
-                strokeLinejoin="round"
-                vectorEffect="non-scaling-stroke"
-              />
-            ) : null}
-          </svg>
+          <ChartPlot samples={samples} points={points} ticks={ticks} top={top} summary={summary} />
         )}
         {/* Clock times under the plot: where the window starts and the newest sample (with seconds over a short run). */}
         <div className="col-start-2 mt-1 flex justify-between gap-2 text-xs tabular-nums text-slate-600" aria-hidden="true">
@@ -108,5 +85,47 @@ export function StatsChart({
         </div>
       </div>
     </figure>
+  );
+}
+
+/** The plot itself: the scale's lines and the samples' line, described for screen readers by `summary`. */
+function ChartPlot({
+  samples,
+  points,
+  ticks,
+  top,
+  summary,
+}: {
+  samples: readonly StatsSample[];
+  points: string;
+  ticks: readonly number[];
+  top: number;
+  summary: string;
+}) {
+  return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      preserveAspectRatio="none"
+      className="h-24 w-full overflow-visible"
+      role="img"
+      aria-label={summary}
+      data-samples={samples.length}
+      data-oldest={samples[0]?.at}
+    >
+      {ticks.map((tick) => {
+        const y = HEIGHT - (tick / top) * HEIGHT;
+        return <line key={tick} x1={0} x2={WIDTH} y1={y} y2={y} stroke="#e2e8f0" strokeWidth="1" vectorEffect="non-scaling-stroke" />;
+      })}
+      {samples.length > 1 ? (
+        <polyline
+          points={points}
+          fill="none"
+          stroke="var(--color-brand-600)"
+          strokeWidth="2"
+          strokeLinejoin="round"
+          vectorEffect="non-scaling-stroke"
+        />
+      ) : null}
+    </svg>
   );
 }

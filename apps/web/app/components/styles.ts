@@ -22,3 +22,6 @@ export function buttonClass(variant: ButtonVariant = 'primary', extra = '', size
 export function navLinkClass(active = false): string {
   return `rounded-md px-2 py-2 text-sm font-medium sm:px-3 ${active ? 'bg-brand-50 text-brand-700' : 'text-slate-700 hover:bg-slate-100'}`;
 }
+
+/** A white card: a page's sections sit in one each. */
+export const CARD_CLASS = 'rounded-xl border border-slate-200 bg-white p-4 sm:p-6';

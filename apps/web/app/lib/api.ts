@@ -77,6 +77,10 @@ let failureHandler: (failure: ApiFailure) => void = () => undefined;
 export function setFailureHandler(handler: (failure: ApiFailure) => void): void {
   failureHandler = handler;
 }
+/** Shows a failure of a background call as a foreground one would be (a toast, being signed out). */
+export function reportFailure(failure: ApiFailure): void {
+  failureHandler(failure);
+}
 
 /**
  * What `call` runs (docs/design.md, How the parts talk): base address from `apiBaseUrl`, cookies sent,

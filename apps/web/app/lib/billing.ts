@@ -5,8 +5,6 @@ import { openDialog, type ConfirmOptions } from './dialogs.ts';
 export const getBillingInfo = () => call(endpoints.billingInfo, {});
 export const putBillingInfo = (info: BillingInfo) => call(endpoints.billingInfoUpdate, { body: info });
 export const getTransactions = (page = 1) => call(endpoints.transactions, { query: { page } });
-/** The page says a missing receipt itself (no toast as well). */
-export const getReceipt = (entryId: string) => call(endpoints.receipt, { params: { entryId } }, { background: true });
 /** `background`: a page waiting on the provider asks again quietly. */
 export const getTopup = (paymentId: string, options: { background?: boolean } = {}) =>
   call(endpoints.topup, { params: { paymentId } }, { background: options.background ?? false });

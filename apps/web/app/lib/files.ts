@@ -148,7 +148,6 @@ function uploadWithProgress(
   });
 }
 
-export const getProperties = (serverId: string) => call(endpoints.properties, { params: { serverId } });
 export const putProperties = (serverId: string, values: Partial<ServerProperties>) =>
   call(endpoints.propertiesUpdate, { params: { serverId }, body: values });
 

@@ -1,34 +1,40 @@
-import { validateValue, type Rule } from '@spawnpoint/contracts';
+import type { FormFields } from '@spawnpoint/contracts';
 import { useCallback, useRef, useState, type FormEvent } from 'react';
+import type { z } from 'zod';
 import { ApiFailure } from './api.ts';
 import { handleUnexpectedError } from './api-errors.ts';
 import { useSending } from './use-sending.ts';
 
-export interface FieldSpec {
-  /** The name used in messages ("email address"). */
-  label: string;
-  rules: readonly Rule[];
+/**
+ * The first message the form's schema (contracts' forms.ts: the request schema its endpoint parses, plus a
+ * confirmation) gives each field, for the values as typed.
+ */
+function messages<F extends string>(schema: z.ZodType, values: Record<F, string>): Partial<Record<F | '_', string>> {
+  const found: Partial<Record<F | '_', string>> = {};
+  for (const issue of schema.safeParse(values).error?.issues ?? []) {
+    const name = issue.path[0] as F | undefined;
+    if (name !== undefined && found[name] === undefined) found[name] = issue.message;
+  }
+  return found;
 }
 
 /**
- * A field is validated when it loses focus and on change events once it has been touched;
- * typing into an untouched field shows nothing yet. Server field messages land on the same fields.
+ * A form checked by its zod schema, field by field: a field is checked when it loses focus and on change
+ * once it has been touched; typing into an untouched field shows nothing yet. The API's field messages land
+ * on the same fields.
  */
-export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?: Partial<Record<F, string>>) {
-  const names = Object.keys(fields) as F[];
-  const [values, setValues] = useState<Record<F, string>>(
-    () => Object.fromEntries(names.map((n) => [n, initial?.[n] ?? ''])) as Record<F, string>,
-  );
+export function useForm<S extends z.ZodObject>(schema: S, initial: Partial<Record<FormFields<S>, string>> = {}) {
+  type F = FormFields<S>;
+  const names = useRef(Object.keys(schema.shape) as F[]).current;
+  const first = () => Object.fromEntries(names.map((n) => [n, initial[n] ?? ''])) as Record<F, string>;
+  const [values, setValues] = useState<Record<F, string>>(first);
   const [errors, setErrors] = useState<Partial<Record<F | '_', string>>>({});
   const { sending: submitting, send } = useSending();
   const touched = useRef(new Set<F>());
   const valuesRef = useRef(values);
   valuesRef.current = values;
 
-  const check = useCallback(
-    (name: F, all: Record<F, string>) => validateValue(fields[name].label, all[name], fields[name].rules, all),
-    [fields],
-  );
+  const check = useCallback((name: F, all: Record<F, string>) => messages(schema, all)[name], [schema]);
 
   const field = (name: F) => ({
     id: `field-${name}`,
@@ -40,19 +46,18 @@ export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?
       const next = { ...valuesRef.current, [name]: event.target.value };
       valuesRef.current = next;
       setValues(next);
-      if (touched.current.has(name)) setErrors((e) => ({ ...e, [name]: check(name, next) ?? undefined }));
+      if (touched.current.has(name)) setErrors((e) => ({ ...e, [name]: check(name, next) }));
     },
     onBlur: () => {
       touched.current.add(name);
-      setErrors((e) => ({ ...e, [name]: check(name, valuesRef.current) ?? undefined }));
+      setErrors((e) => ({ ...e, [name]: check(name, valuesRef.current) }));
     },
   });
 
   /** Back to the first values, untouched and without messages (after a success that must not be re-sent). */
   const reset = useCallback(() => {
-    const first = Object.fromEntries(names.map((n) => [n, initial?.[n] ?? ''])) as Record<F, string>;
-    valuesRef.current = first;
-    setValues(first);
+    valuesRef.current = first();
+    setValues(valuesRef.current);
     setErrors({});
     touched.current.clear();
     // No dependencies: the field names and first values are fixed for the form's life.
@@ -68,16 +73,12 @@ export function useForm<F extends string>(fields: Record<F, FieldSpec>, initial?
   };
 
   async function validateAndSubmit(submit: (values: Record<F, string>) => Promise<void>): Promise<void> {
-    const found: Partial<Record<F | '_', string>> = {};
-    for (const name of names) {
-      touched.current.add(name);
-      const message = check(name, valuesRef.current);
-      if (message) found[name] = message;
-    }
+    for (const name of names) touched.current.add(name);
+    const found = messages(schema, valuesRef.current);
     setErrors(found);
-    const first = names.find((n) => found[n] !== undefined);
-    if (first) {
-      document.getElementById(`field-${first}`)?.focus();
+    const wrong = names.find((n) => found[n] !== undefined);
+    if (wrong) {
+      document.getElementById(`field-${wrong}`)?.focus();
       return;
     }
     try {

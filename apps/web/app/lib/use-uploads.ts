@@ -15,6 +15,7 @@ import {
   uploadSummary,
   withName,
   type ConflictChoice,
+  type UploadOutcome,
 } from './upload-plan.ts';
 
 /** A file to upload and its path relative to the folder it goes into ("pack/data/b.txt"). */
@@ -100,6 +101,128 @@ async function listTargets(serverId: string, dir: string, folders: string[]): Pr
   return listings;
 }
 
+/** A file and where it goes in the page's folder; `replaces`: the owner chose to replace a file there. */
+type Send = { item: UploadItem; path: string; replaces: boolean };
+
+/**
+ * 1. Which names are taken, asked about before anything is sent (Replace, Keep both, Skip; or the same for
+ * all that remain). Cancelling there aborts the upload.
+ */
+async function askConflicts(
+  dir: string,
+  items: UploadItem[],
+  existing: (path: string) => FileEntry | undefined,
+  abort: AbortController,
+): Promise<Map<UploadItem, ConflictChoice>> {
+  const conflicts = items.filter((i) => existing(i.path));
+  const choices = new Map<UploadItem, ConflictChoice>();
+  let forAll: ConflictChoice | null = null;
+  for (const [index, item] of conflicts.entries()) {
+    if (abort.signal.aborted) break;
+    const there = existing(item.path);
+    if (!there) continue;
+    if (!forAll) {
+      const { folder, name } = splitPath(item.path);
+      const answer = await askAboutConflict({
+        name,
+        folder: joinPath(dir, folder),
+        existing: there,
+        uploadSize: item.file.size,
+        remaining: conflicts.length - index - 1,
+      });
+      if (!answer) {
+        abort.abort();
+        break;
+      }
+      if (answer.applyToAll) forAll = answer.choice;
+      choices.set(item, answer.choice);
+    } else choices.set(item, forAll);
+  }
+  return choices;
+}
+
+/**
+ * 2. Where each file goes: skipped ones nowhere, "Keep both" the next free "name (n).ext" among what is
+ * there and what this upload writes.
+ */
+function planSends(items: UploadItem[], choices: Map<UploadItem, ConflictChoice>, listings: Listings, outcome: UploadOutcome): Send[] {
+  const taken = new Map<string, Set<string>>();
+  const takenIn = (folder: string) => {
+    let names = taken.get(folder);
+    if (!names) {
+      names = new Set([
+        ...(listings.get(folder)?.keys() ?? []),
+        ...items
+          .map((i) => splitPath(i.path))
+          .filter((p) => p.folder === folder)
+          .map((p) => p.name),
+      ]);
+      taken.set(folder, names);
+    }
+    return names;
+  };
+  const sends: Send[] = [];
+  for (const item of items) {
+    const choice = choices.get(item);
+    if (choice === 'skip') {
+      outcome.skipped++;
+    } else if (choice === 'keep-both') {
+      const { folder, name } = splitPath(item.path);
+      const names = takenIn(folder);
+      const free = keepBothName(name, names);
+      names.add(free);
+      sends.push({ item, path: withName(item.path, free), replaces: false });
+    } else sends.push({ item, path: item.path, replaces: choice === 'replace' });
+  }
+  return sends;
+}
+
+/** 3. Every folder of the tree once, parents first, as mkdir -p: folders that exist already are fine. */
+async function makeFolders(
+  serverId: string,
+  dir: string,
+  sends: Send[],
+  abort: AbortController,
+  outcome: UploadOutcome,
+): Promise<Set<string>> {
+  const failedFolders = new Set<string>();
+  for (const folder of foldersOf(sends.map((s) => s.path))) {
+    if (abort.signal.aborted) break;
+    // Inside a folder that could not be made: its files are counted as failed below.
+    if (failedAncestor(folder, failedFolders)) {
+      failedFolders.add(folder);
+      continue;
+    }
+    try {
+      outcome.foldersCreated += (await makeFolder(serverId, joinPath(dir, folder), { parents: true, background: true })).created;
+    } catch (err) {
+      failedFolders.add(folder);
+      outcome.failures.push({ path: `${folder}/`, message: failureMessage(err) });
+    }
+  }
+  return failedFolders;
+}
+
+/**
+ * Notes a file that was not sent, and whether the upload stops there: cancelled (the server keeps nothing
+ * of it, and nothing more is sent) or the disk full (said the usual way, the disk-limit dialog).
+ */
+function recordFailure(err: unknown, path: string, after: number, outcome: UploadOutcome): 'stop' | 'go-on' {
+  if (err instanceof UploadCancelled) {
+    outcome.cancelled = { file: path };
+    outcome.notSent = after;
+    return 'stop';
+  }
+  if (err instanceof ApiFailure && err.code === 'DISK_LIMIT') {
+    handleApiError(err);
+    outcome.failures.push({ path, message: err.message });
+    outcome.notSent = after;
+    return 'stop';
+  }
+  outcome.failures.push({ path, message: failureMessage(err) });
+  return 'go-on';
+}
+
 /**
  * Uploads of the files page: files or a folder tree into `dir`. Names in use are asked about first
  * (Replace, Keep both, Skip); then files go one at a time, with progress, speed and time left, until done
@@ -139,84 +262,19 @@ export function useUploads(serverId: string, dir: string, onDone: () => void) {
           const { folder, name } = splitPath(path);
           return listings.get(folder)?.get(name);
         };
-        const conflicts = items.filter((i) => existing(i.path));
-        const choices = new Map<UploadItem, ConflictChoice>();
-        let forAll: ConflictChoice | null = null;
-        for (const [index, item] of conflicts.entries()) {
-          if (abort.signal.aborted) break;
-          const there = existing(item.path);
-          if (!there) continue;
-          if (!forAll) {
-            const { folder, name } = splitPath(item.path);
-            const answer = await askAboutConflict({
-              name,
-              folder: joinPath(dir, folder),
-              existing: there,
-              uploadSize: item.file.size,
-              remaining: conflicts.length - index - 1,
-            });
-            if (!answer) {
-              abort.abort();
-              break;
-            }
-            if (answer.applyToAll) forAll = answer.choice;
-            choices.set(item, answer.choice);
-          } else choices.set(item, forAll);
-        }
+        const choices = await askConflicts(dir, items, existing, abort);
         if (abort.signal.aborted) {
           notify('info', 'Upload cancelled', 'Nothing was uploaded.');
           return;
         }
 
-        // 2. Where each file goes: "Keep both" takes the next free "name (n).ext" among what is there and what
-        // this upload writes.
-        const taken = new Map<string, Set<string>>();
-        const takenIn = (folder: string) => {
-          let names = taken.get(folder);
-          if (!names) {
-            names = new Set([
-              ...(listings.get(folder)?.keys() ?? []),
-              ...items
-                .map((i) => splitPath(i.path))
-                .filter((p) => p.folder === folder)
-                .map((p) => p.name),
-            ]);
-            taken.set(folder, names);
-          }
-          return names;
-        };
-        const sends: { item: UploadItem; path: string; replaces: boolean }[] = [];
-        for (const item of items) {
-          const choice = choices.get(item);
-          if (choice === 'skip') {
-            outcome.skipped++;
-          } else if (choice === 'keep-both') {
-            const { folder, name } = splitPath(item.path);
-            const names = takenIn(folder);
-            const free = keepBothName(name, names);
-            names.add(free);
-            sends.push({ item, path: withName(item.path, free), replaces: false });
-          } else sends.push({ item, path: item.path, replaces: choice === 'replace' });
-        }
+        // 2. Where each file goes.
+        const sends = planSends(items, choices, listings, outcome);
 
         // 3. Every folder of the tree once, parents first, as mkdir -p: folders that exist already are fine.
         const total = sends.reduce((sum, s) => sum + s.item.file.size, 0);
         setUpload({ phase: 'sending', ...progress, total, files: sends.length, current: sends[0]?.path ?? '' });
-        const failedFolders = new Set<string>();
-        for (const folder of foldersOf(sends.map((s) => s.path))) {
-          if (abort.signal.aborted) break;
-          // Inside a folder that could not be made: its files are counted as failed below.
-          if (failedAncestor(folder, failedFolders)) {
-            failedFolders.add(folder);
-            continue;
-          }
-          try {
-            outcome.foldersCreated += (await makeFolder(serverId, joinPath(dir, folder), { parents: true, background: true })).created;
-          } catch (err) {
-            failedFolders.add(folder);
-            outcome.failures.push({ path: `${folder}/`, message: failureMessage(err) });
-          }
-        }
+        const failedFolders = await makeFolders(serverId, dir, sends, abort, outcome);
 
         // 4. The files, one at a time.
         const meter = createSpeedMeter();
@@ -252,20 +310,7 @@ export function useUploads(serverId: string, dir: string, onDone: () => void) {
             if (send.replaces) outcome.replaced++;
             else outcome.uploaded++;
           } catch (err) {
-            if (err instanceof UploadCancelled) {
-              // The request was aborted: the server keeps nothing of this file, and nothing more is sent.
-              outcome.cancelled = { file: send.path };
-              outcome.notSent = sends.length - index - 1;
-              break;
-            }
-            if (err instanceof ApiFailure && err.code === 'DISK_LIMIT') {
-              // Nothing more fits: say so the usual way (the disk-limit dialog) and send no more.
-              handleApiError(err);
-              outcome.failures.push({ path: send.path, message: err.message });
-              outcome.notSent = sends.length - index - 1;
-              break;
-            }
-            outcome.failures.push({ path: send.path, message: failureMessage(err) });
+            if (recordFailure(err, send.path, sends.length - index - 1, outcome) === 'stop') break;
           }
           finished += send.item.file.size;
         }

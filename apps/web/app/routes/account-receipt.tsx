@@ -1,30 +1,22 @@
-import { formatPrice, type ReceiptResult } from '@spawnpoint/contracts';
-import { useEffect, useState } from 'react';
+import { endpoints, formatPrice } from '@spawnpoint/contracts';
 import { Link, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
-import { ApiFailure } from '../lib/api.ts';
-import { getReceipt } from '../lib/billing.ts';
 import { pageMeta } from '../lib/meta.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 
 export const meta = () => pageMeta('account-receipt', 'A receipt of your Spawnpoint balance.');
 
 /** One ledger row as a receipt: printable (the browser's Print, or Save as PDF). */
 export default function AccountReceipt() {
   const { entryId = '' } = useParams();
-  const [receipt, setReceipt] = useState<ReceiptResult | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    getReceipt(entryId).then(setReceipt, (failure: unknown) =>
-      setFailed(
-        failure instanceof ApiFailure && failure.code === 'NOT_FOUND'
-          ? 'There is no such receipt in your account.'
-          : failure instanceof ApiFailure
-            ? failure.message
-            : 'The receipt could not be loaded.',
-      ),
-    );
-  }, [entryId]);
-
+  const read = useEndpoint(endpoints.receipt, { params: { entryId } }, { failureMessage: 'The receipt could not be loaded.' });
+  const receipt = read.load.status === 'ready' ? read.load.data : null;
+  const failed =
+    read.load.status !== 'failed'
+      ? null
+      : read.load.failure?.code === 'NOT_FOUND'
+        ? 'There is no such receipt in your account.'
+        : read.load.message;
   if (failed || !receipt)
     return (
       <div className="space-y-4">

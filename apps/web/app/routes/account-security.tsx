@@ -1,4 +1,4 @@
-import { accountEventLabels, fieldRules, type SessionInfoData } from '@spawnpoint/contracts';
+import { accountEventLabels, changePasswordForm, type SessionInfoData } from '@spawnpoint/contracts';
 import { useCallback, useEffect, useState } from 'react';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
@@ -19,7 +19,6 @@ export default function AccountSecurity() {
   const twoFactorOn = useUser((s) => s.userData?.twoFactorEnabled ?? false);
   const [sessions, setSessions] = useState<SessionInfoData[] | null>(null);
   const [activity, setActivity] = useState<Activity[] | null>(null);
-  const [codes, setCodes] = useState<string[] | null>(null);
 
   const refresh = useCallback(() => {
     listSessions().then(setSessions, () => setSessions([]));
@@ -27,167 +26,15 @@ export default function AccountSecurity() {
   }, []);
   useEffect(refresh, [refresh]);
 
-  const password = useForm({
-    currentPassword: { label: 'current password', rules: fieldRules.loginPassword },
-    newPassword: { label: 'new password', rules: fieldRules.password },
-    newPasswordConfirmation: {
-      label: 'password confirmation',
-      rules: [{ rule: 'required' }, { rule: 'confirmed', target: 'newPassword' }],
-    },
-  });
-  const [endOthers, setEndOthers] = useState(true);
-  const submitPassword = password.handleSubmit(async (values) => {
-    await changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword, endOtherSessions: endOthers });
-    // Emptied at once: passwords should not linger, and a late second click must not send the old one again.
-    password.reset();
-    notify('success', 'Password changed', endOthers ? 'Your other sessions were signed out.' : undefined);
-    refresh();
-  });
-
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-bold">Security</h1>
 
-      <section aria-labelledby="tfa-heading" className="rounded-xl border border-slate-200 bg-white p-6">
-        <h2 id="tfa-heading" className="text-lg font-semibold">
-          Two-factor authentication
-        </h2>
-        <p className="mt-1 text-sm text-slate-600">
-          {twoFactorOn
-            ? 'On. Signing in asks for a code from your authenticator app.'
-            : 'Off. Add a second step to signing in with an authenticator app.'}
-        </p>
-        <div className="mt-4 flex flex-wrap gap-2">
-          {twoFactorOn ? (
-            <>
-              <Button variant="secondary" onClick={() => openDialog('disable-twofactor', { onDone: refresh })}>
-                Turn off
-              </Button>
-              <Button
-                variant="secondary"
-                onClick={() =>
-                  openDialog('input', {
-                    title: 'New recovery codes',
-                    message: 'Enter a code from your authenticator app. Your old recovery codes stop working.',
-                    label: 'Code',
-                    onContinue: async (token) => {
-                      setCodes((await regenerateRecoveryCodes(token)).recoveryCodes);
-                      refresh();
-                    },
-                  })
-                }
-              >
-                New recovery codes
-              </Button>
-            </>
-          ) : (
-            <Button onClick={() => openDialog('enable-twofactor', { onDone: refresh })}>Turn on</Button>
-          )}
-        </div>
-        {codes ? (
-          <div className="mt-4">
-            <p className="mb-2 text-sm text-slate-600">Your new recovery codes. Save them now; they are not shown again.</p>
-            <RecoveryCodes codes={codes} />
-          </div>
-        ) : null}
-      </section>
+      <TwoFactorSection twoFactorOn={twoFactorOn} onChanged={refresh} />
 
-      <section aria-labelledby="sessions-heading" className="rounded-xl border border-slate-200 bg-white p-6">
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id="sessions-heading" className="text-lg font-semibold">
-            Sessions
-          </h2>
-          <Button
-            variant="secondary"
-            disabled={!sessions || sessions.filter((s) => !s.current).length === 0}
-            onClick={() =>
-              openDialog('confirm', {
-                title: 'Sign out everywhere else?',
-                message: 'Every other browser and device signed in to your account is signed out at once.',
-                confirmLabel: 'Sign out others',
-                onConfirm: async () => {
-                  await revokeOtherSessions();
-                  notify('success', 'Other sessions signed out');
-                  refresh();
-                },
-              })
-            }
-          >
-            Sign out all other sessions
-          </Button>
-        </div>
-        {!sessions ? (
-          <p className="mt-3 text-sm text-slate-500" role="status">
-            Loading…
-          </p>
-        ) : (
-          <ul className="mt-4 divide-y divide-slate-100" data-testid="session-list">
-            {sessions.map((s) => (
-              <li key={s.sessionId} className="flex flex-wrap items-center justify-between gap-3 py-3">
-                <div className="min-w-0 wrap-anywhere">
-                  <p className="font-medium">
-                    {s.device}{' '}
-                    {s.current ? (
-                      <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs font-semibold text-brand-700">This session</span>
-                    ) : null}
-                  </p>
-                  <p className="text-sm text-slate-500">
-                    {s.ip ?? 'Unknown address'} · last seen {when(s.lastSeenAt)}
-                  </p>
-                </div>
-                {!s.current ? (
-                  <Button
-                    variant="ghost"
-                    onClick={async () => {
-                      await revokeSession(s.sessionId);
-                      notify('success', 'Session signed out');
-                      refresh();
-                    }}
-                  >
-                    Sign out
-                  </Button>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <SessionsSection sessions={sessions} onChanged={refresh} />
 
-      <section aria-labelledby="password-heading" className="rounded-xl border border-slate-200 bg-white p-6">
-        <h2 id="password-heading" className="text-lg font-semibold">
-          Change password
-        </h2>
-        <form className="mt-4 max-w-sm space-y-4" onSubmit={submitPassword} noValidate>
-          <Field
-            label="Current password"
-            type="password"
-            autoComplete="current-password"
-            error={password.errors.currentPassword}
-            {...password.field('currentPassword')}
-          />
-          <Field
-            label="New password"
-            type="password"
-            autoComplete="new-password"
-            error={password.errors.newPassword}
-            {...password.field('newPassword')}
-          />
-          <Field
-            label="Confirm new password"
-            type="password"
-            autoComplete="new-password"
-            error={password.errors.newPasswordConfirmation}
-            {...password.field('newPasswordConfirmation')}
-          />
-          <label className="flex items-center gap-2 text-sm text-slate-700">
-            <input type="checkbox" checked={endOthers} onChange={(e) => setEndOthers(e.target.checked)} />
-            Sign out my other sessions
-          </label>
-          <Button type="submit" busy={password.submitting}>
-            Change password
-          </Button>
-        </form>
-      </section>
+      <PasswordSection onChanged={refresh} />
 
       <section aria-labelledby="activity-heading" className="rounded-xl border border-slate-200 bg-white p-6">
         <h2 id="activity-heading" className="text-lg font-semibold">
@@ -209,5 +56,171 @@ export default function AccountSecurity() {
         )}
       </section>
     </div>
+  );
+}
+
+/** Two-factor authentication: on or off, and new recovery codes (shown once). */
+function TwoFactorSection({ twoFactorOn, onChanged }: { twoFactorOn: boolean; onChanged: () => void }) {
+  const [codes, setCodes] = useState<string[] | null>(null);
+  return (
+    <section aria-labelledby="tfa-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+      <h2 id="tfa-heading" className="text-lg font-semibold">
+        Two-factor authentication
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        {twoFactorOn
+          ? 'On. Signing in asks for a code from your authenticator app.'
+          : 'Off. Add a second step to signing in with an authenticator app.'}
+      </p>
+      <div className="mt-4 flex flex-wrap gap-2">
+        {twoFactorOn ? (
+          <>
+            <Button variant="secondary" onClick={() => openDialog('disable-twofactor', { onDone: onChanged })}>
+              Turn off
+            </Button>
+            <Button
+              variant="secondary"
+              onClick={() =>
+                openDialog('input', {
+                  title: 'New recovery codes',
+                  message: 'Enter a code from your authenticator app. Your old recovery codes stop working.',
+                  label: 'Code',
+                  onContinue: async (token) => {
+                    setCodes((await regenerateRecoveryCodes(token)).recoveryCodes);
+                    onChanged();
+                  },
+                })
+              }
+            >
+              New recovery codes
+            </Button>
+          </>
+        ) : (
+          <Button onClick={() => openDialog('enable-twofactor', { onDone: onChanged })}>Turn on</Button>
+        )}
+      </div>
+      {codes ? (
+        <div className="mt-4">
+          <p className="mb-2 text-sm text-slate-600">Your new recovery codes. Save them now; they are not shown again.</p>
+          <RecoveryCodes codes={codes} />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** The account's sessions, this one marked; any other signed out, or all of them at once. */
+function SessionsSection({ sessions, onChanged }: { sessions: SessionInfoData[] | null; onChanged: () => void }) {
+  return (
+    <section aria-labelledby="sessions-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id="sessions-heading" className="text-lg font-semibold">
+          Sessions
+        </h2>
+        <Button
+          variant="secondary"
+          disabled={!sessions || sessions.filter((s) => !s.current).length === 0}
+          onClick={() =>
+            openDialog('confirm', {
+              title: 'Sign out everywhere else?',
+              message: 'Every other browser and device signed in to your account is signed out at once.',
+              confirmLabel: 'Sign out others',
+              onConfirm: async () => {
+                await revokeOtherSessions();
+                notify('success', 'Other sessions signed out');
+                onChanged();
+              },
+            })
+          }
+        >
+          Sign out all other sessions
+        </Button>
+      </div>
+      {!sessions ? (
+        <p className="mt-3 text-sm text-slate-500" role="status">
+          Loading…
+        </p>
+      ) : (
+        <ul className="mt-4 divide-y divide-slate-100" data-testid="session-list">
+          {sessions.map((s) => (
+            <li key={s.sessionId} className="flex flex-wrap items-center justify-between gap-3 py-3">
+              <div className="min-w-0 wrap-anywhere">
+                <p className="font-medium">
+                  {s.device}{' '}
+                  {s.current ? (
+                    <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs font-semibold text-brand-700">This session</span>
+                  ) : null}
+                </p>
+                <p className="text-sm text-slate-500">
+                  {s.ip ?? 'Unknown address'} · last seen {when(s.lastSeenAt)}
+                </p>
+              </div>
+              {!s.current ? (
+                <Button
+                  variant="ghost"
+                  onClick={async () => {
+                    await revokeSession(s.sessionId);
+                    notify('success', 'Session signed out');
+                    onChanged();
+                  }}
+                >
+                  Sign out
+                </Button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** A new password, typed twice after the current one; the other sessions may be signed out with it. */
+function PasswordSection({ onChanged }: { onChanged: () => void }) {
+  const password = useForm(changePasswordForm);
+  const [endOthers, setEndOthers] = useState(true);
+  const submitPassword = password.handleSubmit(async (values) => {
+    await changePassword({ currentPassword: values.currentPassword, newPassword: values.newPassword, endOtherSessions: endOthers });
+    // Emptied at once: passwords should not linger, and a late second click must not send the old one again.
+    password.reset();
+    notify('success', 'Password changed', endOthers ? 'Your other sessions were signed out.' : undefined);
+    onChanged();
+  });
+  return (
+    <section aria-labelledby="password-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+      <h2 id="password-heading" className="text-lg font-semibold">
+        Change password
+      </h2>
+      <form className="mt-4 max-w-sm space-y-4" onSubmit={submitPassword} noValidate>
+        <Field
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          error={password.errors.currentPassword}
+          {...password.field('currentPassword')}
+        />
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          error={password.errors.newPassword}
+          {...password.field('newPassword')}
+        />
+        <Field
+          label="Confirm new password"
+          type="password"
+          autoComplete="new-password"
+          error={password.errors.newPasswordConfirmation}
+          {...password.field('newPasswordConfirmation')}
+        />
+        <label className="flex items-center gap-2 text-sm text-slate-700">
+          <input type="checkbox" checked={endOthers} onChange={(e) => setEndOthers(e.target.checked)} />
+          Sign out my other sessions
+        </label>
+        <Button type="submit" busy={password.submitting}>
+          Change password
+        </Button>
+      </form>
+    </section>
   );
 }

@@ -1,11 +1,11 @@
-import { endpoints, fieldRules, formatPrice } from '@spawnpoint/contracts';
+import { endpoints, changeEmailForm, formatPrice } from '@spawnpoint/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
 import { confirmEmailChange, deleteAccount, requestEmailChange } from '../lib/account.ts';
 import { call } from '../lib/api.ts';
-import { getTransactions } from '../lib/billing.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
@@ -33,16 +33,6 @@ export default function Account() {
       () => undefined,
     );
   }, [params, setParams]);
-
-  const emailForm = useForm({
-    newEmailAddress: { label: 'new email address', rules: fieldRules.emailAddress },
-    password: { label: 'password', rules: fieldRules.loginPassword },
-  });
-  const [emailSentTo, setEmailSentTo] = useState<string | null>(null);
-  const submitEmail = emailForm.handleSubmit(async (values) => {
-    await requestEmailChange(values);
-    setEmailSentTo(values.newEmailAddress);
-  });
 
   if (!user) return null;
 
@@ -76,36 +66,7 @@ export default function Account() {
           </div>
         )}
       </section>
-      <section aria-labelledby="change-email-heading" className="rounded-xl border border-slate-200 bg-white p-6">
-        <h2 id="change-email-heading" className="text-lg font-semibold">
-          Change email address
-        </h2>
-        {emailSentTo ? (
-          <p className="mt-2 text-sm text-slate-600" role="status">
-            We sent a confirmation link to <strong>{emailSentTo}</strong>. Your address changes when you open it.
-          </p>
-        ) : (
-          <form className="mt-4 max-w-sm space-y-4" onSubmit={submitEmail} noValidate>
-            <Field
-              label="New email address"
-              type="email"
-              autoComplete="email"
-              error={emailForm.errors.newEmailAddress}
-              {...emailForm.field('newEmailAddress')}
-            />
-            <Field
-              label="Current password"
-              type="password"
-              autoComplete="current-password"
-              error={emailForm.errors.password}
-              {...emailForm.field('password')}
-            />
-            <Button type="submit" variant="secondary" busy={emailForm.submitting}>
-              Send confirmation link
-            </Button>
-          </form>
-        )}
-      </section>
+      <ChangeEmail />
       <section aria-labelledby="session-heading" className="rounded-xl border border-slate-200 bg-white p-6">
         <h2 id="session-heading" className="text-lg font-semibold">
           Session
@@ -117,45 +78,14 @@ export default function Account() {
           Sign out
         </Button>
       </section>
-      <section aria-labelledby="delete-heading" className="rounded-xl border border-red-200 bg-white p-6">
-        <h2 id="delete-heading" className="text-lg font-semibold text-red-700">
-          Delete account
-        </h2>
-        <p className="mt-1 text-sm text-slate-600">Your account, your servers and all their files are removed for good.</p>
-        <Button
-          variant="danger"
-          className="mt-4"
-          onClick={() =>
-            openDialog('input', {
-              title: 'Delete your account?',
-              message:
-                'This removes your account, every server you own and all their files. It cannot be undone. Enter your password to confirm.',
-              label: 'Password',
-              secret: true,
-              onContinue: async (password) => {
-                await deleteAccount(password);
-                signedOutOnPurpose();
-                notify('success', 'Account deleted', 'Thank you for playing with us.');
-              },
-            })
-          }
-        >
-          Delete account
-        </Button>
-      </section>
+      <DeleteAccount />
     </div>
   );
 }
 
 /** The balance at a glance; top-ups, billing information and receipts live on the Billing tab. */
 function BalanceCard() {
-  const [balance, setBalance] = useState<number | null>(null);
-  useEffect(() => {
-    getTransactions().then(
-      (r) => setBalance(r.balanceCents),
-      () => undefined,
-    );
-  }, []);
+  const transactions = useEndpoint(endpoints.transactions, { query: { page: 1 } });
   return (
     <section
       aria-labelledby="balance-heading"
@@ -166,12 +96,91 @@ function BalanceCard() {
           Balance
         </h2>
         <p className="mt-1 text-2xl font-bold" data-testid="account-balance">
-          {balance === null ? '…' : formatPrice(balance)}
+          {transactions.load.status === 'ready' ? formatPrice(transactions.load.data.balanceCents) : '…'}
         </p>
+        {transactions.load.status === 'failed' ? (
+          <p className="text-sm text-red-700" role="alert">
+            {transactions.load.message}
+          </p>
+        ) : null}
       </div>
       <Link to="/account/billing" className={buttonClass('secondary')}>
         Top up and billing
       </Link>
+    </section>
+  );
+}
+
+/** A new address, confirmed from a link mailed to it; the current password is asked. */
+function ChangeEmail() {
+  const emailForm = useForm(changeEmailForm);
+  const [emailSentTo, setEmailSentTo] = useState<string | null>(null);
+  const submitEmail = emailForm.handleSubmit(async (values) => {
+    await requestEmailChange(values);
+    setEmailSentTo(values.newEmailAddress);
+  });
+  return (
+    <section aria-labelledby="change-email-heading" className="rounded-xl border border-slate-200 bg-white p-6">
+      <h2 id="change-email-heading" className="text-lg font-semibold">
+        Change email address
+      </h2>
+      {emailSentTo ? (
+        <p className="mt-2 text-sm text-slate-600" role="status">
+          We sent a confirmation link to <strong>{emailSentTo}</strong>. Your address changes when you open it.
+        </p>
+      ) : (
+        <form className="mt-4 max-w-sm space-y-4" onSubmit={submitEmail} noValidate>
+          <Field
+            label="New email address"
+            type="email"
+            autoComplete="email"
+            error={emailForm.errors.newEmailAddress}
+            {...emailForm.field('newEmailAddress')}
+          />
+          <Field
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            error={emailForm.errors.password}
+            {...emailForm.field('password')}
+          />
+          <Button type="submit" variant="secondary" busy={emailForm.submitting}>
+            Send confirmation link
+          </Button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** Deleting the account, every server it owns and their files, after the password. */
+function DeleteAccount() {
+  return (
+    <section aria-labelledby="delete-heading" className="rounded-xl border border-red-200 bg-white p-6">
+      <h2 id="delete-heading" className="text-lg font-semibold text-red-700">
+        Delete account
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">Your account, your servers and all their files are removed for good.</p>
+      <Button
+        variant="danger"
+        className="mt-4"
+        onClick={() =>
+          openDialog('input', {
+            title: 'Delete your account?',
+            message:
+              'This removes your account, every server you own and all their files. It cannot be undone. Enter your password to confirm.',
+            label: 'Password',
+            secret: true,
+            onContinue: async (password) => {
+              await deleteAccount(password);
+              signedOutOnPurpose();
+              notify('success', 'Account deleted', 'Thank you for playing with us.');
+            },
+          })
+        }
+      >
+        Delete account
+      </Button>
     </section>
   );
 }

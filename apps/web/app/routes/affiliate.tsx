@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { endpoints, formatPrice, type ReferralInfo } from '@spawnpoint/contracts';
+import { endpoints, formatPrice } from '@spawnpoint/contracts';
 import { buttonClass } from '../components/button.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
-import { call } from '../lib/api.ts';
+import { EndpointView } from '../components/endpoint-view.tsx';
 import { pageMeta } from '../lib/meta.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { useUser } from '../lib/user-store.ts';
 
 export const meta = () =>
@@ -12,10 +12,11 @@ export const meta = () =>
 
 export default function Affiliate() {
   const signedIn = useUser((s) => s.userData !== null);
-  const [referral, setReferral] = useState<ReferralInfo | null>(null);
-  useEffect(() => {
-    if (signedIn) call(endpoints.referral, {}).then(setReferral, () => undefined);
-  }, [signedIn]);
+  const referral = useEndpoint(
+    endpoints.referral,
+    {},
+    { enabled: signedIn, failureMessage: 'Your link could not be loaded. Please reload the page.' },
+  );
 
   return (
     <main className="mx-auto max-w-3xl px-4 py-12">
@@ -40,43 +41,43 @@ export default function Affiliate() {
             </Link>{' '}
             to get your link.
           </p>
-        ) : referral ? (
-          <div className="mt-3 space-y-2">
-            <CopyButton value={referral.link} label="Referral link" />
-            <p className="text-sm text-slate-600">
-              Your code: <strong className="font-mono">{referral.code}</strong>. Any Spawnpoint page works with{' '}
-              <code>?r={referral.code}</code> added.
-            </p>
-            <p className="text-sm font-medium" data-testid="referred-users">
-              {referral.referredUsers === 0
-                ? 'Nobody has signed up with your link yet: share it where your players are.'
-                : referral.referredUsers === 1
-                  ? '1 player has signed up with your link.'
-                  : `${referral.referredUsers} players have signed up with your link.`}
-            </p>
-            <p className="text-sm" data-testid="affiliate-earned">
-              You earn <strong>{referral.commissionPercent}%</strong> of their purchases. Earned so far:{' '}
-              <strong>{formatPrice(referral.earnedCents)}</strong>, in{' '}
-              <Link to="/account/billing" className="font-semibold text-brand-700 underline">
-                your balance
-              </Link>
-              .
-            </p>
-            {referral.commissions.length ? (
-              <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 text-sm" aria-label="Recent commissions">
-                {referral.commissions.map((c) => (
-                  <li key={c.id} className="flex flex-wrap justify-between gap-2 px-3 py-2">
-                    <span>{new Date(c.createdAt).toLocaleString()}</span>
-                    <span className="font-semibold text-emerald-700">+{formatPrice(c.amountCents)}</span>
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
         ) : (
-          <p className="mt-2 text-slate-500" role="status">
-            Loading…
-          </p>
+          <EndpointView load={referral.load} loading="Loading…" className="mt-2">
+            {(info) => (
+              <div className="mt-3 space-y-2">
+                <CopyButton value={info.link} label="Referral link" />
+                <p className="text-sm text-slate-600">
+                  Your code: <strong className="font-mono">{info.code}</strong>. Any Spawnpoint page works with <code>?r={info.code}</code>{' '}
+                  added.
+                </p>
+                <p className="text-sm font-medium" data-testid="referred-users">
+                  {info.referredUsers === 0
+                    ? 'Nobody has signed up with your link yet: share it where your players are.'
+                    : info.referredUsers === 1
+                      ? '1 player has signed up with your link.'
+                      : `${info.referredUsers} players have signed up with your link.`}
+                </p>
+                <p className="text-sm" data-testid="affiliate-earned">
+                  You earn <strong>{info.commissionPercent}%</strong> of their purchases. Earned so far:{' '}
+                  <strong>{formatPrice(info.earnedCents)}</strong>, in{' '}
+                  <Link to="/account/billing" className="font-semibold text-brand-700 underline">
+                    your balance
+                  </Link>
+                  .
+                </p>
+                {info.commissions.length ? (
+                  <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 text-sm" aria-label="Recent commissions">
+                    {info.commissions.map((c) => (
+                      <li key={c.id} className="flex flex-wrap justify-between gap-2 px-3 py-2">
+                        <span>{new Date(c.createdAt).toLocaleString()}</span>
+                        <span className="font-semibold text-emerald-700">+{formatPrice(c.amountCents)}</span>
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+              </div>
+            )}
+          </EndpointView>
         )}
       </section>
 

@@ -1,10 +1,9 @@
-import { formatPrice, type PaymentView } from '@spawnpoint/contracts';
-import { useEffect, useState } from 'react';
+import { endpoints, formatPrice } from '@spawnpoint/contracts';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
-import { ApiFailure } from '../lib/api.ts';
-import { completeSandbox, getTopup } from '../lib/billing.ts';
+import { completeSandbox } from '../lib/billing.ts';
 import { pageMeta } from '../lib/meta.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 
 export const meta = () => pageMeta('checkout-sandbox', 'The sandbox payment page of a development Spawnpoint.');
 
@@ -15,19 +14,14 @@ export const meta = () => pageMeta('checkout-sandbox', 'The sandbox payment page
 export default function CheckoutSandbox() {
   const { paymentId = '' } = useParams();
   const navigate = useNavigate();
-  const [payment, setPayment] = useState<PaymentView | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    getTopup(paymentId, { background: true }).then(setPayment, (failure: unknown) =>
-      setFailed(
-        failure instanceof ApiFailure && failure.code === 'NOT_FOUND'
-          ? 'There is no such payment in your account. Start a top-up from the Billing page.'
-          : failure instanceof ApiFailure
-            ? failure.message
-            : 'This payment could not be loaded.',
-      ),
-    );
-  }, [paymentId]);
+  const read = useEndpoint(endpoints.topup, { params: { paymentId } }, { failureMessage: 'This payment could not be loaded.' });
+  const payment = read.load.status === 'ready' ? read.load.data : null;
+  const failed =
+    read.load.status !== 'failed'
+      ? null
+      : read.load.failure?.code === 'NOT_FOUND'
+        ? 'There is no such payment in your account. Start a top-up from the Billing page.'
+        : read.load.message;
 
   const finish = async (outcome: 'pay' | 'decline' | 'abandon') => {
     await completeSandbox(paymentId, outcome);

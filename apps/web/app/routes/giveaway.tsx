@@ -1,10 +1,11 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import { endpoints, type GiveawayState } from '@spawnpoint/contracts';
 import { Button } from '../components/button.tsx';
 import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
+import { useEndpoint, type EndpointLoad } from '../lib/use-endpoint.ts';
 import { useUser } from '../lib/user-store.ts';
 
 export const meta = () =>
@@ -17,18 +18,20 @@ const SLUG = '10-minecraft-accounts';
 
 export default function Giveaway() {
   const signedIn = useUser((s) => s.userData !== null);
-  const verified = useUser((s) => s.userData?.emailVerified ?? false);
-  const [data, setData] = useState<GiveawayState | null>(null);
-  const refresh = useCallback(
-    () => call(endpoints.giveaway, { params: { slug: SLUG } }, { background: true }).then(setData, () => undefined),
-    [],
+  const giveaway = useEndpoint(
+    endpoints.giveaway,
+    { params: { slug: SLUG } },
+    { failureMessage: 'The giveaway could not be loaded. Please reload the page.' },
   );
+  // Signing in or out changes whether "you are in" applies: asked again.
+  const seenSignedIn = useRef(signedIn);
+  const { reload } = giveaway;
   useEffect(() => {
-    void refresh();
-  }, [refresh, signedIn]);
-
+    if (signedIn !== seenSignedIn.current) void reload();
+    seenSignedIn.current = signedIn;
+  }, [signedIn, reload]);
+  const data = giveaway.load.status === 'ready' ? giveaway.load.data : null;
   const deadline = data ? new Date(data.deadline) : null;
-  const open = data && !data.drawn && deadline && deadline.getTime() > Date.now();
 
   return (
     <main className="mx-auto max-w-3xl px-4 py-12">
@@ -52,50 +55,7 @@ export default function Giveaway() {
           </p>
         </div>
         <div className="sm:col-span-2">
-          {!data ? null : data.drawn ? (
-            <div>
-              <h2 className="font-semibold">Winners</h2>
-              <ul className="mt-2 grid gap-1 font-mono text-sm sm:grid-cols-2">
-                {data.winners.map((w) => (
-                  <li key={w}>{w}</li>
-                ))}
-              </ul>
-              <p className="mt-2 text-xs text-slate-500">Drawn with the seed {data.seed}: anyone can check the draw.</p>
-            </div>
-          ) : data.entered ? (
-            <p className="font-semibold text-brand-700">You are in. Good luck! Winners are emailed and listed here after the deadline.</p>
-          ) : !open ? (
-            <p>This giveaway has closed. Winners will be listed here soon.</p>
-          ) : !signedIn ? (
-            <p>
-              <Link to="/login?redirect=%2Fgiveaway%2F10-minecraft-accounts" className="font-semibold text-brand-700 underline">
-                Sign in
-              </Link>{' '}
-              or{' '}
-              <Link to="/register" className="font-semibold text-brand-700 underline">
-                create a free account
-              </Link>{' '}
-              to enter.
-            </p>
-          ) : (
-            <div className="space-y-2">
-              {!verified ? <p className="text-sm text-amber-800">Verify your email address first (check your inbox).</p> : null}
-              <Button
-                onClick={async () => {
-                  try {
-                    await call(endpoints.giveawayEnter, { params: { slug: SLUG } });
-                    notify('success', 'You are in!', 'Good luck.');
-                  } catch {
-                    // the toast explains (already entered, verify first, closed)
-                  } finally {
-                    void refresh();
-                  }
-                }}
-              >
-                Enter the giveaway
-              </Button>
-            </div>
-          )}
+          <GiveawayAction load={giveaway.load} signedIn={signedIn} refresh={reload} />
         </div>
       </section>
 
@@ -114,5 +74,71 @@ export default function Giveaway() {
         </ul>
       </section>
     </main>
+  );
+}
+
+/** The winners once drawn, or whether (and how) the visitor can still enter. */
+function GiveawayAction({
+  load,
+  signedIn,
+  refresh,
+}: {
+  load: EndpointLoad<GiveawayState>;
+  signedIn: boolean;
+  refresh: () => Promise<unknown>;
+}) {
+  const verified = useUser((s) => s.userData?.emailVerified ?? false);
+  if (load.status === 'failed')
+    return (
+      <p className="text-sm text-red-700" role="alert">
+        {load.message}
+      </p>
+    );
+  if (load.status !== 'ready') return null;
+  const data = load.data;
+  const open = !data.drawn && new Date(data.deadline).getTime() > Date.now();
+  return data.drawn ? (
+    <div>
+      <h2 className="font-semibold">Winners</h2>
+      <ul className="mt-2 grid gap-1 font-mono text-sm sm:grid-cols-2">
+        {data.winners.map((w) => (
+          <li key={w}>{w}</li>
+        ))}
+      </ul>
+      <p className="mt-2 text-xs text-slate-500">Drawn with the seed {data.seed}: anyone can check the draw.</p>
+    </div>
+  ) : data.entered ? (
+    <p className="font-semibold text-brand-700">You are in. Good luck! Winners are emailed and listed here after the deadline.</p>
+  ) : !open ? (
+    <p>This giveaway has closed. Winners will be listed here soon.</p>
+  ) : !signedIn ? (
+    <p>
+      <Link to="/login?redirect=%2Fgiveaway%2F10-minecraft-accounts" className="font-semibold text-brand-700 underline">
+        Sign in
+      </Link>{' '}
+      or{' '}
+      <Link to="/register" className="font-semibold text-brand-700 underline">
+        create a free account
+      </Link>{' '}
+      to enter.
+    </p>
+  ) : (
+    <div className="space-y-2">
+      {!verified ? <p className="text-sm text-amber-800">Verify your email address first (check your inbox).</p> : null}
+      <Button
+        onClick={async () => {
+          try {
+            await call(endpoints.giveawayEnter, { params: { slug: SLUG } });
+            notify('success', 'You are in!', 'Good luck.');
+          } catch {
+            // the toast explains (already entered, verify first, closed)
+          } finally {
+            void refresh();
+          }
+        }}
+      >
+        Enter the giveaway
+      </Button>
+    </div>
   );
 }

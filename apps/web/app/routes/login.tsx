@@ -1,4 +1,4 @@
-import { endpoints, fieldRules } from '@spawnpoint/contracts';
+import { endpoints, loginForm } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -18,14 +18,10 @@ export const meta = () => pageMeta('login', 'Sign in to your Spawnpoint dashboar
 export default function Login() {
   const location = useLocation();
   const invite = useInvitePreview();
-  const form = useForm({
-    emailAddress: { label: 'email address', rules: fieldRules.emailAddress },
-    password: { label: 'password', rules: fieldRules.loginPassword },
-  });
+  const form = useForm(loginForm);
 
   const [step, setStep] = useState<'password' | 'code'>('password');
   const [digits, setDigits] = useState(emptyToken);
-  const [recovery, setRecovery] = useState<string | null>(null);
   const [codeError, setCodeError] = useState<string | null>(null);
   const { sending: busy, send } = useSending();
 
@@ -63,42 +59,8 @@ export default function Login() {
       }
     });
 
-  if (step === 'code') {
-    return (
-      <>
-        <h1 className="text-2xl font-bold">Two-factor authentication</h1>
-        <p className="mt-1 text-sm text-slate-600">
-          {recovery === null ? 'Enter the six-digit code from your authenticator app.' : 'Enter one of your recovery codes.'}
-        </p>
-        <div className="mt-6 space-y-4">
-          {recovery === null ? (
-            <TokenInput digits={digits} onChange={setDigits} onComplete={(t) => void submitCode(t)} disabled={busy} />
-          ) : (
-            <RecoveryCodeForm
-              id="recovery-code"
-              value={recovery}
-              onChange={setRecovery}
-              onSubmit={(code) => void submitCode(code)}
-              busy={busy}
-              submitLabel="Sign in"
-            />
-          )}
-          {codeError ? (
-            <p role="alert" className="text-center text-sm text-red-600">
-              {codeError}
-            </p>
-          ) : null}
-          <button
-            type="button"
-            className="text-sm font-medium text-brand-700 hover:underline"
-            onClick={() => setRecovery(recovery === null ? '' : null)}
-          >
-            {recovery === null ? 'Use a recovery code instead' : 'Use the app code instead'}
-          </button>
-        </div>
-      </>
-    );
-  }
+  if (step === 'code')
+    return <SecondStep digits={digits} onDigits={setDigits} error={codeError} busy={busy} onSubmit={(token) => void submitCode(token)} />;
 
   return (
     <>
@@ -123,6 +85,57 @@ export default function Login() {
           Create an account
         </Link>
       </p>
+    </>
+  );
+}
+
+/** The second step of a sign-in: the app's six digits, or a recovery code instead. */
+function SecondStep({
+  digits,
+  onDigits,
+  error,
+  busy,
+  onSubmit,
+}: {
+  digits: string[];
+  onDigits: (digits: string[]) => void;
+  error: string | null;
+  busy: boolean;
+  onSubmit: (token: string) => void;
+}) {
+  const [recovery, setRecovery] = useState<string | null>(null);
+  return (
+    <>
+      <h1 className="text-2xl font-bold">Two-factor authentication</h1>
+      <p className="mt-1 text-sm text-slate-600">
+        {recovery === null ? 'Enter the six-digit code from your authenticator app.' : 'Enter one of your recovery codes.'}
+      </p>
+      <div className="mt-6 space-y-4">
+        {recovery === null ? (
+          <TokenInput digits={digits} onChange={onDigits} onComplete={onSubmit} disabled={busy} />
+        ) : (
+          <RecoveryCodeForm
+            id="recovery-code"
+            value={recovery}
+            onChange={setRecovery}
+            onSubmit={onSubmit}
+            busy={busy}
+            submitLabel="Sign in"
+          />
+        )}
+        {error ? (
+          <p role="alert" className="text-center text-sm text-red-600">
+            {error}
+          </p>
+        ) : null}
+        <button
+          type="button"
+          className="text-sm font-medium text-brand-700 hover:underline"
+          onClick={() => setRecovery(recovery === null ? '' : null)}
+        >
+          {recovery === null ? 'Use a recovery code instead' : 'Use the app code instead'}
+        </button>
+      </div>
     </>
   );
 }

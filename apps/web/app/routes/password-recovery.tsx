@@ -1,4 +1,4 @@
-import { endpoints, fieldRules } from '@spawnpoint/contracts';
+import { endpoints, passwordRecoveryForm, passwordResetForm } from '@spawnpoint/contracts';
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -18,7 +18,7 @@ export default function PasswordRecovery() {
 
 function RequestForm() {
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const form = useForm({ emailAddress: { label: 'email address', rules: fieldRules.emailAddress } });
+  const form = useForm(passwordRecoveryForm);
   const submit = form.handleSubmit(async ({ emailAddress }) => {
     await call(endpoints.passwordRecovery, { body: { emailAddress } });
     setSentTo(emailAddress);
@@ -59,10 +59,7 @@ function RequestForm() {
 
 function ResetForm({ token }: { token: string }) {
   const navigate = useNavigate();
-  const form = useForm({
-    password: { label: 'password', rules: fieldRules.password },
-    passwordConfirmation: { label: 'password confirmation', rules: fieldRules.passwordConfirmation },
-  });
+  const form = useForm(passwordResetForm);
   const submit = form.handleSubmit(async ({ password }) => {
     await call(endpoints.passwordReset, { body: { token, password } });
     notify('success', 'Password changed', 'Sign in with your new password.');

@@ -1,12 +1,12 @@
-import { endpoints, SERVER_NAME_PATTERN, type PublicServerEntry } from '@spawnpoint/contracts';
-import { useEffect, useState } from 'react';
+import { endpoints, SERVER_NAME_PATTERN } from '@spawnpoint/contracts';
+import { useEffect } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { CopyButton } from '../components/copy-button.tsx';
 import { NotFoundPage } from '../components/error-pages.tsx';
 import { PublicServerCard } from '../components/public-server-card.tsx';
-import { ApiFailure, call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { watchPublicServers } from '../lib/public-live.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 
 export const meta = () => pageMeta('server-list-name', 'A Minecraft server on Spawnpoint: who is online, and the address to join.');
 
@@ -24,36 +24,22 @@ export default function PublicServerPage() {
 
 /** The same entry as the list, live, with how to join. */
 function ListedServer({ name }: { name: string }) {
-  const [server, setServer] = useState<PublicServerEntry | null>(null);
-  const [problem, setProblem] = useState<'missing' | 'failed' | null>(null);
-
-  useEffect(() => {
-    let active = true;
-    const load = () =>
-      call(endpoints.publicServer, { params: { name } }, { background: true }).then(
-        (found) => {
-          if (!active) return;
-          setServer(found);
-          setProblem(null);
-        },
-        (failure: unknown) => active && setProblem(failure instanceof ApiFailure && failure.code === 'NOT_FOUND' ? 'missing' : 'failed'),
-      );
-    void load();
-    const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => {
-      active = false;
-      clearInterval(timer);
-    };
-  }, [name]);
+  const entry = useEndpoint(
+    endpoints.publicServer,
+    { params: { name } },
+    { refreshMs: REFRESH_MS, failureMessage: 'The server could not be loaded. Check your connection; the page tries again on its own.' },
+  );
+  const server = entry.load.status === 'ready' ? entry.load.data : null;
 
   // Its state and players move live.
   const listed = server !== null;
+  const { patch } = entry;
   useEffect(() => {
     if (!listed) return;
     return watchPublicServers([name.toLowerCase()], (event) =>
-      setServer((current) => current && { ...current, state: event.state, players: event.players }),
+      patch((current) => ({ ...current, state: event.state, players: event.players })),
     );
-  }, [listed, name]);
+  }, [listed, name, patch]);
 
   return (
     <main className="mx-auto max-w-2xl px-4 py-12">
@@ -64,13 +50,13 @@ function ListedServer({ name }: { name: string }) {
       </p>
       <h1 className="mt-2 text-4xl font-extrabold break-words">{server?.name ?? name.toLowerCase()}</h1>
       <div className="mt-6" aria-live="polite">
-        {problem === 'missing' ? (
+        {entry.load.status === 'failed' && entry.load.failure?.code === 'NOT_FOUND' ? (
           <p className="rounded-xl border border-slate-200 bg-white p-6 text-slate-700" role="alert">
             No server called {name} is on the public list. Its owner may have taken it off; find others on the server list.
           </p>
-        ) : problem === 'failed' && !server ? (
+        ) : entry.load.status === 'failed' ? (
           <p className="rounded-xl border border-red-200 bg-red-50 p-6 text-red-800" role="alert">
-            The server could not be loaded. Check your connection; the page tries again on its own.
+            {entry.load.message}
           </p>
         ) : !server ? (
           <p className="text-slate-500">Loading…</p>

@@ -1,4 +1,4 @@
-import { endpoints, fieldRules } from '@spawnpoint/contracts';
+import { endpoints, registerForm } from '@spawnpoint/contracts';
 import { useEffect } from 'react';
 import { Link } from 'react-router';
 import { Button } from '../components/button.tsx';
@@ -15,11 +15,7 @@ import { setSignedIn } from '../lib/user-store.ts';
 export const meta = () => pageMeta('register', 'Create a free Spawnpoint account and start your own Minecraft server in seconds.');
 
 export default function Register() {
-  const form = useForm({
-    emailAddress: { label: 'email address', rules: fieldRules.emailAddress },
-    password: { label: 'password', rules: fieldRules.password },
-    passwordConfirmation: { label: 'password confirmation', rules: fieldRules.passwordConfirmation },
-  });
+  const form = useForm(registerForm);
 
   // Opened from an invitation: who invited whom, and its address in the form (the account must have it).
   const invite = useInvitePreview();

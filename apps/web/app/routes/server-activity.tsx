@@ -1,11 +1,13 @@
 import { endpoints, serverActivityLabels, type ServerActivityEntry } from '@spawnpoint/contracts';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
+import { EndpointView } from '../components/endpoint-view.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { relativeTime } from '../lib/relative-time.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id-activity', 'Who did what on your Minecraft server, and when.');
@@ -24,25 +26,20 @@ export default function ServerActivity() {
 function ActivityPage({ id }: { id: string }) {
   const load = useServer(id);
   const mayRead = load.status === 'ready' && load.server.permissions.includes('activity.read');
-  const [log, setLog] = useState<Log | null>(null);
-  const [failed, setFailed] = useState(false);
+  const first = useEndpoint(
+    endpoints.serverActivity,
+    { params: { serverId: id }, query: {} },
+    { enabled: mayRead, failureMessage: 'The activity log could not be loaded. Please reload the page.' },
+  );
+  // Older pages, asked with "Load more", follow the first page they were asked after (`after`); a first
+  // page read again starts without them.
+  const [older, setOlder] = useState<{ after: Log; log: Log } | null>(null);
 
-  useEffect(() => {
-    if (!mayRead) return;
-    let active = true;
-    call(endpoints.serverActivity, { params: { serverId: id }, query: {} }).then(
-      (page) => active && setLog(page),
-      () => active && setFailed(true),
-    );
-    return () => {
-      active = false;
-    };
-  }, [id, mayRead]);
-
-  const loadMore = async () => {
-    if (!log?.next) return;
+  const loadMore = async (first: Log, log: Log) => {
+    if (!log.next) return;
     const page = await call(endpoints.serverActivity, { params: { serverId: id }, query: { before: log.next } });
-    setLog({ entries: [...log.entries, ...page.entries], next: page.next });
+    const before = older?.after === first ? older.log.entries : [];
+    setOlder({ after: first, log: { entries: [...before, ...page.entries], next: page.next } });
   };
 
   return (
@@ -55,35 +52,33 @@ function ActivityPage({ id }: { id: string }) {
             Activity
           </h2>
           <p className="mt-1 text-sm text-slate-600">Who started, stopped or changed this server, newest first.</p>
-          {failed ? (
-            <p className="mt-4 text-sm text-red-700" role="alert">
-              The activity log could not be loaded. Please reload the page.
-            </p>
-          ) : !log ? (
-            <p className="mt-4 text-sm text-slate-600" role="status">
-              Loading the activity log…
-            </p>
-          ) : log.entries.length === 0 ? (
-            <p className="mt-4 rounded-lg bg-slate-50 p-4 text-sm text-slate-600" data-testid="activity-empty">
-              Nothing has happened on this server yet. Starts and stops, console commands, file changes, backups and changes to members will
-              show here.
-            </p>
-          ) : (
-            <>
-              <ol className="mt-4 divide-y divide-slate-100" data-testid="server-activity">
-                {log.entries.map((entry) => (
-                  <ActivityRow key={entry.id} entry={entry} />
-                ))}
-              </ol>
-              {log.next ? (
-                <Button variant="secondary" className="mt-4 w-full sm:w-auto" onClick={loadMore}>
-                  Load more
-                </Button>
+          <EndpointView load={first.load} loading="Loading the activity log…" className="mt-4">
+            {(page) => {
+              const more = older?.after === page ? older.log : null;
+              const log: Log = more ? { entries: [...page.entries, ...more.entries], next: more.next } : page;
+              return log.entries.length === 0 ? (
+                <p className="mt-4 rounded-lg bg-slate-50 p-4 text-sm text-slate-600" data-testid="activity-empty">
+                  Nothing has happened on this server yet. Starts and stops, console commands, file changes, backups and changes to members
+                  will show here.
+                </p>
               ) : (
-                <p className="mt-4 text-xs text-slate-500">That is everything.</p>
-              )}
-            </>
-          )}
+                <>
+                  <ol className="mt-4 divide-y divide-slate-100" data-testid="server-activity">
+                    {log.entries.map((entry) => (
+                      <ActivityRow key={entry.id} entry={entry} />
+                    ))}
+                  </ol>
+                  {log.next ? (
+                    <Button variant="secondary" className="mt-4 w-full sm:w-auto" onClick={() => loadMore(page, log)}>
+                      Load more
+                    </Button>
+                  ) : (
+                    <p className="mt-4 text-xs text-slate-500">That is everything.</p>
+                  )}
+                </>
+              );
+            }}
+          </EndpointView>
         </section>
       )}
     </ServerShell>

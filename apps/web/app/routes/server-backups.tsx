@@ -34,8 +34,11 @@ export default function ServerBackups() {
   return <BackupsPage key={id} id={id} />;
 }
 
-function BackupsPage({ id }: { id: string }) {
-  const load = useServer(id);
+/**
+ * The backups of a server and the job running on it, from every source of news: the list (read again while
+ * anything runs), the server's backup and restore events, and this page's own start of a backup.
+ */
+function useBackups(id: string, ready: boolean) {
   const [data, setData] = useState<Backups | null>(null);
   const [job, setJob] = useState<BackupJob | null>(null);
   // The restore this page started (a job: its steps and end arrive as events), until it is over.
@@ -74,8 +77,8 @@ function BackupsPage({ id }: { id: string }) {
   );
 
   useEffect(() => {
-    if (load.status === 'ready') void refresh();
-  }, [load.status, refresh]);
+    if (ready) void refresh();
+  }, [ready, refresh]);
 
   useEffect(
     () =>
@@ -108,6 +111,18 @@ function BackupsPage({ id }: { id: string }) {
     return () => clearInterval(timer);
   }, [running, refresh]);
 
+  // Started here: lists asked for before it could not know the job and would end it.
+  const started = (backupId: string) => {
+    applied.current = asked.current;
+    apply({ type: 'started', backupId });
+  };
+  return { data, job, restoring, setRestoring, running, refresh, started };
+}
+
+function BackupsPage({ id }: { id: string }) {
+  const load = useServer(id);
+  const { data, job, restoring, setRestoring, running, refresh, started } = useBackups(id, load.status === 'ready');
+
   // Moderators make backups; restoring, deleting and (un)locking are an administrator's (the API checks too).
   const can = (key: PermissionKey) => load.status === 'ready' && load.server.permissions.includes(key);
   // A new backup with every slot taken deletes the oldest unlocked one: only a role that may delete may.
@@ -128,23 +143,13 @@ function BackupsPage({ id }: { id: string }) {
             disabled={running || slotsFull}
             onClick={async () => {
               const { backupId } = await createBackup(id);
-              applied.current = asked.current;
-              apply({ type: 'started', backupId });
+              started(backupId);
             }}
           >
             Create backup
           </Button>
         </div>
-        {job ? (
-          <div role="status" aria-live="polite" className="rounded-lg border border-slate-200 bg-white p-4">
-            <p className="text-sm">Backing up… {job.percent} %</p>
-            <progress className="mt-2 h-2 w-full accent-brand-600" max={100} value={job.percent} aria-label="Backup progress" />
-          </div>
-        ) : running ? (
-          <p role="status" aria-live="polite" className="text-sm text-slate-600">
-            {restoring?.step ? `${restoreStepText[restoring.step]} ` : ''}A restore is running. Backups can be made again when it is done.
-          </p>
-        ) : null}
+        <JobStatus job={job} running={running} restoring={restoring} />
         {!data ? (
           <p role="status">Loading…</p>
         ) : data.backups.length === 0 ? (
@@ -154,84 +159,130 @@ function BackupsPage({ id }: { id: string }) {
         ) : (
           <ul className="divide-y divide-slate-100 rounded-xl border border-slate-200 bg-white" data-testid="backup-list">
             {data.backups.map((backup) => (
-              <li key={backup.backupId} className="flex flex-wrap items-center justify-between gap-3 p-4" data-testid="backup-row">
-                <div>
-                  <p className="font-medium">
-                    {new Date(backup.createdAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' })}
-                    {backup.locked ? (
-                      <span className="ml-2 rounded-full bg-slate-100 px-2 py-0.5 text-xs font-semibold">Locked</span>
-                    ) : null}
-                  </p>
-                  <p className="text-sm text-slate-500">
-                    {formatBytes(backup.size)} · <span title={backup.sha256}>SHA-256 {backup.sha256.slice(0, 12)}…</span>
-                  </p>
-                </div>
-                <div className="flex flex-wrap gap-1">
-                  <a className={buttonClass('ghost')} href={backupDownloadUrl(id, backup.backupId)} download>
-                    Download
-                  </a>
-                  {can('backups.delete') ? (
-                    <Button
-                      variant="ghost"
-                      onClick={async () => {
-                        await lockBackup(id, backup.backupId, !backup.locked);
-                        await refresh();
-                      }}
-                    >
-                      {backup.locked ? 'Unlock' : 'Lock'}
-                    </Button>
-                  ) : null}
-                  {can('backups.restore') ? (
-                    <Button
-                      variant="ghost"
-                      onClick={() =>
-                        openDialog('confirm', {
-                          title: 'Restore this backup?',
-                          message:
-                            'The server is stopped, every file is replaced with the backup, and the server starts again if it was running. Changes since the backup are lost.',
-                          confirmLabel: 'Restore',
-                          danger: true,
-                          onConfirm: async () => {
-                            // A job: its steps and its end arrive as events (the list says one runs meanwhile).
-                            await restoreBackup(id, backup.backupId);
-                            setRestoring((now) => now ?? { backupId: backup.backupId, step: undefined });
-                            void refresh({ background: true });
-                          },
-                        })
-                      }
-                    >
-                      Restore
-                    </Button>
-                  ) : null}
-                  {can('backups.delete') ? (
-                    <Button
-                      variant="ghost"
-                      onClick={() =>
-                        openDialog('confirm', {
-                          title: backup.locked ? 'Delete this locked backup?' : 'Delete this backup?',
-                          // A lock says "keep this one": deleting it anyway is said plainly and typed.
-                          message: backup.locked
-                            ? 'You locked this backup so that it is never rotated out. Deleting it removes the file for good.'
-                            : 'The backup file is removed for good.',
-                          confirmLabel: backup.locked ? 'Delete locked backup' : 'Delete',
-                          typeToConfirm: backup.locked ? 'delete' : undefined,
-                          danger: true,
-                          onConfirm: async () => {
-                            await deleteBackup(id, backup.backupId);
-                            await refresh();
-                          },
-                        })
-                      }
-                    >
-                      Delete
-                    </Button>
-                  ) : null}
-                </div>
-              </li>
+              <BackupRow
+                key={backup.backupId}
+                serverId={id}
+                backup={backup}
+                can={can}
+                onChanged={refresh}
+                onRestoring={() => setRestoring((now) => now ?? { backupId: backup.backupId, step: undefined })}
+              />
             ))}
           </ul>
         )}
       </div>
     </ServerShell>
   );
+}
+
+/** A backup: when, locked or not, size and digest; Download, and Lock, Restore and Delete where the role may. */
+function BackupRow({
+  serverId,
+  backup,
+  can,
+  onChanged,
+  onRestoring,
+}: {
+  serverId: string;
+  backup: Backups['backups'][number];
+  can: (key: PermissionKey) => boolean;
+  onChanged: (options?: { background?: boolean }) => Promise<void>;
+  onRestoring: () => void;
+}) {
+  return (
+    <li className="flex flex-wrap items-center justify-between gap-3 p-4" data-testid="backup-row">
+      <div>
+        <p className="font-medium">
+          {new Date(backup.createdAt).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' })}
+          {backup.locked ? <span className="ml-2 rounded-full bg-slate-100 px-2 py-0.5 text-xs font-semibold">Locked</span> : null}
+        </p>
+        <p className="text-sm text-slate-500">
+          {formatBytes(backup.size)} · <span title={backup.sha256}>SHA-256 {backup.sha256.slice(0, 12)}…</span>
+        </p>
+      </div>
+      <div className="flex flex-wrap gap-1">
+        <a className={buttonClass('ghost')} href={backupDownloadUrl(serverId, backup.backupId)} download>
+          Download
+        </a>
+        {can('backups.delete') ? (
+          <Button
+            variant="ghost"
+            onClick={async () => {
+              await lockBackup(serverId, backup.backupId, !backup.locked);
+              await onChanged();
+            }}
+          >
+            {backup.locked ? 'Unlock' : 'Lock'}
+          </Button>
+        ) : null}
+        {can('backups.restore') ? (
+          <Button
+            variant="ghost"
+            onClick={() =>
+              openDialog('confirm', {
+                title: 'Restore this backup?',
+                message:
+                  'The server is stopped, every file is replaced with the backup, and the server starts again if it was running. Changes since the backup are lost.',
+                confirmLabel: 'Restore',
+                danger: true,
+                onConfirm: async () => {
+                  // A job: its steps and its end arrive as events (the list says one runs meanwhile).
+                  await restoreBackup(serverId, backup.backupId);
+                  onRestoring();
+                  void onChanged({ background: true });
+                },
+              })
+            }
+          >
+            Restore
+          </Button>
+        ) : null}
+        {can('backups.delete') ? (
+          <Button
+            variant="ghost"
+            onClick={() =>
+              openDialog('confirm', {
+                title: backup.locked ? 'Delete this locked backup?' : 'Delete this backup?',
+                // A lock says "keep this one": deleting it anyway is said plainly and typed.
+                message: backup.locked
+                  ? 'You locked this backup so that it is never rotated out. Deleting it removes the file for good.'
+                  : 'The backup file is removed for good.',
+                confirmLabel: backup.locked ? 'Delete locked backup' : 'Delete',
+                typeToConfirm: backup.locked ? 'delete' : undefined,
+                danger: true,
+                onConfirm: async () => {
+                  await deleteBackup(serverId, backup.backupId);
+                  await onChanged();
+                },
+              })
+            }
+          >
+            Delete
+          </Button>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** A backup being made (with its percent), or a restore running (with its step). */
+function JobStatus({
+  job,
+  running,
+  restoring,
+}: {
+  job: BackupJob | null;
+  running: boolean;
+  restoring: { backupId: string; step: BackupRestoreEvent['step'] } | null;
+}) {
+  return job ? (
+    <div role="status" aria-live="polite" className="rounded-lg border border-slate-200 bg-white p-4">
+      <p className="text-sm">Backing up… {job.percent} %</p>
+      <progress className="mt-2 h-2 w-full accent-brand-600" max={100} value={job.percent} aria-label="Backup progress" />
+    </div>
+  ) : running ? (
+    <p role="status" aria-live="polite" className="text-sm text-slate-600">
+      {restoring?.step ? `${restoreStepText[restoring.step]} ` : ''}A restore is running. Backups can be made again when it is done.
+    </p>
+  ) : null;
 }

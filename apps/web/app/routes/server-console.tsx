@@ -39,12 +39,7 @@ export default function ServerConsole() {
   const load = useServer(id);
   const host = useRef<HTMLDivElement>(null);
   const [command, setCommand] = useState('');
-  const history = useRef<string[]>([]);
-  useEffect(() => {
-    history.current = readHistory(id);
-  }, [id]);
-  const cursor = useRef(-1);
-  const draft = useRef('');
+  const history = useCommandHistory(id, command, setCommand);
 
   useEffect(() => {
     if (!host.current) return;
@@ -68,27 +63,8 @@ export default function ServerConsole() {
       notify('warning', 'Not connected', 'The live connection is being re-established. Try again in a moment.');
       return;
     }
-    history.current = [...history.current.filter((c) => c !== value), value].slice(-HISTORY_MAX);
-    keepHistory(id, history.current);
-    cursor.current = -1;
+    history.remember(value);
     setCommand('');
-  }
-
-  function onKeyDown(event: React.KeyboardEvent<HTMLInputElement>) {
-    const list = history.current;
-    if (event.key === 'ArrowUp' && list.length) {
-      event.preventDefault();
-      if (cursor.current === -1) draft.current = command;
-      cursor.current = cursor.current === -1 ? list.length - 1 : Math.max(0, cursor.current - 1);
-      setCommand(list[cursor.current] ?? '');
-    } else if (event.key === 'ArrowDown' && cursor.current !== -1) {
-      event.preventDefault();
-      cursor.current += 1;
-      if (cursor.current >= list.length) {
-        cursor.current = -1;
-        setCommand(draft.current);
-      } else setCommand(list[cursor.current] ?? '');
-    }
   }
 
   const running = load.status === 'ready' && (load.state === 'online' || load.state === 'starting');
@@ -96,28 +72,7 @@ export default function ServerConsole() {
   const mayCommand = load.status === 'ready' && load.server.permissions.includes('console.command');
   return (
     <>
-      <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-800 px-4 py-2">
-        <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
-          <Link to={`/servers/${id}`} className="text-sm text-slate-300 hover:text-white">
-            ← Back
-          </Link>
-          <h1 className="min-w-0 font-sans font-semibold break-all">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
-          {load.status === 'ready' ? (
-            <span className="rounded-full bg-white">
-              <StateBadge state={load.state} />
-            </span>
-          ) : null}
-        </div>
-        {load.status === 'ready' ? (
-          <PowerButtons
-            serverId={id}
-            state={load.state}
-            permissions={load.server.permissions}
-            actions={['start', 'stop', 'restart']}
-            eulaAccepted={load.server.eulaAccepted}
-          />
-        ) : null}
-      </header>
+      <ConsoleHeader serverId={id} load={load} />
       {load.status === 'missing' ? (
         <p className="p-6 text-slate-300">{load.message}</p>
       ) : (
@@ -144,13 +99,20 @@ export default function ServerConsole() {
           id="console-command"
           value={command}
           onChange={(e) => setCommand(e.target.value)}
-          onKeyDown={onKeyDown}
+          onKeyDown={history.onKeyDown}
           maxLength={256}
           autoComplete="off"
           spellCheck={false}
           disabled={!mayCommand}
           placeholder={
-            !mayCommand ? 'Your role cannot send commands' : running ? 'Type a command, for example: say hello' : 'Start the server first'
+            // Until the server is loaded, what the role allows is not known yet: no refusal is said.
+            load.status !== 'ready'
+              ? 'Loading…'
+              : !mayCommand
+                ? 'Your role cannot send commands'
+                : running
+                  ? 'Type a command, for example: say hello'
+                  : 'Start the server first'
           }
           className="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 font-mono text-sm text-slate-100 placeholder:text-slate-500"
         />
@@ -163,5 +125,68 @@ export default function ServerConsole() {
         </button>
       </form>
     </>
+  );
+}
+
+/**
+ * The commands sent before (kept per server in this browser): ↑ and ↓ walk them, and what was being typed
+ * comes back past the newest.
+ */
+function useCommandHistory(serverId: string, command: string, setCommand: (command: string) => void) {
+  const history = useRef<string[]>([]);
+  useEffect(() => {
+    history.current = readHistory(serverId);
+  }, [serverId]);
+  const cursor = useRef(-1);
+  const draft = useRef('');
+  const remember = (value: string) => {
+    history.current = [...history.current.filter((c) => c !== value), value].slice(-HISTORY_MAX);
+    keepHistory(serverId, history.current);
+    cursor.current = -1;
+  };
+  const onKeyDown = (event: React.KeyboardEvent<HTMLInputElement>) => {
+    const list = history.current;
+    if (event.key === 'ArrowUp' && list.length) {
+      event.preventDefault();
+      if (cursor.current === -1) draft.current = command;
+      cursor.current = cursor.current === -1 ? list.length - 1 : Math.max(0, cursor.current - 1);
+      setCommand(list[cursor.current] ?? '');
+    } else if (event.key === 'ArrowDown' && cursor.current !== -1) {
+      event.preventDefault();
+      cursor.current += 1;
+      if (cursor.current >= list.length) {
+        cursor.current = -1;
+        setCommand(draft.current);
+      } else setCommand(list[cursor.current] ?? '');
+    }
+  };
+  return { remember, onKeyDown };
+}
+
+/** Back to the server, its name and state, and the power buttons. */
+function ConsoleHeader({ serverId, load }: { serverId: string; load: ReturnType<typeof useServer> }) {
+  return (
+    <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-800 px-4 py-2">
+      <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
+        <Link to={`/servers/${serverId}`} className="text-sm text-slate-300 hover:text-white">
+          ← Back
+        </Link>
+        <h1 className="min-w-0 font-sans font-semibold break-all">{load.status === 'ready' ? load.server.name : 'Console'}</h1>
+        {load.status === 'ready' ? (
+          <span className="rounded-full bg-white">
+            <StateBadge state={load.state} />
+          </span>
+        ) : null}
+      </div>
+      {load.status === 'ready' ? (
+        <PowerButtons
+          serverId={serverId}
+          state={load.state}
+          permissions={load.server.permissions}
+          actions={['start', 'stop', 'restart']}
+          eulaAccepted={load.server.eulaAccepted}
+        />
+      ) : null}
+    </header>
   );
 }

@@ -1,13 +1,14 @@
-import { endpoints, formatPrice, shopItem, type ShopItemView, type ShopResult } from '@spawnpoint/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { endpoints, formatPrice, shopItem, type ShopItemView } from '@spawnpoint/contracts';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { ShopIconArtwork } from '../components/pixel-art.tsx';
+import { EndpointView } from '../components/endpoint-view.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
-import { ApiFailure, call } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { confirmPurchase, newIdempotencyKey } from '../lib/billing.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id-shop', 'Server icons, extra backup slots and more disk for your Minecraft server.');
@@ -22,23 +23,12 @@ export default function ServerShopPage() {
 function ShopPage({ id }: { id: string }) {
   const load = useServer(id);
   const mayBuy = load.status === 'ready' && load.server.permissions.includes('billing.manage');
-  const [data, setData] = useState<ShopResult | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-
-  const reload = useCallback(async () => {
-    try {
-      const fresh = await call(endpoints.shop, { params: { serverId: id } }, { background: true });
-      setData(fresh);
-      return fresh;
-    } catch (failure) {
-      setFailed(failure instanceof ApiFailure ? failure.message : 'The shop could not be loaded. Please reload the page.');
-      return null;
-    }
-  }, [id]);
+  const shop = useEndpoint(
+    endpoints.shop,
+    { params: { serverId: id } },
+    { enabled: mayBuy, failureMessage: 'The shop could not be loaded. Please reload the page.' },
+  );
   const navigate = useNavigate();
-  useEffect(() => {
-    if (mayBuy) void reload();
-  }, [mayBuy, reload]);
 
   const buy = (item: ShopItemView) =>
     confirmPurchase(
@@ -49,13 +39,13 @@ function ShopPage({ id }: { id: string }) {
         confirmLabel: `Pay ${formatPrice(item.priceCents)}`,
         onConfirm: async () => {
           // One key per confirmed purchase: a retried request charges once.
-          setData(
+          shop.set(
             await call(endpoints.shopBuy, { params: { serverId: id }, body: { itemId: item.id, idempotencyKey: newIdempotencyKey() } }),
           );
           notify('success', `${item.name} bought`, item.kind === 'icon' ? 'Choose it on the Appearance page.' : 'It applies at once.');
         },
       },
-      async () => (await reload())?.balanceCents ?? null,
+      async () => (await shop.reload())?.balanceCents ?? null,
       () => void navigate('/account/billing'),
     );
 
@@ -68,70 +58,67 @@ function ShopPage({ id }: { id: string }) {
       <div className="grid gap-6">
         {load.status === 'ready' && !mayBuy ? (
           <p className={`${card} text-sm text-slate-600`}>Only the server&apos;s owner can buy in its shop.</p>
-        ) : failed ? (
-          <p className={`${card} text-sm text-red-700`} role="alert">
-            {failed}
-          </p>
-        ) : !data ? (
-          <p className={`${card} text-sm text-slate-600`} role="status">
-            Loading the shop…
-          </p>
         ) : (
-          <>
-            <section className={`${card} flex flex-wrap items-center justify-between gap-3 text-sm`} aria-label="Balance and limits">
-              <span>
-                Balance: <strong data-testid="shop-balance">{formatPrice(data.balanceCents)}</strong>{' '}
-                <Link to="/account/billing" className="ml-2 font-medium text-brand-700 underline">
-                  Top up
-                </Link>
-              </span>
-              <span className="text-slate-600">
-                This server keeps <strong>{data.backupLimit}</strong> backups and has <strong>{data.diskMb / 1024} GB</strong> of disk.
-              </span>
-            </section>
-            {groups.map((group) => (
-              <section key={group.title} aria-label={group.title} className={card}>
-                <h2 className="text-lg font-semibold">{group.title}</h2>
-                <ul className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-                  {data.items
-                    .filter((item) => group.kinds.includes(item.kind))
-                    .map((item) => {
-                      const art = shopItem(item.id);
-                      const full = item.owned >= item.max;
-                      return (
-                        <li
-                          key={item.id}
-                          className="flex flex-col gap-2 rounded-lg border border-slate-200 p-3 text-sm"
-                          data-testid="shop-item"
-                        >
-                          {art?.kind === 'icon' ? <ShopIconArtwork art={art.art} size={56} label={item.name} /> : null}
-                          <h3 className="font-semibold">{item.name}</h3>
-                          <p className="flex-1 text-slate-600">{item.summary}</p>
-                          {item.kind !== 'icon' && item.owned > 0 ? (
-                            <p className="text-xs text-slate-500">
-                              {item.owned} of {item.max} bought for this server
-                            </p>
-                          ) : null}
-                          {item.kind === 'icon' && item.owned ? (
-                            <Link to={`/servers/${id}/appearance`} className="font-medium text-emerald-700 underline">
-                              Owned — choose it in Appearance
-                            </Link>
-                          ) : full ? (
-                            <p className="font-medium text-slate-500">The most this server can have</p>
-                          ) : (
-                            <Button onClick={() => buy(item)} aria-label={`Buy for ${formatPrice(item.priceCents)} (${item.name})`}>
-                              Buy for {formatPrice(item.priceCents)}
-                            </Button>
-                          )}
-                        </li>
-                      );
-                    })}
-                </ul>
-              </section>
-            ))}
-          </>
+          <EndpointView load={shop.load} loading="Loading the shop…" className={card}>
+            {(data) => (
+              <>
+                <section className={`${card} flex flex-wrap items-center justify-between gap-3 text-sm`} aria-label="Balance and limits">
+                  <span>
+                    Balance: <strong data-testid="shop-balance">{formatPrice(data.balanceCents)}</strong>{' '}
+                    <Link to="/account/billing" className="ml-2 font-medium text-brand-700 underline">
+                      Top up
+                    </Link>
+                  </span>
+                  <span className="text-slate-600">
+                    This server keeps <strong>{data.backupLimit}</strong> backups and has <strong>{data.diskMb / 1024} GB</strong> of disk.
+                  </span>
+                </section>
+                {groups.map((group) => (
+                  <section key={group.title} aria-label={group.title} className={card}>
+                    <h2 className="text-lg font-semibold">{group.title}</h2>
+                    <ul className="mt-3 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+                      {data.items
+                        .filter((item) => group.kinds.includes(item.kind))
+                        .map((item) => (
+                          <ShopItemCard key={item.id} item={item} serverId={id} onBuy={() => buy(item)} />
+                        ))}
+                    </ul>
+                  </section>
+                ))}
+              </>
+            )}
+          </EndpointView>
         )}
       </div>
     </ServerShell>
+  );
+}
+
+/** One thing for sale: its art, what it is, how many are bought, and Buy (or why not). */
+function ShopItemCard({ item, serverId, onBuy }: { item: ShopItemView; serverId: string; onBuy: () => void }) {
+  const art = shopItem(item.id);
+  const full = item.owned >= item.max;
+  return (
+    <li className="flex flex-col gap-2 rounded-lg border border-slate-200 p-3 text-sm" data-testid="shop-item">
+      {art?.kind === 'icon' ? <ShopIconArtwork art={art.art} size={56} label={item.name} /> : null}
+      <h3 className="font-semibold">{item.name}</h3>
+      <p className="flex-1 text-slate-600">{item.summary}</p>
+      {item.kind !== 'icon' && item.owned > 0 ? (
+        <p className="text-xs text-slate-500">
+          {item.owned} of {item.max} bought for this server
+        </p>
+      ) : null}
+      {item.kind === 'icon' && item.owned ? (
+        <Link to={`/servers/${serverId}/appearance`} className="font-medium text-emerald-700 underline">
+          Owned — choose it in Appearance
+        </Link>
+      ) : full ? (
+        <p className="font-medium text-slate-500">The most this server can have</p>
+      ) : (
+        <Button onClick={onBuy} aria-label={`Buy for ${formatPrice(item.priceCents)} (${item.name})`}>
+          Buy for {formatPrice(item.priceCents)}
+        </Button>
+      )}
+    </li>
   );
 }

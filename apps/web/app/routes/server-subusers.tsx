@@ -7,16 +7,18 @@ import {
   type ServerMembersResult,
   type ServerRole,
 } from '@spawnpoint/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { Field, FormError } from '../components/field.tsx';
+import { EndpointView } from '../components/endpoint-view.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { ApiFailure, call } from '../lib/api.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
 import { useSending } from '../lib/use-sending.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { useServer } from '../lib/use-server.ts';
 import { useUser } from '../lib/user-store.ts';
 
@@ -29,17 +31,17 @@ export default function ServerSubusersPage() {
   const { id = '' } = useParams();
   const load = useServer(id);
   const myId = useUser((s) => s.userData?.userId);
-  const [data, setData] = useState<ServerMembersResult | null>(null);
   const myRole = load.status === 'ready' ? load.server.role : null;
   const mayManage = load.status === 'ready' && load.server.permissions.includes('members.manage');
 
-  const reload = useCallback(async () => {
-    setData(await call(endpoints.serverMembers, { params: { serverId: id } }));
-  }, [id]);
-
-  useEffect(() => {
-    if (mayManage) reload().catch(() => undefined);
-  }, [mayManage, reload]);
+  const members = useEndpoint(
+    endpoints.serverMembers,
+    { params: { serverId: id } },
+    { enabled: mayManage, failureMessage: 'The members could not be loaded. Please reload the page.' },
+  );
+  const reload = async () => {
+    await members.reload();
+  };
 
   // Only roles whose keys the caller holds are offered (the API refuses the others too).
   const grantable = memberRoles.filter((role) => myRole !== null && canGrant(myRole, role));
@@ -51,83 +53,40 @@ export default function ServerSubusersPage() {
       ) : (
         <div className="grid max-w-3xl gap-6">
           <InviteForm serverId={id} roles={grantable} onInvited={reload} />
-          {!data ? (
-            <p role="status">Loading members…</p>
-          ) : (
-            <>
-              <section aria-labelledby="members-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
-                <h2 id="members-heading" className="text-lg font-semibold">
-                  Members
-                </h2>
-                <ul className="mt-3 divide-y divide-slate-100">
-                  {data.members.map((member) => (
-                    <li key={member.userId} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
-                      <span className="min-w-0 flex-1 basis-48 break-all text-sm font-medium">{member.emailAddress}</span>
-                      {member.role === 'owner' || member.userId === myId || !myRole || !canGrant(myRole, member.role) ? (
-                        <span className="text-sm text-slate-600">
-                          {roleNames[member.role]}
-                          {member.userId === myId ? ' (you)' : ''}
-                        </span>
-                      ) : (
-                        <MemberControls
-                          serverId={id}
-                          userId={member.userId}
-                          emailAddress={member.emailAddress}
-                          role={member.role}
-                          roles={grantable}
-                          onChanged={reload}
-                        />
-                      )}
-                    </li>
-                  ))}
-                </ul>
-              </section>
-              <section aria-labelledby="invitations-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
-                <h2 id="invitations-heading" className="text-lg font-semibold">
-                  Pending invitations
-                </h2>
-                {data.invitations.length === 0 ? (
-                  <p className="mt-2 text-sm text-slate-600">No invitations are waiting.</p>
-                ) : (
+          <EndpointView load={members.load} loading="Loading members…" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
+            {(data) => (
+              <>
+                <section aria-labelledby="members-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
+                  <h2 id="members-heading" className="text-lg font-semibold">
+                    Members
+                  </h2>
                   <ul className="mt-3 divide-y divide-slate-100">
-                    {data.invitations.map((invitation) => (
-                      <li key={invitation.invitationId} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
-                        <span className="min-w-0 flex-1 basis-48 text-sm">
-                          <span className="block break-all font-medium">{invitation.emailAddress}</span>
-                          <span className="text-slate-500">
-                            {roleNames[invitation.role]} · expires{' '}
-                            {new Date(invitation.expiresAt).toLocaleDateString('en-US', { dateStyle: 'medium' })}
+                    {data.members.map((member) => (
+                      <li key={member.userId} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
+                        <span className="min-w-0 flex-1 basis-48 break-all text-sm font-medium">{member.emailAddress}</span>
+                        {member.role === 'owner' || member.userId === myId || !myRole || !canGrant(myRole, member.role) ? (
+                          <span className="text-sm text-slate-600">
+                            {roleNames[member.role]}
+                            {member.userId === myId ? ' (you)' : ''}
                           </span>
-                        </span>
-                        <Button
-                          variant="secondary"
-                          aria-label={`Resend the invitation to ${invitation.emailAddress}`}
-                          onClick={async () => {
-                            await call(endpoints.invitationResend, { params: { serverId: id, invitationId: invitation.invitationId } });
-                            notify('success', 'Invitation sent again', `A new link went to ${invitation.emailAddress}.`);
-                            await reload();
-                          }}
-                        >
-                          Resend
-                        </Button>
-                        <Button
-                          variant="danger"
-                          aria-label={`Revoke the invitation to ${invitation.emailAddress}`}
-                          onClick={async () => {
-                            await call(endpoints.invitationRevoke, { params: { serverId: id, invitationId: invitation.invitationId } });
-                            notify('success', 'Invitation revoked', `The link sent to ${invitation.emailAddress} no longer works.`);
-                            await reload();
-                          }}
-                        >
-                          Revoke
-                        </Button>
+                        ) : (
+                          <MemberControls
+                            serverId={id}
+                            userId={member.userId}
+                            emailAddress={member.emailAddress}
+                            role={member.role}
+                            roles={grantable}
+                            onChanged={reload}
+                          />
+                        )}
                       </li>
                     ))}
                   </ul>
-                )}
-              </section>
-            </>
-          )}
+                </section>
+                <PendingInvitations serverId={id} invitations={data.invitations} onChanged={reload} />
+              </>
+            )}
+          </EndpointView>
           <section aria-labelledby="roles-heading" className="text-sm text-slate-600">
             <h2 id="roles-heading" className="font-semibold text-slate-800">
               Roles
@@ -275,5 +234,63 @@ function MemberControls(props: {
         Remove
       </Button>
     </span>
+  );
+}
+
+/** Invitations not accepted yet: who, which role, until when; sent again or revoked. */
+function PendingInvitations({
+  serverId,
+  invitations,
+  onChanged,
+}: {
+  serverId: string;
+  invitations: ServerMembersResult['invitations'];
+  onChanged: () => Promise<void>;
+}) {
+  return (
+    <section aria-labelledby="invitations-heading" className="rounded-xl border border-slate-200 bg-white p-4 sm:p-6">
+      <h2 id="invitations-heading" className="text-lg font-semibold">
+        Pending invitations
+      </h2>
+      {invitations.length === 0 ? (
+        <p className="mt-2 text-sm text-slate-600">No invitations are waiting.</p>
+      ) : (
+        <ul className="mt-3 divide-y divide-slate-100">
+          {invitations.map((invitation) => (
+            <li key={invitation.invitationId} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
+              <span className="min-w-0 flex-1 basis-48 text-sm">
+                <span className="block break-all font-medium">{invitation.emailAddress}</span>
+                <span className="text-slate-500">
+                  {roleNames[invitation.role]} · expires{' '}
+                  {new Date(invitation.expiresAt).toLocaleDateString('en-US', { dateStyle: 'medium' })}
+                </span>
+              </span>
+              <Button
+                variant="secondary"
+                aria-label={`Resend the invitation to ${invitation.emailAddress}`}
+                onClick={async () => {
+                  await call(endpoints.invitationResend, { params: { serverId, invitationId: invitation.invitationId } });
+                  notify('success', 'Invitation sent again', `A new link went to ${invitation.emailAddress}.`);
+                  await onChanged();
+                }}
+              >
+                Resend
+              </Button>
+              <Button
+                variant="danger"
+                aria-label={`Revoke the invitation to ${invitation.emailAddress}`}
+                onClick={async () => {
+                  await call(endpoints.invitationRevoke, { params: { serverId, invitationId: invitation.invitationId } });
+                  notify('success', 'Invitation revoked', `The link sent to ${invitation.emailAddress} no longer works.`);
+                  await onChanged();
+                }}
+              >
+                Revoke
+              </Button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }

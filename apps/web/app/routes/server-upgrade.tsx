@@ -1,13 +1,14 @@
 import { endpoints, formatMinutes, formatPrice, planById, plans, type OfferedPlan, type ServerPlanResult } from '@spawnpoint/contracts';
-import { useCallback, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Button, buttonClass } from '../components/button.tsx';
+import { EndpointView } from '../components/endpoint-view.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
-import { ApiFailure, call } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { confirmPurchase, newIdempotencyKey } from '../lib/billing.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { useServer } from '../lib/use-server.ts';
 
 export const meta = () => pageMeta('servers-id-upgrade', 'Compare plans and upgrade your Minecraft server from your balance.');
@@ -24,23 +25,12 @@ export default function ServerUpgradePage() {
 function UpgradePage({ id }: { id: string }) {
   const load = useServer(id);
   const mayBuy = load.status === 'ready' && load.server.permissions.includes('billing.manage');
-  const [data, setData] = useState<ServerPlanResult | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-
-  const reload = useCallback(async () => {
-    try {
-      const fresh = await call(endpoints.serverPlan, { params: { serverId: id } }, { background: true });
-      setData(fresh);
-      return fresh;
-    } catch (failure) {
-      setFailed(failure instanceof ApiFailure ? failure.message : 'The plans could not be loaded. Please reload the page.');
-      return null;
-    }
-  }, [id]);
+  const offer = useEndpoint(
+    endpoints.serverPlan,
+    { params: { serverId: id } },
+    { enabled: mayBuy, failureMessage: 'The plans could not be loaded. Please reload the page.' },
+  );
   const navigate = useNavigate();
-  useEffect(() => {
-    if (mayBuy) void reload();
-  }, [mayBuy, reload]);
 
   const choose = (plan: OfferedPlan, chargeCents: number, kind: string): Promise<void> | undefined => {
     const confirm = {
@@ -58,7 +48,7 @@ function UpgradePage({ id }: { id: string }) {
           params: { serverId: id },
           body: { planId: plan.id, idempotencyKey: newIdempotencyKey() },
         });
-        setData(result);
+        offer.set(result);
         notify(
           'success',
           kind === 'downgrade' ? `${plan.name} from the next period` : `${plan.name} is active`,
@@ -71,13 +61,13 @@ function UpgradePage({ id }: { id: string }) {
     else
       return confirmPurchase(
         { ...confirm, chargeCents },
-        async () => (await reload())?.balanceCents ?? null,
+        async () => (await offer.reload())?.balanceCents ?? null,
         () => void navigate('/account/billing'),
       );
   };
 
   const setRenewal = async (renews: boolean) => {
-    setData(await call(endpoints.serverPlanRenewal, { params: { serverId: id }, body: { renews } }));
+    offer.set(await call(endpoints.serverPlanRenewal, { params: { serverId: id }, body: { renews } }));
     notify(
       'success',
       renews ? 'Renewal turned on' : 'Renewal turned off',
@@ -85,129 +75,15 @@ function UpgradePage({ id }: { id: string }) {
     );
   };
 
-  const current = data ? (planById(data.planId) ?? plans[0]) : null;
-  const sub = data?.subscription ?? null;
   return (
     <ServerShell serverId={id} load={load}>
       <div className="grid gap-6">
         {load.status === 'ready' && !mayBuy ? (
           <p className={`${card} text-sm text-slate-600`}>Only the server&apos;s owner can change its plan.</p>
-        ) : failed ? (
-          <p className={`${card} text-sm text-red-700`} role="alert">
-            {failed}
-          </p>
-        ) : !data || !current ? (
-          <p className={`${card} text-sm text-slate-600`} role="status">
-            Loading plans…
-          </p>
         ) : (
-          <>
-            <section aria-labelledby="current-plan-heading" className={card} data-testid="current-plan">
-              <h2 id="current-plan-heading" className="text-lg font-semibold">
-                {current.name} plan
-              </h2>
-              {sub ? (
-                <p className="mt-1 text-sm text-slate-700">
-                  {sub.renews
-                    ? `Renews on ${day(sub.periodEnd)} for ${formatPrice((planById(sub.nextPlanId ?? sub.planId) ?? current).monthlyPriceCents)} from your balance${sub.nextPlanId ? `, as ${planById(sub.nextPlanId)?.name}` : ''}.`
-                    : `Ends on ${day(sub.periodEnd)}; the server is on Free from then on, with its files kept.`}
-                </p>
-              ) : (
-                <p className="mt-1 text-sm text-slate-700">
-                  Free forever. A paid plan gives this server more slots, memory, disk and backups.
-                </p>
-              )}
-              <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
-                <span>
-                  Balance: <strong data-testid="plan-balance">{formatPrice(data.balanceCents)}</strong>
-                </span>
-                <Link to="/account/billing" className="font-medium text-brand-700 underline">
-                  Top up
-                </Link>
-                {sub ? (
-                  <Button variant="secondary" onClick={() => setRenewal(!sub.renews)}>
-                    {sub.renews ? 'Turn renewal off' : 'Turn renewal on'}
-                  </Button>
-                ) : null}
-              </div>
-            </section>
-
-            <section aria-labelledby="plans-heading">
-              <h2 id="plans-heading" className="sr-only">
-                Plans
-              </h2>
-              <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
-                {data.plans.map((plan) => {
-                  const quote = data.quotes.find((q) => q.planId === plan.id);
-                  return (
-                    <li
-                      key={plan.id}
-                      data-testid="plan-card"
-                      className={`flex flex-col rounded-xl border bg-white p-4 text-sm ${plan.id === current.id ? 'border-brand-600 ring-2 ring-brand-600' : 'border-slate-200'}`}
-                    >
-                      <h3 className="text-base font-bold">{plan.name}</h3>
-                      <p className="mt-1">
-                        <span className="text-2xl font-extrabold">{formatPrice(plan.monthlyPriceCents)}</span>
-                        <span className="text-slate-500"> / month</span>
-                      </p>
-                      <ul className="mt-3 flex-1 space-y-1 text-slate-700">
-                        <li>{plan.playerSlots} player slots</li>
-                        <li>
-                          {gb(plan.memoryMb)} memory, {gb(plan.diskMb)} disk
-                        </li>
-                        <li>{plan.backups} backups kept</li>
-                        <li>
-                          {plan.dailyPlayTimeMinutes === null
-                            ? 'No daily play-time limit'
-                            : `${plan.dailyPlayTimeMinutes >= 60 ? `${Math.round((plan.dailyPlayTimeMinutes / 60) * 10) / 10} h` : formatMinutes(plan.dailyPlayTimeMinutes)} of play time a day`}
-                        </li>
-                        <li>{plan.activeServers} of your servers running at a time</li>
-                        <li>{plan.sleeping}</li>
-                      </ul>
-                      <div className="mt-4">
-                        {!quote || quote.kind === 'current' ? (
-                          <p className="font-semibold text-brand-700">Your plan</p>
-                        ) : quote.kind === 'free' ? (
-                          sub?.renews ? (
-                            <Button variant="secondary" className="w-full" onClick={() => setRenewal(false)}>
-                              Back to Free at renewal
-                            </Button>
-                          ) : (
-                            <p className="text-slate-500">{sub ? `From ${day(sub.periodEnd)}` : ''}</p>
-                          )
-                        ) : quote.kind === 'downgrade' ? (
-                          sub?.nextPlanId === plan.id ? (
-                            <p className="text-slate-600">From {day(sub.periodEnd)}</p>
-                          ) : (
-                            <Button variant="secondary" className="w-full" onClick={() => choose(plan, 0, 'downgrade')}>
-                              Switch at renewal
-                            </Button>
-                          )
-                        ) : (
-                          <Button
-                            className="w-full"
-                            onClick={() => choose(plan, quote.chargeCents, quote.kind)}
-                            // The visible words first (what a voice user says), then which plan.
-                            aria-label={`${quote.kind === 'upgrade' ? 'Upgrade' : 'Buy'} for ${formatPrice(quote.chargeCents)} (${plan.name})`}
-                          >
-                            {quote.kind === 'upgrade' ? 'Upgrade' : 'Buy'} for {formatPrice(quote.chargeCents)}
-                          </Button>
-                        )}
-                      </div>
-                    </li>
-                  );
-                })}
-              </ul>
-              <p className="mt-3 text-xs text-slate-500">
-                An upgrade during a period costs the difference for the days left; a cheaper plan starts with the next period. Plans renew
-                from your balance:{' '}
-                <Link to="/account/billing" className="underline">
-                  top up
-                </Link>{' '}
-                before the renewal date, or the server goes back to Free with its files kept.
-              </p>
-            </section>
-          </>
+          <EndpointView load={offer.load} loading="Loading plans…" className={card}>
+            {(data) => <PlanChoices data={data} choose={choose} setRenewal={setRenewal} />}
+          </EndpointView>
         )}
         {mayBuy ? null : (
           <Link to={`/servers/${id}`} className={buttonClass('secondary', 'justify-self-start')}>
@@ -216,5 +92,151 @@ function UpgradePage({ id }: { id: string }) {
         )}
       </div>
     </ServerShell>
+  );
+}
+
+/** The current plan, the renewal switch and the plans to choose from, once the offer is loaded. */
+function PlanChoices({
+  data,
+  choose,
+  setRenewal,
+}: {
+  data: ServerPlanResult;
+  choose: (plan: OfferedPlan, chargeCents: number, kind: string) => Promise<void> | undefined;
+  setRenewal: (renews: boolean) => Promise<void>;
+}) {
+  const current = planById(data.planId) ?? plans[0];
+  const sub = data.subscription ?? null;
+  return (
+    <>
+      <section aria-labelledby="current-plan-heading" className={card} data-testid="current-plan">
+        <h2 id="current-plan-heading" className="text-lg font-semibold">
+          {current.name} plan
+        </h2>
+        {sub ? (
+          <p className="mt-1 text-sm text-slate-700">
+            {sub.renews
+              ? `Renews on ${day(sub.periodEnd)} for ${formatPrice((planById(sub.nextPlanId ?? sub.planId) ?? current).monthlyPriceCents)} from your balance${sub.nextPlanId ? `, as ${planById(sub.nextPlanId)?.name}` : ''}.`
+              : `Ends on ${day(sub.periodEnd)}; the server is on Free from then on, with its files kept.`}
+          </p>
+        ) : (
+          <p className="mt-1 text-sm text-slate-700">Free forever. A paid plan gives this server more slots, memory, disk and backups.</p>
+        )}
+        <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
+          <span>
+            Balance: <strong data-testid="plan-balance">{formatPrice(data.balanceCents)}</strong>
+          </span>
+          <Link to="/account/billing" className="font-medium text-brand-700 underline">
+            Top up
+          </Link>
+          {sub ? (
+            <Button variant="secondary" onClick={() => setRenewal(!sub.renews)}>
+              {sub.renews ? 'Turn renewal off' : 'Turn renewal on'}
+            </Button>
+          ) : null}
+        </div>
+      </section>
+
+      <section aria-labelledby="plans-heading">
+        <h2 id="plans-heading" className="sr-only">
+          Plans
+        </h2>
+        <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+          {data.plans.map((plan) => (
+            <PlanCard
+              key={plan.id}
+              plan={plan}
+              quote={data.quotes.find((q) => q.planId === plan.id)}
+              current={plan.id === current.id}
+              sub={sub}
+              choose={choose}
+              setRenewal={setRenewal}
+            />
+          ))}
+        </ul>
+        <p className="mt-3 text-xs text-slate-500">
+          An upgrade during a period costs the difference for the days left; a cheaper plan starts with the next period. Plans renew from
+          your balance:{' '}
+          <Link to="/account/billing" className="underline">
+            top up
+          </Link>{' '}
+          before the renewal date, or the server goes back to Free with its files kept.
+        </p>
+      </section>
+    </>
+  );
+}
+
+/** One plan: what it gives, and what choosing it does (buy, upgrade, switch at renewal, or nothing). */
+function PlanCard({
+  plan,
+  quote,
+  current,
+  sub,
+  choose,
+  setRenewal,
+}: {
+  plan: OfferedPlan;
+  quote: ServerPlanResult['quotes'][number] | undefined;
+  current: boolean;
+  sub: ServerPlanResult['subscription'];
+  choose: (plan: OfferedPlan, chargeCents: number, kind: string) => Promise<void> | undefined;
+  setRenewal: (renews: boolean) => Promise<void>;
+}) {
+  return (
+    <li
+      data-testid="plan-card"
+      className={`flex flex-col rounded-xl border bg-white p-4 text-sm ${current ? 'border-brand-600 ring-2 ring-brand-600' : 'border-slate-200'}`}
+    >
+      <h3 className="text-base font-bold">{plan.name}</h3>
+      <p className="mt-1">
+        <span className="text-2xl font-extrabold">{formatPrice(plan.monthlyPriceCents)}</span>
+        <span className="text-slate-500"> / month</span>
+      </p>
+      <ul className="mt-3 flex-1 space-y-1 text-slate-700">
+        <li>{plan.playerSlots} player slots</li>
+        <li>
+          {gb(plan.memoryMb)} memory, {gb(plan.diskMb)} disk
+        </li>
+        <li>{plan.backups} backups kept</li>
+        <li>
+          {plan.dailyPlayTimeMinutes === null
+            ? 'No daily play-time limit'
+            : `${plan.dailyPlayTimeMinutes >= 60 ? `${Math.round((plan.dailyPlayTimeMinutes / 60) * 10) / 10} h` : formatMinutes(plan.dailyPlayTimeMinutes)} of play time a day`}
+        </li>
+        <li>{plan.activeServers} of your servers running at a time</li>
+        <li>{plan.sleeping}</li>
+      </ul>
+      <div className="mt-4">
+        {!quote || quote.kind === 'current' ? (
+          <p className="font-semibold text-brand-700">Your plan</p>
+        ) : quote.kind === 'free' ? (
+          sub?.renews ? (
+            <Button variant="secondary" className="w-full" onClick={() => setRenewal(false)}>
+              Back to Free at renewal
+            </Button>
+          ) : (
+            <p className="text-slate-500">{sub ? `From ${day(sub.periodEnd)}` : ''}</p>
+          )
+        ) : quote.kind === 'downgrade' ? (
+          sub?.nextPlanId === plan.id ? (
+            <p className="text-slate-600">From {day(sub.periodEnd)}</p>
+          ) : (
+            <Button variant="secondary" className="w-full" onClick={() => choose(plan, 0, 'downgrade')}>
+              Switch at renewal
+            </Button>
+          )
+        ) : (
+          <Button
+            className="w-full"
+            onClick={() => choose(plan, quote.chargeCents, quote.kind)}
+            // The visible words first (what a voice user says), then which plan.
+            aria-label={`${quote.kind === 'upgrade' ? 'Upgrade' : 'Buy'} for ${formatPrice(quote.chargeCents)} (${plan.name})`}
+          >
+            {quote.kind === 'upgrade' ? 'Upgrade' : 'Buy'} for {formatPrice(quote.chargeCents)}
+          </Button>
+        )}
+      </div>
+    </li>
   );
 }

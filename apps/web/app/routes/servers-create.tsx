@@ -50,7 +50,6 @@ export default function CreateServer() {
   const limit = useUser((s) => serverLimitOf(s.servers.filter((server) => server.role === 'owner').map((server) => server.planId)));
   const atLimit = ownedCount >= limit;
   const [name, setName] = useState('');
-  const [availability, setAvailability] = useState<Availability>({ state: 'idle' });
   const [software, setSoftware] = useState<Software[]>([]);
   const [softwareId, setSoftwareId] = useState<SoftwareId>(DEFAULT_SOFTWARE);
   const [version, setVersion] = useState('');
@@ -70,34 +69,7 @@ export default function CreateServer() {
     );
   }, []);
 
-  // Availability as the user types, debounced, the previous check cancelled.
-  useEffect(() => {
-    const candidate = name.trim().toLowerCase();
-    if (!candidate) {
-      setAvailability({ state: 'idle' });
-      return;
-    }
-    const local = serverName.safeParse(candidate);
-    if (!local.success) {
-      setAvailability({ state: 'taken', reason: local.error.issues[0]?.message ?? 'This name is not valid.' });
-      return;
-    }
-    setAvailability({ state: 'checking' });
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      checkName(candidate, controller.signal).then(
-        (result) =>
-          setAvailability(
-            result.available ? { state: 'available' } : { state: 'taken', reason: result.reason ?? 'This name is not available.' },
-          ),
-        () => setAvailability({ state: 'idle' }),
-      );
-    }, 300);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [name]);
+  const availability = useNameAvailability(name);
 
   const selected = software.find((s) => s.id === softwareId);
 
@@ -125,6 +97,214 @@ export default function CreateServer() {
         / <span className="text-slate-700">Create</span>
       </nav>
       <h1 className="mt-2 text-2xl font-bold">Create a server</h1>
+      <CreateNotices verified={verified} atLimit={atLimit} limit={limit} />
+      <form className="mt-6 space-y-6 rounded-xl border border-slate-200 bg-white p-6" onSubmit={submit} noValidate>
+        <NameField name={name} onName={setName} availability={availability} error={error} />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <SoftwareField
+            software={software}
+            softwareId={softwareId}
+            onSoftware={(next) => {
+              setSoftwareId(next.id);
+              setVersion(next.versions[0] ?? '');
+              setWithPreviews(false);
+            }}
+          />
+          <VersionField
+            software={selected}
+            softwareId={softwareId}
+            version={version}
+            onVersion={setVersion}
+            withPreviews={withPreviews}
+            onPreviews={setWithPreviews}
+          />
+        </div>
+        <Button
+          ref={button}
+          type="submit"
+          className="w-full sm:w-auto"
+          busy={busy}
+          disabled={atLimit || availability.state === 'taken' || !name.trim()}
+        >
+          Create server
+        </Button>
+      </form>
+    </main>
+  );
+}
+
+/** Whether the name typed is free, asked a moment after the last key (the previous check cancelled). */
+function useNameAvailability(name: string): Availability {
+  const [availability, setAvailability] = useState<Availability>({ state: 'idle' });
+  useEffect(() => {
+    const candidate = name.trim().toLowerCase();
+    if (!candidate) {
+      setAvailability({ state: 'idle' });
+      return;
+    }
+    const local = serverName.safeParse(candidate);
+    if (!local.success) {
+      setAvailability({ state: 'taken', reason: local.error.issues[0]?.message ?? 'This name is not valid.' });
+      return;
+    }
+    setAvailability({ state: 'checking' });
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      checkName(candidate, controller.signal).then(
+        (result) =>
+          setAvailability(
+            result.available ? { state: 'available' } : { state: 'taken', reason: result.reason ?? 'This name is not available.' },
+          ),
+        () => setAvailability({ state: 'idle' }),
+      );
+    }, 300);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [name]);
+  return availability;
+}
+
+/** The software, each offered only where a node can install it now. */
+function SoftwareField(props: { software: Software[]; softwareId: SoftwareId; onSoftware: (software: Software) => void }) {
+  const { software, softwareId, onSoftware } = props;
+  return (
+    <div>
+      <label htmlFor="server-software" className="block text-sm font-medium text-slate-700">
+        Software
+      </label>
+      <select
+        id="server-software"
+        value={softwareId}
+        onChange={(e) => {
+          const next = software.find((s) => s.id === e.target.value);
+          if (next) onSoftware(next);
+        }}
+        className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
+      >
+        {software.map((s) => (
+          <option key={s.id} value={s.id} disabled={!s.available}>
+            {s.name}
+            {s.available ? '' : ' (no node can install it now)'}
+          </option>
+        ))}
+      </select>
+      {isJavaSoftware(softwareId) ? (
+        <p className="mt-1 text-xs text-slate-500">
+          Downloaded from its makers at the first start. Starting it asks you to accept the Minecraft EULA once.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The Minecraft version, the previews where asked for, and what the first start will install. */
+function VersionField(props: {
+  software: Software | undefined;
+  softwareId: SoftwareId;
+  version: string;
+  onVersion: (version: string) => void;
+  withPreviews: boolean;
+  onPreviews: (on: boolean) => void;
+}) {
+  const { software, softwareId, version, onVersion, withPreviews, onPreviews } = props;
+  return (
+    <div>
+      <label htmlFor="server-version" className="block text-sm font-medium text-slate-700">
+        Minecraft version
+      </label>
+      <select
+        id="server-version"
+        value={version}
+        onChange={(e) => onVersion(e.target.value)}
+        className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
+      >
+        {(software?.versions ?? []).map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+        {withPreviews && software?.previews.length ? (
+          <optgroup label="Snapshots and pre-releases">
+            {software.previews.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </optgroup>
+        ) : null}
+      </select>
+      {software?.previews.length ? (
+        <label className="mt-2 flex items-start gap-2 text-sm text-slate-700">
+          <input
+            type="checkbox"
+            className="mt-0.5"
+            checked={withPreviews}
+            onChange={(e) => {
+              onPreviews(e.target.checked);
+              if (!e.target.checked && software.previews.includes(version)) onVersion(software.versions[0] ?? '');
+            }}
+          />
+          <span>Also offer snapshots and pre-releases: test versions that can break worlds and plugins.</span>
+        </label>
+      ) : null}
+      {isJavaSoftware(softwareId) && version ? (
+        // What the first start will install besides the jar, so a long first start is no surprise.
+        <p className="mt-1 text-xs text-slate-500" data-testid="java-note">
+          {software?.javaDownloads.includes(version)
+            ? `Runs on Java ${javaFeatureFor(javaMajorFor(version)) ?? javaMajorFor(version)}: the node downloads it (Eclipse Temurin, checked against Adoptium's SHA-256) at the first start.`
+            : `Runs on Java ${javaMajorFor(version)} or newer, already on the node.`}
+        </p>
+      ) : null}
+      {softwareId === 'flying-squid' && software ? (
+        // A player on this year's Minecraft needs a version the built-in runtime does not speak.
+        <p className="mt-1 text-xs text-slate-500" data-testid="builtin-versions">
+          The built-in runtime speaks Minecraft {software.versions.at(-1)} to {software.versions[0]}. For newer releases, choose Paper,
+          Purpur, Vanilla or Fabric.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The name, checked as it is typed: free, taken (and why), or refused by the create. */
+function NameField(props: { name: string; onName: (name: string) => void; availability: Availability; error: string | undefined }) {
+  const { name, onName, availability, error } = props;
+  return (
+    <div>
+      <label htmlFor="server-name" className="block text-sm font-medium text-slate-700">
+        Server name
+      </label>
+      <div className="mt-1 flex rounded-md shadow-sm">
+        <input
+          id="server-name"
+          value={name}
+          maxLength={SERVER_NAME_MAX}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => onName(e.target.value.toLowerCase())}
+          aria-describedby="server-name-status"
+          aria-invalid={availability.state === 'taken' || undefined}
+          className="block w-full min-w-0 rounded-md border border-slate-300 px-3 py-2 font-mono"
+          placeholder="my-server"
+        />
+      </div>
+      <p id="server-name-status" className="mt-1 min-h-5 text-sm" aria-live="polite">
+        {availability.state === 'checking' ? <span className="text-slate-500">Checking…</span> : null}
+        {availability.state === 'available' ? <span className="text-brand-700">{name.trim()} is available.</span> : null}
+        {availability.state === 'taken' ? <span className="text-red-600">{availability.reason}</span> : null}
+        {error ? <span className="text-red-600">{error}</span> : null}
+      </p>
+      <p className="text-xs text-slate-500">3–16 lowercase letters, digits and dashes. It becomes part of your join address.</p>
+    </div>
+  );
+}
+
+/** Why creating may not work yet: an address not verified, or the plan's number of servers reached. */
+function CreateNotices({ verified, atLimit, limit }: { verified: boolean; atLimit: boolean; limit: number }) {
+  return (
+    <>
       {!verified ? (
         <p className="mt-4 rounded-lg bg-amber-50 p-4 text-sm text-amber-900">
           Verify your email address first: open the link we emailed you. Creating a server before that sends you a new link.
@@ -138,129 +318,6 @@ export default function CreateServer() {
           </Link>
         </p>
       ) : null}
-      <form className="mt-6 space-y-6 rounded-xl border border-slate-200 bg-white p-6" onSubmit={submit} noValidate>
-        <div>
-          <label htmlFor="server-name" className="block text-sm font-medium text-slate-700">
-            Server name
-          </label>
-          <div className="mt-1 flex rounded-md shadow-sm">
-            <input
-              id="server-name"
-              value={name}
-              maxLength={SERVER_NAME_MAX}
-              autoComplete="off"
-              spellCheck={false}
-              onChange={(e) => setName(e.target.value.toLowerCase())}
-              aria-describedby="server-name-status"
-              aria-invalid={availability.state === 'taken' || undefined}
-              className="block w-full min-w-0 rounded-md border border-slate-300 px-3 py-2 font-mono"
-              placeholder="my-server"
-            />
-          </div>
-          <p id="server-name-status" className="mt-1 min-h-5 text-sm" aria-live="polite">
-            {availability.state === 'checking' ? <span className="text-slate-500">Checking…</span> : null}
-            {availability.state === 'available' ? <span className="text-brand-700">{name.trim()} is available.</span> : null}
-            {availability.state === 'taken' ? <span className="text-red-600">{availability.reason}</span> : null}
-            {error ? <span className="text-red-600">{error}</span> : null}
-          </p>
-          <p className="text-xs text-slate-500">3–16 lowercase letters, digits and dashes. It becomes part of your join address.</p>
-        </div>
-        <div className="grid gap-4 sm:grid-cols-2">
-          <div>
-            <label htmlFor="server-software" className="block text-sm font-medium text-slate-700">
-              Software
-            </label>
-            <select
-              id="server-software"
-              value={softwareId}
-              onChange={(e) => {
-                const next = software.find((s) => s.id === e.target.value);
-                if (!next) return;
-                setSoftwareId(next.id);
-                setVersion(next.versions[0] ?? '');
-                setWithPreviews(false);
-              }}
-              className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
-            >
-              {software.map((s) => (
-                <option key={s.id} value={s.id} disabled={!s.available}>
-                  {s.name}
-                  {s.available ? '' : ' (no node can install it now)'}
-                </option>
-              ))}
-            </select>
-            {isJavaSoftware(softwareId) ? (
-              <p className="mt-1 text-xs text-slate-500">
-                Downloaded from its makers at the first start. Starting it asks you to accept the Minecraft EULA once.
-              </p>
-            ) : null}
-          </div>
-          <div>
-            <label htmlFor="server-version" className="block text-sm font-medium text-slate-700">
-              Minecraft version
-            </label>
-            <select
-              id="server-version"
-              value={version}
-              onChange={(e) => setVersion(e.target.value)}
-              className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2"
-            >
-              {(selected?.versions ?? []).map((v) => (
-                <option key={v} value={v}>
-                  {v}
-                </option>
-              ))}
-              {withPreviews && selected?.previews.length ? (
-                <optgroup label="Snapshots and pre-releases">
-                  {selected.previews.map((v) => (
-                    <option key={v} value={v}>
-                      {v}
-                    </option>
-                  ))}
-                </optgroup>
-              ) : null}
-            </select>
-            {selected?.previews.length ? (
-              <label className="mt-2 flex items-start gap-2 text-sm text-slate-700">
-                <input
-                  type="checkbox"
-                  className="mt-0.5"
-                  checked={withPreviews}
-                  onChange={(e) => {
-                    setWithPreviews(e.target.checked);
-                    if (!e.target.checked && selected.previews.includes(version)) setVersion(selected.versions[0] ?? '');
-                  }}
-                />
-                <span>Also offer snapshots and pre-releases: test versions that can break worlds and plugins.</span>
-              </label>
-            ) : null}
-            {isJavaSoftware(softwareId) && version ? (
-              // What the first start will install besides the jar, so a long first start is no surprise.
-              <p className="mt-1 text-xs text-slate-500" data-testid="java-note">
-                {selected?.javaDownloads.includes(version)
-                  ? `Runs on Java ${javaFeatureFor(javaMajorFor(version)) ?? javaMajorFor(version)}: the node downloads it (Eclipse Temurin, checked against Adoptium's SHA-256) at the first start.`
-                  : `Runs on Java ${javaMajorFor(version)} or newer, already on the node.`}
-              </p>
-            ) : null}
-            {softwareId === 'flying-squid' && selected ? (
-              // A player on this year's Minecraft needs a version the built-in runtime does not speak.
-              <p className="mt-1 text-xs text-slate-500" data-testid="builtin-versions">
-                The built-in runtime speaks Minecraft {selected.versions.at(-1)} to {selected.versions[0]}. For newer releases, choose
-                Paper, Purpur, Vanilla or Fabric.
-              </p>
-            ) : null}
-          </div>
-        </div>
-        <Button
-          ref={button}
-          type="submit"
-          className="w-full sm:w-auto"
-          busy={busy}
-          disabled={atLimit || availability.state === 'taken' || !name.trim()}
-        >
-          Create server
-        </Button>
-      </form>
-    </main>
+    </>
   );
 }
