@@ -19,9 +19,12 @@ const probe = createMachines(1);
 const refusal = 'refusal' in probe ? probe.refusal : (probe.remove(), null);
 if (refusal) console.warn(`cluster-harness.test.ts is not run: ${refusal}`);
 
-// Short, so the test sees a takeover and a fall asleep in seconds; production keeps the defaults.
+// Short, so the test sees a takeover and a fall asleep in seconds; production keeps the defaults. A woken
+// server stays up at least MIN_ONLINE_MS: long enough for the player who woke it to be in the game on a
+// loaded machine (with 3 s it once fell asleep again under the returning player's login).
 const LEASE_SECONDS = 2;
 const IDLE_MS = 1500;
+const MIN_ONLINE_MS = 15_000;
 let cluster: ProductionCluster;
 const sockets: Socket[] = [];
 const bots: Bot[] = [];
@@ -31,7 +34,7 @@ beforeAll(async () => {
   const started = await startProductionCluster({
     redisUrl: process.env.TEST_REDIS_URL as string,
     leaseSeconds: LEASE_SECONDS,
-    env: { IDLE_STOP_MINUTES: String(IDLE_MS / 60_000), MIN_ONLINE_MINUTES: String(3000 / 60_000) },
+    env: { IDLE_STOP_MINUTES: String(IDLE_MS / 60_000), MIN_ONLINE_MINUTES: String(MIN_ONLINE_MS / 60_000) },
   });
   if ('refusal' in started) throw new Error(started.refusal);
   cluster = started;

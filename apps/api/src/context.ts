@@ -57,6 +57,23 @@ export interface AppContext {
   background(task: () => Promise<unknown>): void;
 }
 
+type GameServices = AppContext['game'];
+type BillingServices = AppContext['billing'];
+
+/**
+ * The part of the context a module is given: the services it names (K), and of `game` (G) and `billing` (B)
+ * the parts it names. A module typed with it cannot reach anything else, so its signature is the list of
+ * what it depends on (docs/design.md, "What a module is given").
+ */
+export type Given<
+  K extends Exclude<keyof AppContext, 'game' | 'billing'> = never,
+  G extends keyof GameServices = never,
+  B extends keyof BillingServices = never,
+> = Pick<AppContext, K> & { game: Pick<GameServices, G>; billing: Pick<BillingServices, B> };
+
+/** What reading and writing the session cookie needs. */
+export type SessionServices = Given<'config' | 'sessions'>;
+
 export function sessionCookieName(config: Config): string {
   return config.production ? SESSION_COOKIE_SECURE : SESSION_COOKIE;
 }
@@ -66,16 +83,16 @@ export function sessionCookieName(config: Config): string {
  * session, and written as a Set-Cookie header: a cookie plugin would parse every request's header and add
  * a hook on each side of every answer, the polled endpoint's included.
  */
-export function setSessionCookie(ctx: AppContext, reply: FastifyReply, token: string): void {
+export function setSessionCookie(ctx: SessionServices, reply: FastifyReply, token: string): void {
   reply.header('set-cookie', sessionCookie(ctx, token, { maxAge: ctx.config.SESSION_TTL_DAYS * 86_400 }));
 }
 
 /** Empties and expires the session cookie, with the attributes it was set with. */
-export function clearSessionCookie(ctx: AppContext, reply: FastifyReply): void {
+export function clearSessionCookie(ctx: SessionServices, reply: FastifyReply): void {
   reply.header('set-cookie', sessionCookie(ctx, '', { maxAge: 0, expires: new Date(0) }));
 }
 
-function sessionCookie(ctx: AppContext, value: string, lifetime: { maxAge: number; expires?: Date }): string {
+function sessionCookie(ctx: SessionServices, value: string, lifetime: { maxAge: number; expires?: Date }): string {
   return stringifySetCookie({
     name: sessionCookieName(ctx.config),
     value,
@@ -103,7 +120,7 @@ type Connection = FastifyRequest['socket'] & { [cookieSeen]?: CookieSeen };
  * connection that carries several people's requests (a reverse proxy's) gets each one's own session. The
  * header is kept until the connection sends another or closes.
  */
-export function sessionHashOf(ctx: AppContext, request: FastifyRequest): string | null {
+export function sessionHashOf(ctx: SessionServices, request: FastifyRequest): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   const connection = request.socket as Connection | null;
@@ -115,7 +132,7 @@ export function sessionHashOf(ctx: AppContext, request: FastifyRequest): string 
   return tokenHash;
 }
 
-export async function optionalSession(ctx: AppContext, request: FastifyRequest): Promise<SessionInfo | null> {
+export async function optionalSession(ctx: SessionServices, request: FastifyRequest): Promise<SessionInfo | null> {
   return ctx.sessions.resolve(sessionHashOf(ctx, request));
 }
 
@@ -124,13 +141,13 @@ export async function optionalSession(ctx: AppContext, request: FastifyRequest):
  * usual case, answered without a promise); undefined when the database must be asked or the answer is an
  * error, which `requireSession` then gives.
  */
-export function cachedSession(ctx: AppContext, request: FastifyRequest): SessionInfo | undefined {
+export function cachedSession(ctx: SessionServices, request: FastifyRequest): SessionInfo | undefined {
   const session = ctx.sessions.fromCache(sessionHashOf(ctx, request));
   return session && !session.user.lockedAt ? session : undefined;
 }
 
 /** NOT_AUTHENTICATED without a valid session; ACCOUNT_LOCKED on every call of a locked account. */
-export async function requireSession(ctx: AppContext, request: FastifyRequest): Promise<SessionInfo> {
+export async function requireSession(ctx: SessionServices, request: FastifyRequest): Promise<SessionInfo> {
   const session = await optionalSession(ctx, request);
   if (!session) throw new ApiError('NOT_AUTHENTICATED');
   if (session.user.lockedAt) throw new ApiError('ACCOUNT_LOCKED');

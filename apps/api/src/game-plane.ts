@@ -238,7 +238,7 @@ export function redisGamePlane(commands: Redis, prefix: string, leaseMs: number,
     lastRenewed = Date.now();
     settleAll();
     try {
-      // What it mirrored is replaced from the database (app.ts) before it acts on anything.
+      // What it mirrored is replaced from the database (game-plane-wiring.ts) before it acts on anything.
       for (const listener of heldListeners) await listener();
       if (lost || closed) return;
       // Holding before it listens for handed requests: Redis delivers one published just after the

@@ -37,8 +37,8 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   agent.start(base);
   await nodes((ids) => ids.includes('node-a'));
-  const log = t.ctx.game.hub.onRefused;
-  t.ctx.game.hub.onRefused = (nodeId, serverId, dropped) => {
+  const log = t.ctx.game.hub.intake.onRefused;
+  t.ctx.game.hub.intake.onRefused = (nodeId, serverId, dropped) => {
     refused.push({ nodeId, serverId });
     log?.(nodeId, serverId, dropped);
   };

@@ -26,7 +26,7 @@ import type { NodeRegistry } from './nodes.ts';
 import type { ServerHub } from './server-hub.ts';
 import type { PowerDispatcher } from './servers/power.ts';
 import type { ServerRow } from './db/rows.ts';
-import type { KeptAppearance } from './servers/directory.ts';
+import type { KeptAppearance } from './servers/kept-appearances.ts';
 
 type RouteRow = Pick<ServerRow, 'id' | 'name' | 'nodeId' | 'port' | 'version' | 'maxPlayers' | 'proxyProtocol' | 'joinStart'>;
 
@@ -87,7 +87,7 @@ export class ProxyGateway {
     /** Every server's kept MOTD and icon, read once at start (the directory keeps them). */
     private appearances: () => Promise<Map<string, KeptAppearance>>,
   ) {
-    hub.onInGame((serverId, count) => {
+    hub.intake.onInGame((serverId, count) => {
       if (count <= 0) return;
       this.unplayedWakes.delete(serverId);
       this.wokenByJoin.delete(serverId);

@@ -175,7 +175,7 @@ describe('joining by name through the join proxy', () => {
     expect((await send('POST', `/v1/server/${id}/start`, cookie)).json().status).toBe('SUCCESS');
     await settled('online');
     let played = false;
-    t.ctx.game.hub.onInGame((serverId, count) => (played ||= serverId === id && count > 0));
+    t.ctx.game.hub.intake.onInGame((serverId, count) => (played ||= serverId === id && count > 0));
     const bot = await join(name, 'Walker');
     // The API has heard of the player from the game's own join line (what the budget counts).
     await until(

@@ -5,9 +5,12 @@ import {
   publicWatchPayload,
   type PublicServerEvent,
 } from '@spawnpoint/contracts';
-import type { AppContext } from './context.ts';
+import type { Given } from './context.ts';
 import { clientAddress } from './http/client-address.ts';
 import { LiveCounts, type Realtime } from './realtime.ts';
+
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config', 'directory' | 'hub'>;
 
 // Changes are sent at most this often per server (a busy server's count moves with every join).
 const FLUSH_MS = 1000;
@@ -19,7 +22,7 @@ const room = (name: string) => `list:${name}`;
  * (`public:watch`); they then get `public:server` with each one's state and players when it changes.
  * Nothing else is accepted, and nothing but what the list already shows is sent.
  */
-export function handlePublicListSockets(io: Realtime, ctx: AppContext): void {
+export function handlePublicListSockets(io: Realtime, ctx: Services): void {
   const { directory, hub } = ctx.game;
   const ns = io.of(PUBLIC_LIST_NAMESPACE);
   const perAddress = new LiveCounts();
@@ -60,7 +63,7 @@ export function handlePublicListSockets(io: Realtime, ctx: AppContext): void {
     const ids = [...pending];
     pending.clear();
     for (const serverId of ids) {
-      const entry = await directory.publicEntryById(serverId).catch(() => null);
+      const entry = await directory.listing.entryById(serverId).catch(() => null);
       if (!entry) continue;
       const event: PublicServerEvent = { name: entry.name, state: entry.state, players: entry.players };
       ns.to(room(entry.name)).emit('public:server', event);
@@ -71,5 +74,5 @@ export function handlePublicListSockets(io: Realtime, ctx: AppContext): void {
     timer ??= setTimeout(() => void flush(), FLUSH_MS);
   };
   hub.onStateChange((serverId) => changed(serverId));
-  hub.onInGame((serverId) => changed(serverId));
+  hub.intake.onInGame((serverId) => changed(serverId));
 }

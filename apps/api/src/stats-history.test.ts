@@ -120,7 +120,7 @@ describe('stats history over the socket', () => {
     const { cookie, id } = await ownerWithServer(t, 'bound');
     // As if the node had reported for 15 minutes, one sample every 2 s.
     const now = Date.now();
-    for (let at = now - 15 * 60_000; at <= now; at += 2000) t.ctx.game.hub.stats('test-node', id, stats(at % 100), at);
+    for (let at = now - 15 * 60_000; at <= now; at += 2000) t.ctx.game.hub.intake.stats('test-node', id, stats(at % 100), at);
 
     const { samples } = await watch(cookie, id);
     expect(samples.length).toBeGreaterThan(250);

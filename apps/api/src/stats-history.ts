@@ -34,3 +34,36 @@ export class StatsRing {
     return this.size;
   }
 }
+
+/** Each running server's latest figures and its ring of the last minutes (ServerHub keeps one). */
+export class StatsBook {
+  private readonly latestOf = new Map<string, ServerStats>();
+  private readonly rings = new Map<string, StatsRing>();
+
+  record(serverId: string, stats: ServerStats, at: number): void {
+    this.latestOf.set(serverId, stats);
+    let ring = this.rings.get(serverId);
+    if (!ring) this.rings.set(serverId, (ring = new StatsRing()));
+    ring.push(stats, at);
+  }
+
+  latest(serverId: string): ServerStats | null {
+    return this.latestOf.get(serverId) ?? null;
+  }
+
+  /** The samples of the last STATS_HISTORY_MS, oldest first (none for a server that is not running). */
+  history(serverId: string, now: number): StatsSample[] {
+    return this.rings.get(serverId)?.read(now) ?? [];
+  }
+
+  /** A stopped server has no live figures; its charts start again with its next run. */
+  clear(serverId: string): void {
+    this.latestOf.delete(serverId);
+    this.rings.delete(serverId);
+  }
+
+  clearAll(): void {
+    this.latestOf.clear();
+    this.rings.clear();
+  }
+}

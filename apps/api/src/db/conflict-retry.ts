@@ -1,4 +1,4 @@
-import type { Db } from './index.ts';
+import type { Db } from './db-type.ts';
 
 /**
  * PostgreSQL ends one of two transactions that wait on each other (deadlock, 40P01) or that could not be

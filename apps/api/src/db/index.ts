@@ -2,7 +2,6 @@ import { retryConflicts } from './conflict-retry.ts';
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -12,7 +11,8 @@ import { createPgliteFolder, nothingAt } from './create-pglite.ts';
 import * as schema from './schema.ts';
 import { apiRoot } from '../install-root.ts';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type { Db } from './db-type.ts';
+import type { Db } from './db-type.ts';
 
 export interface Database {
   db: Db;

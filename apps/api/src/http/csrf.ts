@@ -10,7 +10,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function csrfCheck(allowedOrigins: readonly string[]): (request: FastifyRequest) => ApiError | undefined {
   const allowed = new Set(allowedOrigins);
-  // Run by the app's one onRequest hook (app.ts): plain, no promise, as it runs on every request.
+  // Run by the app's one onRequest hook (api-server.ts): plain, no promise, as it runs on every request.
   return (request) => {
     if (SAFE_METHODS.has(request.method)) return undefined;
     const site = request.headers['sec-fetch-site'];

@@ -5,11 +5,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions as Fas
 import type { z } from 'zod';
 import type { SessionInfo } from '../auth/sessions.ts';
 import type { NodeRegistry } from '../nodes.ts';
-import { cachedSession, requireSession, type AppContext } from '../context.ts';
+import { cachedSession, requireSession, type Given } from '../context.ts';
 import { recordActivity, type ActivityNote, type DbOrTx } from '../servers/activity.ts';
 import type { ServerRow } from '../db/rows.ts';
 import { ApiError, ok, parse, parseUrlPart } from './errors.ts';
 import type { LimitName } from './rate-limits.ts';
+
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config' | 'database' | 'gamePlane' | 'limit' | 'sessions', 'directory' | 'hub' | 'nodes'>;
 
 type Parsed<E, K extends 'params' | 'query' | 'body'> = E extends { [P in K]: infer S extends z.ZodType } ? z.infer<S> : undefined;
 
@@ -141,23 +144,55 @@ function answerHanded(reply: FastifyReply, answer: GamePlaneAnswer): FastifyRepl
   return reply.send(Buffer.from(answer.body, 'base64'));
 }
 
+/** The handler's answer in the SUCCESS envelope; outside production also checked against the entry. */
+function answerOf(endpoint: Endpoint, production: boolean): (request: FastifyRequest, result: unknown) => unknown {
+  return (request, result) => {
+    if (endpoint.raw) return result;
+    if (!production && endpoint.result) {
+      const checked = endpoint.result.safeParse(result);
+      if (!checked.success) {
+        request.log.error({ issues: checked.error.issues, path: endpoint.path }, 'answer does not fit its contract');
+        throw new ApiError('INTERNAL_ERROR', undefined, `The answer of ${endpoint.method} ${endpoint.path} does not fit its contract.`);
+      }
+    }
+    return ok(result);
+  };
+}
+
+/** Where the route goes: a scope of its own for a multipart or raw body, else the app. */
+function register(app: FastifyInstance, definition: FastifyRouteOptions, options: RouteOptions): void {
+  if (options.multipart)
+    void app.register(async (scope) => {
+      await scope.register(fastifyMultipart, { limits: { files: 1, fields: 5, fileSize: 1024 ** 4 } });
+      scope.route(definition);
+    });
+  else if (options.rawBody)
+    void app.register(async (scope) => {
+      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+      scope.route(definition);
+    });
+  else app.route(definition);
+}
+
+/** The operator's and the metrics scraper's bearer tokens; other access classes are checked with the session. */
+function checkBearer(access: Endpoint['access'], config: Services['config'], header: string | undefined): void {
+  if (access === 'operator') {
+    if (!bearerIs(header, config.operatorToken)) throw new ApiError('NO_PERMISSION');
+  } else if (access === 'metrics') {
+    // Where no scraper is configured the page does not exist, rather than answering to an empty token.
+    const token = config.METRICS_TOKEN;
+    if (!token) throw new ApiError('NOT_FOUND');
+    if (!bearerIs(header, token)) throw new ApiError('NO_PERMISSION');
+  }
+}
+
 /**
  * Registers routes from the endpoint table in contracts: the one place where an entry's access class,
  * permission and schemas turn into checks, so a handler never parses or authorizes by hand. Outside
  * production every answer is also checked against the entry's `result`, so a drifted shape fails the
  * tests instead of the web app.
  */
-export function router(app: FastifyInstance, ctx: AppContext): Route {
-  const checkOperator = (header: string | undefined) => {
-    if (!bearerIs(header, ctx.config.operatorToken)) throw new ApiError('NO_PERMISSION');
-  };
-  // Where no scraper is configured the page does not exist, rather than answering to an empty token.
-  const checkMetrics = (header: string | undefined) => {
-    const token = ctx.config.METRICS_TOKEN;
-    if (!token) throw new ApiError('NOT_FOUND');
-    if (!bearerIs(header, token)) throw new ApiError('NO_PERMISSION');
-  };
-
+export function router(app: FastifyInstance, ctx: Services): Route {
   const awayOf = (serverId: string) => ctx.game.hub.folderAway(serverId);
 
   return (endpoint, handler, options = {}) => {
@@ -167,18 +202,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
     const describe = options.activity as Describe | undefined;
     const handed = !options.multipart && (options.gamePlane ?? (permission !== undefined || endpoint.access === 'operator'));
 
-    // The handler's answer in the SUCCESS envelope; outside production also checked against the entry.
-    const answer = (request: FastifyRequest, result: unknown) => {
-      if (endpoint.raw) return result;
-      if (!ctx.config.production && endpoint.result) {
-        const checked = endpoint.result.safeParse(result);
-        if (!checked.success) {
-          request.log.error({ issues: checked.error.issues, path: endpoint.path }, 'answer does not fit its contract');
-          throw new ApiError('INTERNAL_ERROR', undefined, `The answer of ${endpoint.method} ${endpoint.path} does not fit its contract.`);
-        }
-      }
-      return ok(result);
-    };
+    const answer = answerOf(endpoint, ctx.config.production);
     // The cast ties the values parsed from the request to the entry's types, which TypeScript cannot follow
     // through the generic entry; each one comes out of that entry's own schema.
     const callOf = (
@@ -212,8 +236,7 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
         if (answer) return answerHanded(reply, answer);
       }
       if (options.limit) await ctx.limit(options.limit, request);
-      if (endpoint.access === 'operator') checkOperator(request.headers.authorization);
-      else if (endpoint.access === 'metrics') checkMetrics(request.headers.authorization);
+      checkBearer(endpoint.access, ctx.config, request.headers.authorization);
       const session = endpoint.access === 'session' ? await requireSession(ctx, request) : null;
       const params: unknown = endpoint.params ? parseUrlPart(endpoint.params, request.params) : undefined;
       let server: ServerRow | undefined;
@@ -259,16 +282,6 @@ export function router(app: FastifyInstance, ctx: AppContext): Route {
       ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
       handler: direct ? directHandler : handle,
     };
-    if (options.multipart)
-      void app.register(async (scope) => {
-        await scope.register(fastifyMultipart, { limits: { files: 1, fields: 5, fileSize: 1024 ** 4 } });
-        scope.route(definition);
-      });
-    else if (options.rawBody)
-      void app.register(async (scope) => {
-        scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-        scope.route(definition);
-      });
-    else app.route(definition);
+    register(app, definition, options);
   };
 }

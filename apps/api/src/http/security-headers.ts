@@ -13,7 +13,7 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Every answer's headers, set when its request arrives (by the app's one onRequest hook, app.ts); whatever
+ * Every answer's headers, set when its request arrives (by the app's one onRequest hook, api-server.ts); whatever
  * answers may replace them. Every answer gets nosniff, DENY for frames, HSTS in production and a
  * Content-Security-Policy that allows nothing, which pages replace with their own (`pageCsp`). API answers
  * (`/v1/`) also say `Cache-Control: no-store`: they carry accounts, sessions and secrets, which no browser or

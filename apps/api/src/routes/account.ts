@@ -5,28 +5,42 @@ import { revokeMailedLinks } from '../auth/email-tokens.ts';
 import { recordEvent } from '../auth/events.ts';
 import { hashPassword, refuseCommonPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId, randomToken, sha256 } from '../auth/tokens.ts';
-import { clearSessionCookie, type AppContext } from '../context.ts';
+import { clearSessionCookie, type Given } from '../context.ts';
 import { accountEvents, emailChanges, serverSchedules, servers, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { emailChangedMail, emailChangeMail } from '../mail/templates.ts';
 import { recordActivity } from '../servers/activity.ts';
-import { ServerRemover } from '../servers/server-remover.ts';
+import { ServerRemover, type RemoverServices } from '../servers/server-remover.ts';
+
+/** What this module is given of the context (context.ts). */
+type Services = Given<
+  'background' | 'config' | 'database' | 'limit' | 'mailer' | 'sessions',
+  'directory' | 'freeTier' | RemoverServices,
+  'subscriptions'
+>;
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60_000;
 
 /** The account itself: password, email address (confirmed from the new one), deletion, activity. */
-export function accountRoutes(route: Route, ctx: AppContext): void {
+export function accountRoutes(route: Route, ctx: Services): void {
+  credentialRoutes(route, ctx);
+  accountRecordRoutes(route, ctx);
+}
+
+/** INVALID_CREDENTIALS on the current-password field unless it is the account's; attempts are limited. */
+async function checkPassword(ctx: Services, request: FastifyRequest, userId: string, hash: string, password: string) {
+  await ctx.limit('passwordCheckPerAccount', request, userId);
+  if (!(await verifyPassword(hash, password)))
+    throw new ApiError('INVALID_CREDENTIALS', { currentPassword: 'The password is not correct.' }, 'The password is not correct.');
+}
+
+/** The password and the email address (confirmed from the new address). */
+function credentialRoutes(route: Route, ctx: Services): void {
   const { db } = ctx.database;
 
-  async function checkPassword(request: FastifyRequest, userId: string, hash: string, password: string) {
-    await ctx.limit('passwordCheckPerAccount', request, userId);
-    if (!(await verifyPassword(hash, password)))
-      throw new ApiError('INVALID_CREDENTIALS', { currentPassword: 'The password is not correct.' }, 'The password is not correct.');
-  }
-
   route(endpoints.passwordChange, async ({ request, session, body }) => {
-    await checkPassword(request, session.user.id, session.user.passwordHash, body.currentPassword);
+    await checkPassword(ctx, request, session.user.id, session.user.passwordHash, body.currentPassword);
     // Checked after the current password is known to be right, so the message is true when it is shown.
     if (body.newPassword === body.currentPassword) throw new ApiError('INVALID_INPUT', { newPassword: SAME_PASSWORD_MESSAGE });
     refuseCommonPassword(body.newPassword, 'newPassword');
@@ -42,7 +56,7 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
   });
 
   route(endpoints.emailChange, async ({ request, session, body }) => {
-    await checkPassword(request, session.user.id, session.user.passwordHash, body.password);
+    await checkPassword(ctx, request, session.user.id, session.user.passwordHash, body.password);
     await ctx.limit('emailChangePerAccount', request, session.user.id);
     if (body.newEmailAddress === session.user.emailAddress)
       throw new ApiError('INVALID_INPUT', { newEmailAddress: 'This is already your email address.' });
@@ -103,11 +117,16 @@ export function accountRoutes(route: Route, ctx: AppContext): void {
     await recordEvent(db, result.userId, 'email_changed', request);
     return null;
   });
+}
+
+/** Deleting the account, and its activity. */
+function accountRecordRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
 
   route(
     endpoints.accountDelete,
     async ({ request, reply, session, body }) => {
-      await checkPassword(request, session.user.id, session.user.passwordHash, body.password);
+      await checkPassword(ctx, request, session.user.id, session.user.passwordHash, body.password);
       await ctx.billing.subscriptions.refuseIfRenewing({ userId: session.user.id });
       const owned = await db.select().from(servers).where(eq(servers.ownerId, session.user.id));
       const remover = new ServerRemover(ctx.game);

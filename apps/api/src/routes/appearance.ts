@@ -10,13 +10,16 @@ import {
   type AppearanceResult,
   type ShopIconArt,
 } from '@spawnpoint/contracts';
-import type { AppContext } from '../context.ts';
+import type { Given } from '../context.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { shopIconPng } from '../billing/shop.ts';
 import { serverIconFrom } from '../servers/icon-image.ts';
 import { readServerIcon } from '../servers/server-icon.ts';
+
+/** What this module is given of the context (context.ts). */
+type Services = Given<'database', 'directory', 'shop'>;
 
 /**
  * The Appearance page: the MOTD (server.properties `motd`, saved with `§` codes that the agent writes in
@@ -32,7 +35,7 @@ function shopIconUrl(art: ShopIconArt): Promise<string> {
   return url;
 }
 
-export function appearanceRoutes(route: Route, ctx: AppContext): void {
+export function appearanceRoutes(route: Route, ctx: Services): void {
   type Server = { id: string; nodeId: string; ownerId: string };
 
   const current = async (nodes: NodeRegistry, server: Server): Promise<AppearanceResult> => {
@@ -42,7 +45,7 @@ export function appearanceRoutes(route: Route, ctx: AppContext): void {
       ctx.billing.shop.iconsOf(ctx.database.db, server.ownerId),
     ]);
     // The public list and the join proxies (while the server sleeps) show a kept copy, so neither reaches a node.
-    await ctx.game.directory.keepAppearance(server.id, { motd: properties.motd ?? '', icon });
+    await ctx.game.directory.appearance.keep(server.id, { motd: properties.motd ?? '', icon });
     const shopIcons = await Promise.all(
       shopItems.map(async (i) =>
         i.kind === 'icon'

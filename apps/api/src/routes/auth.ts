@@ -5,25 +5,37 @@ import { eq } from 'drizzle-orm';
 import { consumeEmailToken, emailTokenOwner, issueEmailToken, revokeMailedLinks } from '../auth/email-tokens.ts';
 import { hashPassword, refuseCommonPassword, verifyPassword } from '../auth/passwords.ts';
 import { newId } from '../auth/tokens.ts';
-import { clearSessionCookie, optionalSession, setSessionCookie, type AppContext } from '../context.ts';
+import { clearSessionCookie, optionalSession, setSessionCookie, type Given } from '../context.ts';
 import { users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { passwordResetMail, verificationMail } from '../mail/templates.ts';
 import { presentUser } from './present.ts';
 
+/** What this module is given of the context (context.ts). */
+type Services = Given<'background' | 'config' | 'database' | 'limit' | 'mailer' | 'sessions'>;
+
 const INVALID_LINK = 'This link is invalid or has expired. Please request a new one.';
 const ALREADY_VERIFIED = 'Your email address is already verified.';
 const TWOFACTOR_PROMPT = 'Enter the six-digit code from your authenticator app, or one of your recovery codes.';
 
-export function authRoutes(route: Route, ctx: AppContext): void {
-  const { db } = ctx.database;
+/** Signing up and in, verifying the address, and a forgotten password. */
+export function authRoutes(route: Route, ctx: Services): void {
+  signInRoutes(route, ctx);
+  verificationRoutes(route, ctx);
+  passwordRecoveryRoutes(route, ctx);
+}
 
-  async function sendVerification(userId: string, emailAddress: string): Promise<void> {
-    const token = await issueEmailToken(db, userId, 'verify_email');
-    const mail = verificationMail(ctx.config.publicUrl, token);
-    await ctx.mailer.send({ to: emailAddress, ...mail });
-  }
+/** Mails a new verification link (an earlier one stays valid until it expires or is used). */
+async function sendVerification(ctx: Services, userId: string, emailAddress: string): Promise<void> {
+  const token = await issueEmailToken(ctx.database.db, userId, 'verify_email');
+  const mail = verificationMail(ctx.config.publicUrl, token);
+  await ctx.mailer.send({ to: emailAddress, ...mail });
+}
+
+/** Sign-up, sign-in and sign-out. */
+function signInRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
 
   route(
     endpoints.register,
@@ -45,7 +57,7 @@ export function authRoutes(route: Route, ctx: AppContext): void {
       if (!user) throw new ApiError('EMAIL_ALREADY_REGISTERED');
       const token = await ctx.sessions.create(user.id, { userAgent: request.headers['user-agent'], ip: request.ip });
       setSessionCookie(ctx, reply, token);
-      ctx.background(() => sendVerification(user.id, user.emailAddress));
+      ctx.background(() => sendVerification(ctx, user.id, user.emailAddress));
       return presentUser(user, ctx.config.appSecret);
     },
     { limit: 'registerPerIp' },
@@ -93,6 +105,11 @@ export function authRoutes(route: Route, ctx: AppContext): void {
     clearSessionCookie(ctx, reply);
     return null;
   });
+}
+
+/** The mailed verification link, and another one sent. */
+function verificationRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
 
   route(
     endpoints.verifyEmail,
@@ -116,9 +133,14 @@ export function authRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.resendVerification, async ({ request, session }) => {
     await ctx.limit('resendVerificationPerAccount', request, session.user.id);
     if (session.user.emailVerifiedAt) throw new ApiError('INVALID_STATE', undefined, ALREADY_VERIFIED);
-    ctx.background(() => sendVerification(session.user.id, session.user.emailAddress));
+    ctx.background(() => sendVerification(ctx, session.user.id, session.user.emailAddress));
     return null;
   });
+}
+
+/** A forgotten password: the mailed link, and the new password set with it. */
+function passwordRecoveryRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
 
   route(
     endpoints.passwordRecovery,

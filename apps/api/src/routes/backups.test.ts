@@ -234,7 +234,14 @@ describe('backups under failure', () => {
     if (!made) throw new Error('no backup listed');
     // As the settling after a node's hello reported it when the completion committed between its read and
     // its report (seen on PostgreSQL): the complete backup was deleted.
-    t.ctx.game.hub.backup('test-node', { serverId: id, backupId: made.backupId, phase: 'failed', bytes: 0, totalBytes: 0, error: 'late' });
+    t.ctx.game.hub.intake.backup('test-node', {
+      serverId: id,
+      backupId: made.backupId,
+      phase: 'failed',
+      bytes: 0,
+      totalBytes: 0,
+      error: 'late',
+    });
     // The next backup is listed beside it, whole.
     const after = await backUp(cookie, id);
     expect(after.backups.map((b) => b.backupId)).toEqual(expect.arrayContaining([made.backupId]));
@@ -248,7 +255,7 @@ describe('backups under failure', () => {
     const backupId = `late${Date.now().toString(36)}`;
     await t.ctx.database.db.insert(backups).values({ id: backupId, serverId: id, status: 'pending' });
     const listedAtAck = await new Promise<Listing>((resolve) =>
-      t.ctx.game.hub.backup(
+      t.ctx.game.hub.intake.backup(
         'test-node',
         { serverId: id, backupId, phase: 'complete', bytes: 10, totalBytes: 10, size: 10, sha256: 'a'.repeat(64) },
         () => void list(cookie, id).then(resolve),
@@ -257,7 +264,7 @@ describe('backups under failure', () => {
     expect(listedAtAck.backups.map((b) => b.backupId)).toEqual([backupId]);
     // Sent again (the acknowledgement was lost): recorded once, acknowledged again.
     await new Promise<void>((resolve) =>
-      t.ctx.game.hub.backup(
+      t.ctx.game.hub.intake.backup(
         'test-node',
         { serverId: id, backupId, phase: 'complete', bytes: 10, totalBytes: 10, size: 10, sha256: 'a'.repeat(64) },
         resolve,
@@ -269,9 +276,9 @@ describe('backups under failure', () => {
   it('keeps how a backup ended through an agent restart, until the API has recorded it', async () => {
     const { cookie, id, store } = await ownerWithServer();
     // The API does not hear the backup's end (as if it died just then), and the agent restarts before it does.
-    const onBackup = t.ctx.game.hub.onBackup;
+    const onBackup = t.ctx.game.hub.intake.onBackup;
     let missed = false;
-    t.ctx.game.hub.onBackup = (event, saved) => {
+    t.ctx.game.hub.intake.onBackup = (event, saved) => {
       if (!missed && event.phase !== 'running') return void (missed = true);
       onBackup?.(event, saved);
     };
@@ -282,7 +289,7 @@ describe('backups under failure', () => {
         (m) => m,
       );
     } finally {
-      t.ctx.game.hub.onBackup = onBackup;
+      t.ctx.game.hub.intake.onBackup = onBackup;
     }
     await agent.crash();
     agent.start(base);
@@ -327,8 +334,8 @@ describe('backups under failure', () => {
     // Restoring a running server stops it, restores, and tells the server's pages each step and that it is
     // running again.
     const events: BackupRestoreEvent[] = [];
-    const restore = t.ctx.game.hub.restore.bind(t.ctx.game.hub);
-    t.ctx.game.hub.restore = (event) => {
+    const restore = t.ctx.game.hub.relay.restore.bind(t.ctx.game.hub.relay);
+    t.ctx.game.hub.relay.restore = (event) => {
       events.push(event);
       restore(event);
     };

@@ -1,7 +1,7 @@
 import { CURRENCY, endpoints, TRANSACTIONS_PAGE, type LedgerEntry } from '@spawnpoint/contracts';
 import { and, count, desc, eq, lte, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
-import type { AppContext } from '../context.ts';
+import type { Given } from '../context.ts';
 import { billingInfoOf } from '../billing/ledger.ts';
 import type { LedgerRow } from '../db/rows.ts';
 import { StripeProvider, type PaymentEvent, type ReversalEvent } from '../billing/payments.ts';
@@ -11,11 +11,21 @@ import type { Route } from '../http/route.ts';
 import { offeredPlans } from '../servers/plan-limits.ts';
 import type { ServerRow } from '../db/rows.ts';
 
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config' | 'database' | 'limit', never, 'limitsChanged' | 'payments' | 'shop' | 'subscriptions'>;
+
 // Stripe's recommended window: a signed event older than this is refused (a replay of a captured one).
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** Balance, billing information, transactions and receipts, top-ups and the payment providers' callbacks. */
-export function billingRoutes(route: Route, ctx: AppContext): void {
+export function billingRoutes(route: Route, ctx: Services): void {
+  accountMoneyRoutes(route, ctx);
+  serverMoneyRoutes(route, ctx);
+  webhookRoutes(route, ctx);
+}
+
+/** Billing information, transactions, receipts and top-ups. */
+function accountMoneyRoutes(route: Route, ctx: Services): void {
   const { db } = ctx.database;
   const payments = ctx.billing.payments;
 
@@ -98,6 +108,11 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
   route(endpoints.sandboxCheckoutComplete, async ({ session, params, body }) =>
     payments.sandboxOutcome(session.user.id, params.paymentId, body.outcome),
   );
+}
+
+/** A server's plan and its shop. */
+function serverMoneyRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
 
   const plansOf = ctx.billing.subscriptions;
   // The plans as this deployment runs them go with every answer (the Upgrade page compares them).
@@ -132,6 +147,11 @@ export function billingRoutes(route: Route, ctx: AppContext): void {
     },
     { activity: ({ body }) => ({ action: 'shop.buy', target: body.itemId }) },
   );
+}
+
+/** The payment provider's signed callbacks. */
+function webhookRoutes(route: Route, ctx: Services): void {
+  const payments = ctx.billing.payments;
 
   // Stripe signs each delivery over the exact bytes; the event is believed only after that check.
   route(

@@ -8,32 +8,40 @@ import {
   toSectionCodes,
   type ServerPropertiesView,
 } from '@spawnpoint/contracts';
-import type { AppContext } from '../context.ts';
+import type { Given } from '../context.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { uploadToNode, withMultipartFile } from '../servers/node-upload.ts';
 
+/** What this module is given of the context (context.ts). */
+type Services = Given<never, 'hub' | 'directory'>;
+
 /** Files and server.properties of a server: the router checks the permission, then each route asks the agent. */
-export function fileRoutes(route: Route, ctx: AppContext): void {
-  const { hub } = ctx.game;
-
-  const writeFile = async (
-    nodes: NodeRegistry,
-    server: { id: string; nodeId: string },
-    path: string,
-    body: Buffer | Readable,
-    overwrite = true,
-    declaredSize?: number,
-  ) => {
-    const query = { path, overwrite: overwrite ? ('true' as const) : ('false' as const), size: declaredSize };
-    await uploadToNode(nodes, server, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
-  };
-
+export function fileRoutes(route: Route, ctx: Services): void {
   // Files go between the browser and the node through whichever API process the browser reached: nothing
   // here touches the game plane, so a process mirroring it does not hand these to the holder (game-plane.ts).
   const here: Route = (endpoint, handler, options) => route(endpoint, handler, { gamePlane: false, ...options });
+  fileReadRoutes(here);
+  fileWriteRoutes(here);
+  propertyRoutes(route, ctx);
+}
 
+/** Writes a file on the node through its sandbox, streamed. */
+async function writeFile(
+  nodes: NodeRegistry,
+  server: { id: string; nodeId: string },
+  path: string,
+  body: Buffer | Readable,
+  overwrite = true,
+  declaredSize?: number,
+): Promise<void> {
+  const query = { path, overwrite: overwrite ? ('true' as const) : ('false' as const), size: declaredSize };
+  await uploadToNode(nodes, server, agentEndpoints.fileWrite, { params: { serverId: server.id }, query }, body);
+}
+
+/** Listing, search, disk usage, a download link, and text for the editor. */
+function fileReadRoutes(here: Route): void {
   here(endpoints.fileList, async ({ nodes, server, query: { path } }) =>
     nodes.call(server.nodeId, agentEndpoints.fileList, { params: { serverId: server.id }, query: { path } }),
   );
@@ -70,7 +78,10 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     if (bytes.includes(0)) throw new ApiError('INVALID_INPUT', undefined, 'This is not a text file. Download it instead.');
     return { path, content: bytes.toString('utf8') };
   });
+}
 
+/** Saves, uploads and the changes the file manager makes. */
+function fileWriteRoutes(here: Route): void {
   here(
     endpoints.fileSave,
     async ({ nodes, server, body }) => {
@@ -142,8 +153,12 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
     async ({ nodes, server, body }) => nodes.call(server.nodeId, agentEndpoints.fileChmod, { params: { serverId: server.id }, body }),
     { activity: ({ body }) => ({ action: 'file.chmod', target: `${body.path} (${body.mode.toString(8).padStart(3, '0')})` }) },
   );
+}
 
-  // server.properties through the typed form; values the form does not offer are kept as they are.
+/** server.properties through the typed form; values the form does not offer are kept as they are. */
+function propertyRoutes(route: Route, ctx: Services): void {
+  const { hub } = ctx.game;
+
   route(endpoints.properties, async ({ nodes, server }) => {
     const raw = await nodes.call(server.nodeId, agentEndpoints.propertiesRead, { params: { serverId: server.id } });
     return typedProperties(raw, server);
@@ -170,7 +185,7 @@ export function fileRoutes(route: Route, ctx: AppContext): void {
         body: { values: asText },
       });
       const typed = typedProperties(raw, server);
-      if (body.motd !== undefined) await ctx.game.directory.keepAppearance(server.id, { motd: raw.motd ?? '' });
+      if (body.motd !== undefined) await ctx.game.directory.appearance.keep(server.id, { motd: raw.motd ?? '' });
       // A server that is not running will run with these slots; a running one keeps its own until restarted.
       if (hub.stateOf(server.id) === 'offline') hub.recordMaxPlayers(server.id, Math.min(typed['max-players'], server.maxPlayers));
       return typed;

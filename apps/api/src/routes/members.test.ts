@@ -688,7 +688,7 @@ describe('live revocation', () => {
       () => t.ctx.game.hub.subscriberCount(serverId),
       (n) => n === 2,
     );
-    t.ctx.game.hub.lines('ghost-node', serverId, ['first line']);
+    t.ctx.game.hub.intake.lines('ghost-node', serverId, ['first line']);
     await until(
       () => memberLines.join('\n'),
       (text) => text.includes('first line'),
@@ -721,7 +721,7 @@ describe('live revocation', () => {
     );
     expect(accessEvents[1]).toEqual({ serverId, role: null });
     expect(t.ctx.game.hub.subscriberCount(serverId)).toBe(1);
-    t.ctx.game.hub.lines('ghost-node', serverId, ['second line']);
+    t.ctx.game.hub.intake.lines('ghost-node', serverId, ['second line']);
     await until(
       () => ownerLines.join('\n'),
       (text) => text.includes('second line'),

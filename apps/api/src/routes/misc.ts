@@ -1,12 +1,15 @@
 import { endpoints } from '@spawnpoint/contracts';
 import type { FastifyInstance } from 'fastify';
 import { newId } from '../auth/tokens.ts';
-import { optionalSession, type AppContext } from '../context.ts';
+import { optionalSession, type Given } from '../context.ts';
 import { feedback } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 
-export function miscRoutes(app: FastifyInstance, route: Route, ctx: AppContext): void {
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config' | 'database' | 'sessions', 'nodes'>;
+
+export function miscRoutes(app: FastifyInstance, route: Route, ctx: Services): void {
   route(endpoints.health, async () => {
     await ctx.database.ping().catch(() => {
       throw new ApiError('TEMPORARILY_DISABLED', undefined, 'The database is not reachable.');

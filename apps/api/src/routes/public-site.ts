@@ -2,12 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { endpoints, maskEmail } from '@spawnpoint/contracts';
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
-import { optionalSession, type AppContext } from '../context.ts';
+import { optionalSession, type Given } from '../context.ts';
 import { giveawayEntries, giveaways, ledgerEntries, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import type { DbOrTx } from '../servers/activity.ts';
 import { offeredPlans } from '../servers/plan-limits.ts';
+
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config' | 'database' | 'log' | 'sessions', 'directory'>;
 
 /** How long after registering an account can still name who referred it (`POST /v1/referral`). */
 export const REFERRAL_ATTACH_DAYS = 7;
@@ -27,26 +30,22 @@ export function drawWinners(seed: string, entryIds: string[], winners: number): 
     .map((e) => e.id);
 }
 
-export function publicSiteRoutes(route: Route, ctx: AppContext): void {
-  const { db } = ctx.database;
+/** The public site's data: plans, the public server list, referrals and the giveaway. */
+export function publicSiteRoutes(route: Route, ctx: Services): void {
+  publicListRoutes(route, ctx);
+  referralRoutes(route, ctx);
+  giveawayRoutes(route, ctx);
+}
 
-  void db
-    .insert(giveaways)
-    .values({ ...GIVEAWAY, deadline: new Date(ctx.config.GIVEAWAY_DEADLINE) })
-    .onConflictDoUpdate({
-      target: giveaways.slug,
-      set: { deadline: new Date(ctx.config.GIVEAWAY_DEADLINE) },
-      where: isNull(giveaways.drawnAt),
-    })
-    .catch((err: unknown) => ctx.log.error({ err }, 'giveaway setup failed'));
-
+/** The plans on offer and the servers listed publicly, with their icons. */
+function publicListRoutes(route: Route, ctx: Services): void {
   route(endpoints.plans, async () => offeredPlans(ctx.config));
 
-  route(endpoints.publicServers, async ({ query }) => ctx.game.directory.publicList(query));
-  route(endpoints.publicServer, async ({ params: { name } }) => ctx.game.directory.publicServer(name));
+  route(endpoints.publicServers, async ({ query }) => ctx.game.directory.listing.page(query));
+  route(endpoints.publicServer, async ({ params: { name } }) => ctx.game.directory.listing.byName(name));
   // The address carries the icon's digest, so a browser keeps it until the icon changes.
   route(endpoints.publicServerIcon, async ({ reply, params: { name } }) => {
-    const icon = await ctx.game.directory.publicIcon(name);
+    const icon = await ctx.game.directory.listing.icon(name);
     if (!icon) throw new ApiError('NOT_FOUND');
     return reply
       .header('content-type', 'image/png')
@@ -54,6 +53,11 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
       .header('x-content-type-options', 'nosniff')
       .send(icon);
   });
+}
+
+/** A referral code: credited to a new account, and an account's own code and commissions. */
+function referralRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
 
   // The `r` parameter kept by the browser, sent once the visitor is signed in; the same answer for any code.
   // Only for a new account that has not paid or bought anything yet, and never for an account it referred,
@@ -132,6 +136,21 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
       commissions: recent.map((r) => ({ id: r.id, amountCents: r.amountCents, createdAt: r.createdAt.toISOString() })),
     };
   });
+}
+
+/** The giveaway: made (or its deadline kept) at start, shown, and entered once per account. */
+function giveawayRoutes(route: Route, ctx: Services): void {
+  const { db } = ctx.database;
+
+  void db
+    .insert(giveaways)
+    .values({ ...GIVEAWAY, deadline: new Date(ctx.config.GIVEAWAY_DEADLINE) })
+    .onConflictDoUpdate({
+      target: giveaways.slug,
+      set: { deadline: new Date(ctx.config.GIVEAWAY_DEADLINE) },
+      where: isNull(giveaways.drawnAt),
+    })
+    .catch((err: unknown) => ctx.log.error({ err }, 'giveaway setup failed'));
 
   route(endpoints.giveaway, async ({ request, params: { slug } }) => {
     const [giveaway] = await db.select().from(giveaways).where(eq(giveaways.slug, slug)).limit(1);
@@ -185,7 +204,7 @@ export function publicSiteRoutes(route: Route, ctx: AppContext): void {
 }
 
 /** The operator's draw (after the deadline): records the seed and marks the winners. */
-export async function drawGiveaway(ctx: AppContext, slug: string, seed = randomBytes(16).toString('hex')) {
+export async function drawGiveaway(ctx: Given<'database'>, slug: string, seed = randomBytes(16).toString('hex')) {
   const { db } = ctx.database;
   return db.transaction(async (tx) => {
     const [giveaway] = await tx.select().from(giveaways).where(eq(giveaways.slug, slug)).for('update');

@@ -9,11 +9,14 @@ import {
 } from '@spawnpoint/contracts';
 import { and, asc, count, eq } from 'drizzle-orm';
 import { newId } from '../auth/tokens.ts';
-import type { AppContext } from '../context.ts';
+import type { Given } from '../context.ts';
 import { serverSchedules, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 import { nextRunAfter } from '../servers/schedule-runner.ts';
+
+/** What this module is given of the context (context.ts). */
+type Services = Given<'database'>;
 
 type ScheduleRow = typeof serverSchedules.$inferSelect;
 
@@ -36,7 +39,7 @@ function present(row: ScheduleRow): ServerSchedule {
 }
 
 /** Schedules of a server (docs/guide.md, Schedules); the runner (servers/schedule-runner.ts) runs them. */
-export function scheduleRoutes(route: Route, ctx: AppContext): void {
+export function scheduleRoutes(route: Route, ctx: Services): void {
   const { db } = ctx.database;
 
   const fields = (input: ScheduleInput, lastRunAt: Date | null = null) => ({

@@ -1,13 +1,16 @@
 import { describeDevice, endpoints, type SessionInfoData } from '@spawnpoint/contracts';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { recordEvent } from '../auth/events.ts';
-import type { AppContext } from '../context.ts';
+import type { Given } from '../context.ts';
 import { sessions } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 
+/** What this module is given of the context (context.ts). */
+type Services = Given<'database' | 'sessions'>;
+
 /** The account's sessions: list them, end one (its socket is cut at once), end every other. */
-export function sessionRoutes(route: Route, ctx: AppContext): void {
+export function sessionRoutes(route: Route, ctx: Services): void {
   const { db } = ctx.database;
 
   route(endpoints.sessions, async ({ session }) => {

@@ -3,13 +3,16 @@ import { eq } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import { recordEvent } from '../auth/events.ts';
 import { acceptSecondFactor, acceptTotp, encryptSecret, issueRecoveryCodes, newTotp } from '../auth/two-factor.ts';
-import type { AppContext } from '../context.ts';
+import type { Given } from '../context.ts';
 import { recoveryCodes, twoFactor, users } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Route } from '../http/route.ts';
 
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config' | 'database' | 'limit' | 'sessions'>;
+
 /** Two-factor authentication: setup with a QR code, turning it on and off, fresh recovery codes. */
-export function twoFactorRoutes(route: Route, ctx: AppContext): void {
+export function twoFactorRoutes(route: Route, ctx: Services): void {
   const { db } = ctx.database;
 
   route(endpoints.twoFactorSetup, async ({ session }) => {

@@ -1,11 +1,14 @@
 import { endpoints } from '@spawnpoint/contracts';
 import { issueSocketToken } from '../auth/socket-tokens.ts';
-import { optionalSession, type AppContext } from '../context.ts';
+import { optionalSession, type Given } from '../context.ts';
 import type { Route } from '../http/route.ts';
 import { presentUser } from './present.ts';
 import type { UserLists } from '../servers/directory.ts';
 
-export function userRoutes(route: Route, ctx: AppContext): void {
+/** What this module is given of the context (context.ts). */
+type Services = Given<'config' | 'sessions', 'directory'>;
+
+export function userRoutes(route: Route, ctx: Services): void {
   route(endpoints.me, ({ session }) => presentUser(session.user, ctx.config.appSecret));
   route(endpoints.sessionUser, async ({ request }) => {
     const session = await optionalSession(ctx, request);

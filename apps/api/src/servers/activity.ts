@@ -2,6 +2,7 @@ import {
   ACTIVITY_TARGET_MAX,
   maskEmail,
   SERVER_ACTIVITY_RETENTION_DAYS,
+  type AgentUploadEvent,
   type ServerActivityAction,
   type ServerActivityPage,
 } from '@spawnpoint/contracts';
@@ -40,6 +41,24 @@ export async function recordActivity(db: DbOrTx, entry: ActivityEntryInput): Pro
     target,
     ip: entry.ip,
   });
+}
+
+/**
+ * An upload that went straight to the node is logged as its uploader's once the node has written it, with
+ * the address the API saw when it signed the link (signed in it, like the uploader), then acknowledged
+ * (`recorded`); a failed write to the log is not, so the node sends it again. An uploader whose account is
+ * gone since is logged as no one.
+ */
+export async function recordUpload(db: Db, event: AgentUploadEvent, recorded: () => void): Promise<void> {
+  const [actor] = await db.select({ id: users.id }).from(users).where(eq(users.id, event.actorId)).limit(1);
+  await recordActivity(db, {
+    serverId: event.serverId,
+    actorId: actor?.id ?? null,
+    action: 'file.upload',
+    target: event.path,
+    ip: event.ip ?? null,
+  });
+  recorded();
 }
 
 /** Addresses in an entry's target (an invitation's or a member's): masked for readers who do not manage members. */

@@ -10,7 +10,8 @@ import type { Db } from '../db/index.ts';
 import { backups, serverSchedules, servers } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
-import { backupPercent, type ServerHub } from '../server-hub.ts';
+import type { ServerHub } from '../server-hub.ts';
+import { backupPercent } from '../server-relay.ts';
 import type { ServerRow } from '../db/rows.ts';
 
 // Marks a restore in the jobs map (no backup row stands for it).
@@ -35,17 +36,17 @@ export class BackupJobs {
     private log: FastifyBaseLogger,
     private background: (task: () => Promise<unknown>) => void,
   ) {
-    hub.onBackup = (event, saved) => this.event(event, saved);
+    hub.intake.onBackup = (event, saved) => this.event(event, saved);
     // A node that (re)connects lists the backups it is making. Pending rows are settled only then, never
     // at this process's start: the API may have been killed while its node went on with a backup, whose
     // end the node sends when it is back (and a row deleted at start would lose it).
-    hub.onBackupJobs = (nodeId, running) => {
+    hub.intake.onBackupJobs = (nodeId, running) => {
       const timer = this.goneTimers.get(nodeId);
       if (timer) clearTimeout(timer);
       this.goneTimers.delete(nodeId);
       void this.settle(nodeId, running).catch((err: unknown) => log.error({ err, nodeId }, 'settling backups failed'));
     };
-    hub.onGone = (nodeId) => this.nodeGone(nodeId);
+    hub.intake.onGone = (nodeId) => this.nodeGone(nodeId);
   }
 
   /** How long a node may be away before the backups it was making are given up (tests shorten it). */
@@ -117,7 +118,7 @@ export class BackupJobs {
 
   /** Ends a backup its node cannot report on as failed, through the same path as a node's own report. */
   private failUnheard(nodeId: string, serverId: string, backupId: string, error: string): void {
-    this.hub.backup(nodeId, { serverId, backupId, phase: 'failed', bytes: 0, totalBytes: 0, error });
+    this.hub.intake.backup(nodeId, { serverId, backupId, phase: 'failed', bytes: 0, totalBytes: 0, error });
   }
 
   /** INVALID_STATE when the server cannot be backed up now (a job running, or starting, stopping, …). */
@@ -196,7 +197,7 @@ export class BackupJobs {
     if (!through) throw new ApiError('NODE_UNAVAILABLE');
     // Reported as its placed node's, which is where the hub expects a server's backups to come from.
     const report = (event: Omit<AgentBackupEvent, 'serverId' | 'backupId'>) =>
-      this.hub.backup(row.nodeId, { serverId, backupId, ...event });
+      this.hub.intake.backup(row.nodeId, { serverId, backupId, ...event });
     report({ phase: 'running', bytes: 0, totalBytes: 1 });
     this.viaStorage.add(backupId);
     this.background(async () => {

@@ -1,24 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
-  agentEndpoints,
   isJavaSoftware,
   joinAddressOf,
-  newestVersionFirst,
   rolePermissions,
   type ServerAccess,
   type ServerRole,
   MINECRAFT_DEFAULT_PORT,
-  PUBLIC_SERVER_LIST_PAGE,
-  publicMotd,
   type PermissionKey,
-  type PublicServerEntry,
-  type PublicServerList,
-  type PublicServerListQuery,
   type ServerDetails,
   type ServerSummary,
   type ClusterEvent,
 } from '@spawnpoint/contracts';
-import { and, eq, getTableColumns, ne, or, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import { SharedReads } from '../db/shared-reads.ts';
@@ -27,29 +20,16 @@ import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from '../db/rows.ts';
-import { readServerIcon } from './server-icon.ts';
+import { PublicListing } from './public-listing.ts';
+import { KeptAppearances } from './kept-appearances.ts';
 
 const CACHE_TTL_MS = 30_000;
-// The public list is read by every visitor of /server-list; its rows are re-read at most this often.
-const PUBLIC_LIST_TTL_MS = 10_000;
-const stateOrder: Record<string, number> = { online: 0, starting: 1 };
-// Folder reads of MOTDs and icons at once (many servers may stop together, or a node reports all at connect).
-const APPEARANCE_READS_AT_ONCE = 4;
 
 /** The servers a user owns, and those they are a member of with their role. */
 export interface UserLists {
   owned: ServerRow[];
   memberOf: { row: ServerRow; role: ServerRole }[];
 }
-
-/** A server's MOTD (as saved, `§` codes; '' for none) and icon (a PNG data URL) as last read from its folder. */
-export interface KeptAppearance {
-  motd: string;
-  icon: string | null;
-}
-
-/** A listed server's row as the public list keeps it: the icon's digest instead of its bytes. */
-type ListedRow = Omit<ServerRow, 'listIcon'> & { iconVersion: string | null };
 
 /** What the owner of a server holds. */
 export const ownerAccess: ServerAccess = { role: 'owner', permissions: [...rolePermissions.owner] };
@@ -83,7 +63,10 @@ export class ServerDirectory {
   private accessListeners = new Set<(change: AccessChange) => void>();
   /** How many times each account's access changed here: a check that read it before a change can tell. */
   private accessEpochs = new Map<string, number>();
-  private listed: { rows: ListedRow[]; at: number } | null = null;
+  /** The public server list (servers/public-listing.ts). */
+  readonly listing: PublicListing;
+  /** Each server's MOTD and icon as last read or written, for the public list and the join proxies. */
+  readonly appearance: KeptAppearances;
 
   constructor(
     private db: Db,
@@ -93,7 +76,10 @@ export class ServerDirectory {
     /** Whether a join proxy is connected now, so the join address leads somewhere. */
     private joinProxyConnected: () => boolean = () => false,
     private log?: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.listing = new PublicListing(db, (row) => this.details(row));
+    this.appearance = new KeptAppearances(db, nodes, () => this.listing.forget(), log);
+  }
 
   /** Tells the hub where every server lives and keeps its listeners; called once at start. */
   async load(): Promise<void> {
@@ -141,50 +127,8 @@ export class ServerDirectory {
     // A server that stopped may have a new MOTD or icon in its folder (the file manager, game code), and
     // from now on the public list and the join proxy's own status answer show the copy kept here.
     this.hub.onStateChange((serverId, state) => {
-      if ((state === 'offline' || state === 'sleeping') && !this.hub.folderAway(serverId)) this.queueAppearanceRead(serverId);
+      if ((state === 'offline' || state === 'sleeping') && !this.hub.folderAway(serverId)) this.appearance.queueRead(serverId);
     });
-  }
-
-  private appearanceQueue = new Set<string>();
-  private appearanceReads = 0;
-  private appearanceListeners = new Set<(serverId: string, look: KeptAppearance) => void>();
-
-  /** Reads a server's MOTD and icon from its folder again (a few servers at a time). */
-  queueAppearanceRead(serverId: string): void {
-    this.appearanceQueue.add(serverId);
-    while (this.appearanceReads < APPEARANCE_READS_AT_ONCE && this.appearanceQueue.size) {
-      const next = this.appearanceQueue.values().next().value as string;
-      this.appearanceQueue.delete(next);
-      this.appearanceReads++;
-      void this.readAppearance(next)
-        .catch((err: unknown) => this.log?.debug({ err, serverId: next }, 'could not read the MOTD and icon'))
-        .finally(() => {
-          this.appearanceReads--;
-          const waiting = this.appearanceQueue.values().next().value;
-          if (waiting) this.queueAppearanceRead(waiting);
-        });
-    }
-  }
-
-  private async readAppearance(serverId: string): Promise<void> {
-    const [row] = await this.db.select({ id: servers.id, nodeId: servers.nodeId }).from(servers).where(eq(servers.id, serverId)).limit(1);
-    if (!row) return;
-    const [properties, icon] = await Promise.all([
-      this.nodes.call(row.nodeId, agentEndpoints.propertiesRead, { params: { serverId } }),
-      readServerIcon(this.nodes, row),
-    ]);
-    await this.keepAppearance(serverId, { motd: properties.motd ?? '', icon });
-  }
-
-  /** Called with a server's kept MOTD and icon whenever they change (the join proxies show them). */
-  onAppearance(listener: (serverId: string, look: KeptAppearance) => void): void {
-    this.appearanceListeners.add(listener);
-  }
-
-  /** Every server's kept MOTD and icon, for the join proxies' table at start. */
-  async keptAppearances(): Promise<Map<string, KeptAppearance>> {
-    const rows = await this.db.select({ id: servers.id, motd: servers.listMotd, icon: servers.listIcon }).from(servers);
-    return new Map(rows.map((r) => [r.id, { motd: r.motd, icon: r.icon }]));
   }
 
   // Servers recorded asleep in the database (so only a change of it is written).
@@ -244,7 +188,7 @@ export class ServerDirectory {
     this.byMember.delete(userId);
     this.ownerReads.forget(userId);
     this.memberReads.forget(userId);
-    this.listed = null;
+    this.listing.forget();
   }
 
   /**
@@ -276,119 +220,8 @@ export class ServerDirectory {
   async setPublicListing(row: ServerRow, listed: boolean): Promise<ServerRow> {
     const [updated] = await this.db.update(servers).set({ publicListing: listed }).where(eq(servers.id, row.id)).returning();
     this.invalidate(row.ownerId);
-    if (listed) this.queueAppearanceRead(row.id);
+    if (listed) this.appearance.queueRead(row.id);
     return updated ?? row;
-  }
-
-  /** Listed servers' rows (without the icon's bytes, with a digest of them), re-read at most every 10 s. */
-  private async listedRows(): Promise<ListedRow[]> {
-    if (!this.listed || Date.now() - this.listed.at > PUBLIC_LIST_TTL_MS) {
-      const { listIcon: _icon, ...columns } = getTableColumns(servers);
-      const rows = await this.db
-        .select({ ...columns, iconVersion: sql<string | null>`md5(${servers.listIcon})` })
-        .from(servers)
-        .where(eq(servers.publicListing, true));
-      this.listed = { rows, at: Date.now() };
-    }
-    return this.listed.rows;
-  }
-
-  private publicEntry(row: ListedRow): PublicServerEntry {
-    const details = this.details({ ...row, listIcon: null });
-    return {
-      name: row.name,
-      software: row.software,
-      version: row.version,
-      state: details.state,
-      players: details.players,
-      motd: row.listMotd,
-      icon: row.iconVersion ? `/v1/servers/list/${row.name}/icon?v=${row.iconVersion.slice(0, 12)}` : null,
-      address: `${details.host}:${details.port}`,
-      joinAddress: details.joinByName ? details.joinAddress : null,
-      createdAt: details.createdAt,
-    };
-  }
-
-  /** The public server list: searched by name, filtered, sorted (players: running and busiest first), a page of it. */
-  async publicList(query: PublicServerListQuery): Promise<PublicServerList> {
-    const q = query.q?.toLowerCase();
-    const rows = await this.listedRows();
-    const versions = query.software
-      ? newestVersionFirst(rows.filter((row) => row.software === query.software).map((row) => row.version))
-      : [];
-    const entries = rows
-      .filter(
-        (row) =>
-          (!q || row.name.includes(q)) &&
-          (!query.software || row.software === query.software) &&
-          (!query.version || row.version === query.version),
-      )
-      .map((row) => this.publicEntry(row))
-      .sort((a, b) =>
-        query.sort === 'newest'
-          ? b.createdAt.localeCompare(a.createdAt) || a.name.localeCompare(b.name)
-          : (stateOrder[a.state] ?? 2) - (stateOrder[b.state] ?? 2) || b.players.online - a.players.online || a.name.localeCompare(b.name),
-      );
-    const from = (query.page - 1) * PUBLIC_SERVER_LIST_PAGE;
-    return {
-      servers: entries.slice(from, from + PUBLIC_SERVER_LIST_PAGE),
-      total: entries.length,
-      page: query.page,
-      pageSize: PUBLIC_SERVER_LIST_PAGE,
-      versions,
-    };
-  }
-
-  /** A listed server's entry by id (null when it is not listed), for the public list's live counts. */
-  async publicEntryById(serverId: string): Promise<PublicServerEntry | null> {
-    const row = (await this.listedRows()).find((r) => r.id === serverId);
-    return row ? this.publicEntry(row) : null;
-  }
-
-  /** One listed server, for its public page. */
-  async publicServer(name: string): Promise<PublicServerEntry> {
-    const row = (await this.listedRows()).find((r) => r.name === name.toLowerCase());
-    if (!row) throw new ApiError('NOT_FOUND');
-    return this.publicEntry(row);
-  }
-
-  /** A listed server's icon as PNG bytes, or null. */
-  async publicIcon(name: string): Promise<Buffer | null> {
-    const [row] = await this.db
-      .select({ icon: servers.listIcon })
-      .from(servers)
-      .where(and(eq(servers.name, name.toLowerCase()), eq(servers.publicListing, true)))
-      .limit(1);
-    const data = row?.icon?.replace(/^data:image\/png;base64,/, '');
-    return data ? Buffer.from(data, 'base64') : null;
-  }
-
-  /**
-   * Keeps a copy of a server's MOTD and icon (a data URL; null: the default) as the API last read or wrote
-   * them, for the public list and the join proxies' answer while it is stopped, so neither reaches a node;
-   * written only when it changed. A MOTD the Appearance page would refuse is kept as none.
-   */
-  async keepAppearance(serverId: string, look: { motd?: string; icon?: string | null }): Promise<void> {
-    const set: { listMotd?: string; listIcon?: string | null } = {};
-    if (look.motd !== undefined) set.listMotd = publicMotd(look.motd);
-    if (look.icon !== undefined) set.listIcon = look.icon;
-    if (Object.keys(set).length === 0) return;
-    const changed = await this.db
-      .update(servers)
-      .set(set)
-      .where(
-        and(
-          eq(servers.id, serverId),
-          or(
-            set.listMotd !== undefined ? ne(servers.listMotd, set.listMotd) : undefined,
-            set.listIcon !== undefined ? sql`${servers.listIcon} is distinct from ${set.listIcon}` : undefined,
-          ),
-        ),
-      )
-      .returning({ id: servers.id, motd: servers.listMotd, icon: servers.listIcon });
-    if (!changed[0]) return;
-    this.listed = null;
-    for (const listener of this.appearanceListeners) listener(serverId, { motd: changed[0].motd, icon: changed[0].icon });
   }
 
   /**

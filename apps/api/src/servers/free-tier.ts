@@ -96,7 +96,7 @@ export class FreeTier {
       const nodeId = this.hub.nodeOf(serverId);
       if (nodeId && (state === 'offline' || state === 'sleeping')) power.drain(nodeId);
     });
-    this.hub.onInGame((serverId, count) => sleeper.inGame(serverId, count));
+    this.hub.intake.onInGame((serverId, count) => sleeper.inGame(serverId, count));
     sleeper.start();
     playTime.start();
     this.timer = setInterval(() => {

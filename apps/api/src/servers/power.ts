@@ -1,40 +1,16 @@
-import {
-  errorMessage,
-  eulaMessages,
-  FREE_DISK_MB,
-  planById,
-  isJavaSoftware,
-  powerPreconditions,
-  type AgentServerSpec,
-  type PowerAction,
-  type ServerState,
-  type SoftwareId,
-} from '@spawnpoint/contracts';
+import { errorMessage, eulaMessages, isJavaSoftware, powerPreconditions, type PowerAction, type ServerState } from '@spawnpoint/contracts';
 import { ApiError } from '../http/errors.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from '../db/rows.ts';
 import type { ServerMover } from './server-mover.ts';
+import { specOf } from './server-spec.ts';
 import { StartQueue, type QueuedStart } from './start-queue.ts';
 
 /** What else decides whether an account may start one more server now (play time, active servers). */
 export interface StartRules {
   /** Throws the refusal (SERVER_PLAY_TIME_REACHED, SERVER_LIMIT_REACHED) when the start may not happen. */
   check(server: ServerRow): Promise<void> | void;
-}
-
-export function specOf(server: ServerRow): AgentServerSpec {
-  return {
-    serverId: server.id,
-    software: server.software as SoftwareId,
-    version: server.version,
-    port: server.port,
-    memoryMb: server.memoryMb,
-    diskMb: (planById(server.planId)?.diskMb ?? FREE_DISK_MB) + server.extraDiskMb,
-    maxPlayers: server.maxPlayers,
-    motd: `${server.name} on Spawnpoint`,
-    eulaAccepted: server.eulaAcceptedAt !== null,
-  };
 }
 
 /**
@@ -124,7 +100,7 @@ export class PowerDispatcher {
           const [status, message] =
             err instanceof ApiError ? [err.code, err.message] : (['INTERNAL_ERROR', errorMessage('INTERNAL_ERROR')] as const);
           this.hub.notice(serverId, `The start did not happen: ${message}`);
-          this.hub.failed(serverId, status, `The start did not happen: ${message}`);
+          this.hub.relay.failed(serverId, status, `The start did not happen: ${message}`);
         },
       );
     });
@@ -167,7 +143,7 @@ export class PowerDispatcher {
     try {
       while (this.queue.length(nodeId) > 0 && this.nodes.isGreeted(nodeId) && this.hasRoom(nodeId)) {
         const entry = this.queue.shift(nodeId) as QueuedStart;
-        this.hub.pushQueuePosition(entry.server.id, null);
+        this.hub.relay.queuePosition(entry.server.id, null);
         this.pushPositions(nodeId);
         if (!this.hub.ownerOf(entry.server.id)) continue;
         void this.inLine(entry.server.id, async () => {
@@ -193,7 +169,7 @@ export class PowerDispatcher {
   }
 
   private pushPositions(nodeId: string): void {
-    this.queue.waitingOn(nodeId).forEach((serverId, index) => this.hub.pushQueuePosition(serverId, index + 1));
+    this.queue.waitingOn(nodeId).forEach((serverId, index) => this.hub.relay.queuePosition(serverId, index + 1));
   }
 
   private inLine<T>(serverId: string, work: () => Promise<T>): Promise<T> {
@@ -213,7 +189,7 @@ export class PowerDispatcher {
       const entry = this.queue.remove(server.id) as QueuedStart;
       if (entry.from === 'sleeping') this.hub.hold(server.id, 'sleeping');
       else this.hub.setState(server.id, 'offline');
-      this.hub.pushQueuePosition(server.id, null);
+      this.hub.relay.queuePosition(server.id, null);
       this.pushPositions(server.nodeId);
       return;
     }

@@ -8,7 +8,7 @@ import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { Placement } from './placement.ts';
 import { allocatePort } from './port-allocator.ts';
-import { specOf } from './power.ts';
+import { specOf } from './server-spec.ts';
 import type { ServerRow } from '../db/rows.ts';
 
 /** A folder going to storage or coming back may take this long (it grows with the world). */

@@ -1,5 +1,8 @@
 import type { AppContext } from '../context.ts';
 
+/** The game services removing a server's files uses. */
+export type RemoverServices = 'mover' | 'power' | 'hub' | 'proxies';
+
 /**
  * Removes deleted servers from everything that runs them: their files first (on their node or in shared
  * storage; a server whose files cannot be removed stays rather than leaking them), then, once the caller
@@ -7,7 +10,7 @@ import type { AppContext } from '../context.ts';
  * name is told no server has it, not "join to start it").
  */
 export class ServerRemover {
-  constructor(private readonly game: AppContext['game']) {}
+  constructor(private readonly game: Pick<AppContext['game'], RemoverServices>) {}
 
   /** Removes the servers' files; `whose` names them in a refusal ("this server", "one of your servers"). */
   async removeFiles(serverIds: string[], whose: 'this server' | 'one of your servers'): Promise<void> {

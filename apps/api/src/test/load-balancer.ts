@@ -1,4 +1,4 @@
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -26,6 +26,13 @@ export async function startLoadBalancer(
     return targets[(first + skip) % targets.length] as URL;
   };
 
+  // Connection headers are hop-by-hop belong to one hop: each leg keeps its own. Passing on the API's
+  // "keep-alive: timeout=72" told clients this balancer keeps idle connections 72 s while it closes them after
+  // Node's 5 s, so a request sent on one as it closed was reset (a POST is not sent again: "fetch failed").
+  const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+  const endToEnd = (headers: IncomingHttpHeaders) =>
+    Object.fromEntries(Object.entries(headers).filter(([name]) => !hopByHop.has(name.toLowerCase())));
+
   // Bodies are read whole first (the API's are small), so a request a dead process refused goes to another.
   const forward = (
     incoming: IncomingMessage,
@@ -37,7 +44,7 @@ export async function startLoadBalancer(
   ): void => {
     const target = pick(incoming.url, attempt, first);
     const outgoing = request(
-      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: endToEnd(incoming.headers) },
       (answer) => respond(answer, target),
     );
     outgoing.on('error', (err: NodeJS.ErrnoException) => {
@@ -59,7 +66,7 @@ export async function startLoadBalancer(
       incoming,
       Buffer.concat(chunks),
       (answer, target) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        response.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         // The handshake's answer names the new session: it stays where it was opened.
         if (incoming.url?.startsWith('/socket.io/') && !sidOf(incoming.url)) {
           answer.once('data', (chunk: Buffer) => {
