@@ -15,7 +15,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Server } from 'socket.io';
 import { MemorySpentTokenIds, type SpentTokenIds } from './auth/socket-tokens.ts';
-import { redisGamePlane, singleGamePlane, type GamePlane } from './game-plane.ts';
+import { singleGamePlane, type GamePlane } from './game-plane.ts';
+import { redisGamePlane } from './redis-game-plane.ts';
 
 /** Every name below starts with REDIS_PREFIX (`spawnpoint:` by default). */
 const names = (prefix: string) => ({

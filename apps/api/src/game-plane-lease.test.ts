@@ -6,7 +6,8 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/until.ts';
-import { redisGamePlane, type GamePlane } from './game-plane.ts';
+import type { GamePlane } from './game-plane.ts';
+import { redisGamePlane } from './redis-game-plane.ts';
 
 /**
  * The game plane's lease (game-plane.ts) against a real Redis, with a short lease: one holder at a time, a
