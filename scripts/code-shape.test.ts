@@ -14,13 +14,10 @@ const TABLES = new Set([
  */
 const LONG_FILES_NOT_YET_SPLIT: Record<string, number> = {
   'apps/agent/src/server/managed-server.ts': 535,
-  'apps/agent/src/files/sandbox.ts': 783,
   'apps/api/src/nodes.ts': 630,
 };
 
-const LONG_FUNCTIONS_NOT_YET_SPLIT: Record<string, number> = {
-  'apps/api/src/game-plane.ts redisGamePlane': 272,
-};
+const LONG_FUNCTIONS_NOT_YET_SPLIT: Record<string, number> = {};
 
 /** Findings that break the rule: over the limit and not listed, grown past the listed length, or listed but split. */
 function overLimits(found: { key: string; lines: number }[], listed: Record<string, number>): string[] {
