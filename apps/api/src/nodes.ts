@@ -1,60 +1,35 @@
 import { timingSafeEqual } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { finished, Readable, Transform } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import {
   AGENT_NAMESPACE,
-  AGENT_PROTOCOL_VERSION,
   GAME_PLANE_REFUSAL,
-  agentConsoleEvent,
-  agentHello,
-  agentStateEvent,
-  agentStatsEvent,
-  agentBackupEvent,
-  agentUploadEvent,
   agentEndpoints,
-  DOWNLOAD_LINK_SECONDS,
   linkSigner,
   fillPath,
   type LinkSigner,
   type AgentEndpoint,
   type ApiToAgentEvents,
   type CallInput,
-  type AgentBackupEvent,
-  type AgentUploadEvent,
   type AgentServerSpec,
   type AgentToApiEvents,
   type PowerAction,
   type LiveNode,
-  type ServerState,
-  type ServerStats,
 } from '@spawnpoint/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Namespace, Server, Socket } from 'socket.io';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { answerOf, collect, exchange, refusal, resultOf, type JsonAgentEndpoint } from './agent-exchange.ts';
+import { listenToAgent, type AgentHello, type NodeEvents } from './agent-socket.ts';
 import type { AgentNodeConfig } from './config.ts';
 import { ApiError } from './http/errors.ts';
-import { REQUEST_ID_HEADER } from '@spawnpoint/logging';
+import { downloadLinkOf, uploadLinkOf, type DownloadGrant, type UploadGrant } from './node-links.ts';
+
+export { AgentCutOff, UPLOAD_INCOMPLETE, type JsonAgentEndpoint } from './agent-exchange.ts';
+export type { NodeEvents } from './agent-socket.ts';
 
 /** What a call of an agent entry needs: exactly the parts its schemas declare. */
 export type AgentInput<E extends AgentEndpoint> = CallInput<E>;
-export type JsonAgentEndpoint = AgentEndpoint & { result: z.ZodType };
-
-export interface NodeEvents {
-  /** `reason`: why the server went offline without being asked, in the node's words. */
-  state(nodeId: string, serverId: string, state: ServerState, reason?: string): void;
-  lines(nodeId: string, serverId: string, lines: string[]): void;
-  stats(nodeId: string, serverId: string, stats: ServerStats): void;
-  /** Players in the game by its own join/leave lines (sent with the stats by agents that count them). */
-  inGame(nodeId: string, serverId: string, count: number): void;
-  /** The node (re)connected and reported what it runs; servers it does not list are offline. */
-  hello(nodeId: string, states: Map<string, ServerState>, backups: { serverId: string; backupId: string }[]): void;
-  /** `recorded` is called once how a backup ended is recorded (the node forgets it then). */
-  backup(nodeId: string, event: AgentBackupEvent, recorded?: () => void): void;
-  /** A browser uploaded a file straight to the node through a signed link; `recorded` once it is logged. */
-  upload(nodeId: string, event: AgentUploadEvent, recorded: () => void): void;
-  gone(nodeId: string): void;
-}
 
 interface NodeEntry {
   config: AgentNodeConfig;
@@ -69,12 +44,8 @@ interface NodeEntry {
   greeted?: boolean;
 }
 
-const agentAnswer = z.object({ status: z.string(), message: z.string().optional(), result: z.unknown().optional() });
-type AgentAnswer = z.infer<typeof agentAnswer>;
-
 /** JSON calls (power, files, properties) are answered within this; streamed ones may take as long as they need. */
 const CALL_TIMEOUT_MS = 30_000;
-export const UPLOAD_INCOMPLETE = 'The upload did not complete. Please try again.';
 
 function sameToken(a: string, b: unknown): boolean {
   if (typeof b !== 'string') return false;
@@ -83,26 +54,14 @@ function sameToken(a: string, b: unknown): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/**
- * The agent closed the connection while a body was still being sent to it, and whatever it answered was
- * lost with the connection (it closes at once after refusing midway, and a write that meets the closed
- * connection ends the exchange before the answer is read). Answered as NODE_UNAVAILABLE unless the caller
- * can tell why (an upload asks whether the file could have fitted).
- */
-export class AgentCutOff extends ApiError {
-  constructor(readonly sentBytes: number) {
-    super('NODE_UNAVAILABLE');
-  }
-}
+/** How often a call waiting for a node that returns after a takeover looks again. */
+const RETURN_POLL_MS = 100;
 
 /**
  * The node registry: which agents exist (configuration), which are connected (their socket to the
  * `/agent` namespace), and the HTTP calls the control plane makes to them. A node's token only ever
  * acts for that node.
  */
-/** How often a call waiting for a node that returns after a takeover looks again. */
-const RETURN_POLL_MS = 100;
-
 export class NodeRegistry {
   private nodes = new Map<string, NodeEntry>();
   private signers = new Map<string, LinkSigner>();
@@ -198,67 +157,28 @@ export class NodeRegistry {
       entry.socket = socket;
       entry.greeted = false;
       this.log.info({ nodeId }, 'agent connected');
-      socket.emit('api:clock', { now: Date.now() });
-      // Events name servers; the state layer drops any server that is not on this node.
-      socket.on('agent:hello', (payload) => {
-        const hello = agentHello.safeParse(payload);
-        if (!hello.success) {
-          const spoken = typeof payload === 'object' && payload !== null && 'protocol' in payload ? payload.protocol : undefined;
-          this.log.error(
-            { nodeId, protocol: spoken, expected: AGENT_PROTOCOL_VERSION },
-            spoken === AGENT_PROTOCOL_VERSION
-              ? 'an agent hello that does not fit the protocol: ignored'
-              : 'an agent of another protocol version: upgrade the API and its agents together; its servers are not taken',
-          );
-          // Not left connected without a hello: what runs there is unknown, so starts would wait for it for ever.
-          // Disconnected, its servers' actions answer NODE_UNAVAILABLE until an agent that speaks the protocol comes.
-          socket.disconnect(true);
-          return;
-        }
-        entry.javaMajors = hello.data.javaMajors;
-        entry.javaInstalled = hello.data.javaInstalled;
-        entry.storage = hello.data.storage;
-        this.share?.(this.liveOf(nodeId));
-        events.hello(nodeId, new Map(hello.data.servers.map((s) => [s.serverId, s.state])), hello.data.backups);
-        entry.greeted = true;
-        this.onGreeted?.(nodeId);
-      });
-      socket.on('agent:state', (payload) => {
-        const event = agentStateEvent.safeParse(payload);
-        if (event.success) events.state(nodeId, event.data.serverId, event.data.state, event.data.reason);
-      });
-      // Acknowledged, so the agent keeps a batch until it is known to have arrived.
-      socket.on('agent:console', (payload: unknown, ack?: unknown) => {
-        const event = agentConsoleEvent.safeParse(payload);
-        if (event.success) events.lines(nodeId, event.data.serverId, event.data.lines);
-        if (typeof ack === 'function') ack();
-      });
-      socket.on('agent:stats', (payload) => {
-        const event = agentStatsEvent.safeParse(payload);
-        if (!event.success) return;
-        const { serverId, inGame, ...stats } = event.data;
-        events.stats(nodeId, serverId, stats);
-        if (inGame !== undefined) events.inGame(nodeId, serverId, inGame);
-      });
-      // How a backup ended is acknowledged once it is recorded: until then the node keeps it and sends it again.
-      socket.on('agent:backup', (payload, ack?: unknown) => {
-        const event = agentBackupEvent.safeParse(payload);
-        if (event.success) events.backup(nodeId, event.data, typeof ack === 'function' ? () => void ack() : undefined);
-      });
-      // Acknowledged once logged (a report that does not fit the protocol at once: sending it again would not help).
-      socket.on('agent:upload', (payload, ack?: unknown) => {
-        const recorded = typeof ack === 'function' ? () => void ack() : () => undefined;
-        const event = agentUploadEvent.safeParse(payload);
-        if (event.success) events.upload(nodeId, event.data, recorded);
-        else recorded();
-      });
-      socket.on('disconnect', () => {
-        if (entry.socket !== socket) return;
-        entry.socket = null;
-        this.log.warn({ nodeId }, 'agent disconnected');
-        this.share?.(this.liveOf(nodeId));
-        events.gone(nodeId);
-      });
+      listenToAgent(
+        socket,
+        nodeId,
+        this.log,
+        events,
+        (hello: AgentHello) => {
+          entry.javaMajors = hello.javaMajors;
+          entry.javaInstalled = hello.javaInstalled;
+          entry.storage = hello.storage;
+          this.share?.(this.liveOf(nodeId));
+          events.hello(nodeId, new Map(hello.servers.map((s) => [s.serverId, s.state])), hello.backups);
+          entry.greeted = true;
+          this.onGreeted?.(nodeId);
+        },
+        () => {
+          if (entry.socket !== socket) return;
+          entry.socket = null;
+          this.log.warn({ nodeId }, 'agent disconnected');
+          this.share?.(this.liveOf(nodeId));
+          events.gone(nodeId);
+        },
+      );
     });
     return ns;
   }
@@ -360,7 +280,7 @@ export class NodeRegistry {
       ...(body !== undefined ? { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json' } : {}),
       timeoutMs,
     });
-    return this.resultOf(nodeId, path, endpoint, await this.answerOf(nodeId, path, response));
+    return resultOf(this.log, nodeId, path, endpoint, await answerOf(this.log, nodeId, path, response));
   }
 
   /**
@@ -377,7 +297,7 @@ export class NodeRegistry {
     this.refuseIfAway(endpoint, input.params);
     const path = fillPath(endpoint.path, input.params, input.query);
     const response = await this.exchange(nodeId, endpoint.method, path, { body, contentType: 'application/octet-stream' });
-    return this.resultOf(nodeId, path, endpoint, await this.answerOf(nodeId, path, response));
+    return resultOf(this.log, nodeId, path, endpoint, await answerOf(this.log, nodeId, path, response));
   }
 
   /**
@@ -393,8 +313,8 @@ export class NodeRegistry {
     const path = fillPath(endpoint.path, input.params, input.query);
     const response = await this.exchange(nodeId, endpoint.method, path);
     if ((response.headers['content-type'] ?? '').includes('application/json')) {
-      const answer = await this.answerOf(nodeId, path, response);
-      if (answer.status !== 'SUCCESS') this.refusal(nodeId, path, answer);
+      const answer = await answerOf(this.log, nodeId, path, response);
+      if (answer.status !== 'SUCCESS') refusal(this.log, nodeId, path, answer);
       this.log.error({ nodeId, path }, 'malformed agent answer: JSON instead of a download');
       throw new ApiError('INTERNAL_ERROR');
     }
@@ -407,54 +327,18 @@ export class NodeRegistry {
   }
 
   /**
-   * A short-lived link on the node that lets a browser download exactly one file or folder (`path`) or
-   * one backup (`backupId`) of one server, saved as `name`: the caller has checked who may; the node checks
-   * only the signature (key derived from the node token), expiry, purpose, server and path or backup.
-   * Made only while the node is connected, as every other call (a node that is away → NODE_UNAVAILABLE).
+   * A short-lived link on the node that lets a browser download exactly one file or folder, or one backup,
+   * of one server (node-links.ts). Made only while the node is connected (else NODE_UNAVAILABLE).
    */
-  async downloadLink(
-    nodeId: string,
-    grant:
-      | { purpose: 'file-download'; serverId: string; path: string; name: string }
-      | { purpose: 'backup-download'; serverId: string; backupId: string; name: string },
-  ): Promise<string> {
+  async downloadLink(nodeId: string, grant: DownloadGrant): Promise<string> {
     if (grant.purpose === 'file-download') this.refuseIfAway(agentEndpoints.signedFileDownload, grant);
-    const { base, signer } = this.linkBase(nodeId);
-    const { purpose, serverId, name } = grant;
-    const expires = Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
-    const subject = grant.purpose === 'file-download' ? grant.path : grant.backupId;
-    const signature = await signer.sign({ purpose, serverId, subject, name, expires });
-    const path =
-      grant.purpose === 'file-download'
-        ? fillPath(agentEndpoints.signedFileDownload.path, { serverId }, { path: grant.path, name, expires, signature })
-        : fillPath(agentEndpoints.signedBackupDownload.path, { serverId, backupId: grant.backupId }, { name, expires, signature });
-    return `${base}${path}`;
+    return downloadLinkOf(this.linkBase(nodeId), grant);
   }
 
-  /**
-   * A short-lived link on the node that takes one file of exactly `size` bytes for `path` of one server,
-   * replacing a file there only if `overwrite`: the caller has checked who may and that it fits; the node
-   * checks the signature, expiry, purpose, server, path, size and overwrite choice, and names `actorId`
-   * and `ip` when it reports the finished upload.
-   */
-  async uploadLink(
-    nodeId: string,
-    grant: { serverId: string; path: string; size: number; overwrite: boolean; actorId: string; ip: string },
-  ): Promise<{ url: string; expires: number }> {
+  /** A short-lived link on the node that takes one file of exactly `size` bytes (node-links.ts). */
+  async uploadLink(nodeId: string, grant: UploadGrant): Promise<{ url: string; expires: number }> {
     this.refuseIfAway(agentEndpoints.signedFileUpload, grant);
-    const { base, signer } = this.linkBase(nodeId);
-    const expires = Math.floor(Date.now() / 1000) + DOWNLOAD_LINK_SECONDS;
-    const signature = await signer.sign({ purpose: 'file-upload', ...grant, expires });
-    const query = {
-      path: grant.path,
-      size: grant.size,
-      overwrite: String(grant.overwrite),
-      actor: grant.actorId,
-      ip: grant.ip,
-      expires,
-      signature,
-    };
-    return { url: `${base}${fillPath(agentEndpoints.signedFileUpload.path, { serverId: grant.serverId }, query)}`, expires };
+    return uploadLinkOf(this.linkBase(nodeId), grant);
   }
 
   /**
@@ -470,15 +354,8 @@ export class NodeRegistry {
   }
 
   /** Reads a body the agent is sending (a download being buffered); a connection lost midway → NODE_UNAVAILABLE. */
-  async collect(nodeId: string, body: Readable): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    try {
-      for await (const chunk of body) chunks.push(chunk as Buffer);
-    } catch (err) {
-      this.log.error({ err, nodeId }, 'agent connection lost during its answer');
-      throw new ApiError('NODE_UNAVAILABLE');
-    }
-    return Buffer.concat(chunks);
+  collect(nodeId: string, body: Readable): Promise<Buffer> {
+    return collect(this.log, nodeId, body);
   }
 
   /** Sends a server's spec; answers the player slots it runs with. */
@@ -507,32 +384,7 @@ export class NodeRegistry {
     await this.call(nodeId, agentEndpoints.remove, { params: { serverId } });
   }
 
-  private resultOf<E extends JsonAgentEndpoint>(nodeId: string, path: string, endpoint: E, answer: AgentAnswer): z.infer<E['result']> {
-    if (answer.status !== 'SUCCESS') this.refusal(nodeId, path, answer);
-    const result = endpoint.result.safeParse(answer.result);
-    // The data came out of this entry's own result schema; TypeScript cannot follow it through the generic.
-    if (result.success) return result.data as z.infer<E['result']>;
-    this.log.error({ nodeId, path, issues: result.error.issues.slice(0, 5) }, 'malformed agent answer: unexpected result');
-    throw new ApiError('INTERNAL_ERROR');
-  }
-
-  private refusal(nodeId: string, path: string, answer: AgentAnswer): never {
-    const { status, message } = answer;
-    if (status === 'INVALID_STATE' || status === 'INVALID_INPUT' || status === 'NOT_FOUND' || status === 'DISK_LIMIT') {
-      throw new ApiError(status, undefined, message);
-    }
-    this.log.error({ nodeId, path, answer }, 'agent refused');
-    throw new ApiError('INTERNAL_ERROR');
-  }
-
-  /**
-   * One HTTP exchange with a node's agent, settled as soon as the agent's answer begins, even while `body`
-   * is still being sent (an agent refuses an upload midway and closes the connection; its answer is what
-   * counts). Who failed decides the code: the node is not connected, or the connection to it fails or
-   * times out → NODE_UNAVAILABLE; `body` fails or ends early (the user's upload was cut off) → INVALID_INPUT,
-   * and the agent's request is aborted so it keeps nothing; the agent closes the connection while the body
-   * is being sent and its answer is lost with it → AgentCutOff.
-   */
+  /** One exchange with a node's agent (agent-exchange.ts), once the node can be called. */
   private async exchange(
     nodeId: string,
     method: string,
@@ -542,89 +394,6 @@ export class NodeRegistry {
     const node = this.nodes.get(nodeId);
     // A mirror calls a node the holder has a socket to directly: calls are HTTP, events come to the holder.
     if (!node || !(await this.reachable(nodeId))) throw new ApiError('NODE_UNAVAILABLE');
-    const { body, contentType, timeoutMs } = options;
-    const url = new URL(path, node.config.url);
-    const headers: OutgoingHttpHeaders = { authorization: `Bearer ${node.config.token}` };
-    // The agent logs the call under the id of the request that made it (none from timers).
-    if (this.requestId) headers[REQUEST_ID_HEADER] = this.requestId;
-    if (body !== undefined) headers['content-type'] = contentType ?? 'application/octet-stream';
-    if (Buffer.isBuffer(body)) headers['content-length'] = body.length;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      let settled = false;
-      let connected = false;
-      let sentBytes = 0;
-      let paced: Transform | null = null;
-      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-        method,
-        headers,
-        ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
-      });
-      request.on('error', (err) => {
-        // After the answer began, a reset (the agent closing after an early refusal) is no news.
-        if (settled) return;
-        settled = true;
-        const code = (err as NodeJS.ErrnoException).code;
-        if (connected && sentBytes > 0 && (code === 'EPIPE' || code === 'ECONNRESET')) {
-          this.log.warn({ err, nodeId, path, sentBytes }, 'agent closed the connection while the body was being sent');
-          return reject(new AgentCutOff(sentBytes));
-        }
-        this.log.error({ err, nodeId, path }, 'agent unreachable');
-        reject(new ApiError('NODE_UNAVAILABLE'));
-      });
-      request.on('response', (response) => {
-        if (settled) return void response.destroy();
-        settled = true;
-        if (body instanceof Readable && paced && !request.writableEnded) {
-          // An early answer: the agent stopped reading, so stop sending; this connection is done.
-          body.unpipe(paced);
-          paced.unpipe(request);
-          response.once('end', () => request.destroy());
-        }
-        resolve(response);
-      });
-      request.once('socket', (socket) => {
-        if (socket.connecting) socket.once('connect', () => (connected = true));
-        else connected = true;
-      });
-      if (!(body instanceof Readable)) {
-        sentBytes = body?.length ?? 0;
-        return void request.end(body);
-      }
-      finished(body, (err) => {
-        if (!err || settled) return;
-        settled = true;
-        request.destroy();
-        reject(new ApiError('INVALID_INPUT', undefined, UPLOAD_INCOMPLETE));
-      });
-      // Each piece goes out after the event loop has polled the connection, so an agent that has answered
-      // (and is about to close) is heard before the next write runs into the closed connection.
-      paced = new Transform({
-        transform: (chunk: Buffer, _encoding, done) =>
-          void setImmediate(() => {
-            sentBytes += chunk.length;
-            done(null, chunk);
-          }),
-      });
-      body.pipe(paced).pipe(request);
-    });
-  }
-
-  /**
-   * The agent's JSON answer. The connection dropping while it is read → NODE_UNAVAILABLE (502); a complete
-   * answer that is not the agent protocol (a bug or a version mismatch, never the user's doing) is logged
-   * with what came and answered INTERNAL_ERROR (500).
-   */
-  private async answerOf(nodeId: string, path: string, response: IncomingMessage): Promise<AgentAnswer> {
-    const text = (await this.collect(nodeId, response)).toString('utf8');
-    let parsed: unknown = undefined;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // reported below with the text itself
-    }
-    const answer = agentAnswer.safeParse(parsed);
-    if (answer.success) return answer.data;
-    this.log.error({ nodeId, path, httpStatus: response.statusCode, body: text.slice(0, 500) }, 'malformed agent answer');
-    throw new ApiError('INTERNAL_ERROR');
+    return exchange({ nodeId, node: node.config, requestId: this.requestId, method, path, log: this.log, ...options });
   }
 }
