@@ -12,9 +12,7 @@ const TABLES = new Set([
  * What is still over the limits (docs/design.md, "Code shape"), each at most as long as it is today. A file or
  * function split under the limit must leave this list, and nothing may join it: the list only shrinks.
  */
-const LONG_FILES_NOT_YET_SPLIT: Record<string, number> = {
-  'apps/agent/src/server/managed-server.ts': 535,
-};
+const LONG_FILES_NOT_YET_SPLIT: Record<string, number> = {};
 
 const LONG_FUNCTIONS_NOT_YET_SPLIT: Record<string, number> = {};
 
