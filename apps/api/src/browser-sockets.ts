@@ -172,7 +172,7 @@ export function handleBrowserSockets(io: Realtime, ctx: Services, spentTokens: S
         perSession.remove(session.sessionId);
         perUser.remove(session.user.id);
       });
-      const shared = await directory.membershipsOf(session.user.id).catch(() => []);
+      const shared = await directory.lists.membershipsOf(session.user.id).catch(() => []);
       await socket.join([userRoom(session.user.id), sessionRoom(session.sessionId), ...shared.map((m) => memberRoom(m.row.id))]);
       socket.emit('auth:success');
     });

@@ -3,7 +3,7 @@ import { issueSocketToken } from '../auth/socket-tokens.ts';
 import { optionalSession, type Given } from '../context.ts';
 import type { Route } from '../http/route.ts';
 import { presentUser } from './present.ts';
-import type { UserLists } from '../servers/directory.ts';
+import type { UserLists } from '../servers/user-lists.ts';
 
 /** What this module is given of the context (context.ts). */
 type Services = Given<'config' | 'sessions', 'directory'>;
@@ -24,7 +24,7 @@ export function userRoutes(route: Route, ctx: Services): void {
   ];
   route(endpoints.userServers, ({ session }) => {
     // Polled by every signed-in tab: answered without a promise when the lists are in memory.
-    const lists = directory.listsOf(session.user.id);
+    const lists = directory.lists.listsOf(session.user.id);
     return lists instanceof Promise ? lists.then(summaries) : summaries(lists);
   });
 

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import {
   isJavaSoftware,
   joinAddressOf,
-  rolePermissions,
   type ServerAccess,
   type ServerRole,
   MINECRAFT_DEFAULT_PORT,
@@ -11,42 +10,21 @@ import {
   type ServerSummary,
   type ClusterEvent,
 } from '@spawnpoint/contracts';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
-import { SharedReads } from '../db/shared-reads.ts';
-import { serverMembers, servers } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
+import { servers } from '../db/schema.ts';
 import type { NodeRegistry } from '../nodes.ts';
 import type { ServerHub } from '../server-hub.ts';
 import type { ServerRow } from '../db/rows.ts';
 import { PublicListing } from './public-listing.ts';
 import { KeptAppearances } from './kept-appearances.ts';
+import { authorizeAccess, ownerAccess, type AuthorizedServer } from './server-access.ts';
+import { UserListCache } from './user-lists.ts';
 
-const CACHE_TTL_MS = 30_000;
+export { accessOf, ownerAccess, type AuthorizedServer } from './server-access.ts';
 
-/** The servers a user owns, and those they are a member of with their role. */
-export interface UserLists {
-  owned: ServerRow[];
-  memberOf: { row: ServerRow; role: ServerRole }[];
-}
-
-/** What the owner of a server holds. */
-export const ownerAccess: ServerAccess = { role: 'owner', permissions: [...rolePermissions.owner] };
-export function accessOf(role: ServerRole): ServerAccess {
-  return { role, permissions: [...rolePermissions[role]] };
-}
-
-/** A server with the caller's role on it, as the one permission check answers it. */
-export interface AuthorizedServer {
-  row: ServerRow;
-  access: ServerAccess;
-}
-
-/**
- * Server rows with an in-memory cache for the polled list (invalidated on create and delete), the
- * access policy, and the shapes the web app receives.
- */
+/** A member's access to a server changed. */
 export interface AccessChange {
   serverId: string;
   userId: string;
@@ -54,12 +32,14 @@ export interface AccessChange {
   role: ServerRole | null;
 }
 
+/**
+ * The servers as the API shows them: where each lives (told to the hub at start), each user's lists (cached:
+ * user-lists.ts) and when they change, the access policy, the public listing and the shapes the web app
+ * receives.
+ */
 export class ServerDirectory {
-  private byOwner = new Map<string, { rows: ServerRow[]; at: number }>();
-  private byMember = new Map<string, { rows: { row: ServerRow; role: ServerRole }[]; at: number }>();
-  // A user's lists read once at a time; a read running when the user's lists change is not cached.
-  private ownerReads = new SharedReads<string, ServerRow[]>();
-  private memberReads = new SharedReads<string, { row: ServerRow; role: ServerRole }[]>();
+  /** Each user's server lists, cached for the polled list (servers/user-lists.ts). */
+  readonly lists: UserListCache;
   private accessListeners = new Set<(change: AccessChange) => void>();
   /** How many times each account's access changed here: a check that read it before a change can tell. */
   private accessEpochs = new Map<string, number>();
@@ -77,6 +57,7 @@ export class ServerDirectory {
     private joinProxyConnected: () => boolean = () => false,
     private log?: FastifyBaseLogger,
   ) {
+    this.lists = new UserListCache(db);
     this.listing = new PublicListing(db, (row) => this.details(row));
     this.appearance = new KeptAppearances(db, nodes, () => this.listing.forget(), log);
   }
@@ -134,46 +115,6 @@ export class ServerDirectory {
   // Servers recorded asleep in the database (so only a change of it is written).
   private asleep = new Set<string>();
 
-  async listForUser(userId: string): Promise<ServerRow[]> {
-    const hit = this.byOwner.get(userId);
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.rows;
-    return this.ownerReads.read(
-      userId,
-      () => this.db.select().from(servers).where(eq(servers.ownerId, userId)).orderBy(servers.createdAt),
-      (rows) => this.byOwner.set(userId, { rows, at: Date.now() }),
-    );
-  }
-
-  /**
-   * Both of a user's lists: from memory without a promise when both are cached (the polled endpoint's usual
-   * case), otherwise once the database answered.
-   */
-  listsOf(userId: string): UserLists | Promise<UserLists> {
-    const owned = this.byOwner.get(userId);
-    const memberOf = this.byMember.get(userId);
-    const now = Date.now();
-    if (owned && memberOf && now - owned.at < CACHE_TTL_MS && now - memberOf.at < CACHE_TTL_MS)
-      return { owned: owned.rows, memberOf: memberOf.rows };
-    return Promise.all([this.listForUser(userId), this.membershipsOf(userId)]).then(([owned, memberOf]) => ({ owned, memberOf }));
-  }
-
-  /** Servers the user is a member of (not owner), with their role; cached like the owner's list. */
-  async membershipsOf(userId: string): Promise<{ row: ServerRow; role: ServerRole }[]> {
-    const hit = this.byMember.get(userId);
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.rows;
-    return this.memberReads.read(
-      userId,
-      () =>
-        this.db
-          .select({ row: servers, role: serverMembers.role })
-          .from(serverMembers)
-          .innerJoin(servers, eq(servers.id, serverMembers.serverId))
-          .where(eq(serverMembers.userId, userId))
-          .orderBy(servers.createdAt),
-      (rows) => this.byMember.set(userId, { rows, at: Date.now() }),
-    );
-  }
-
   /** Tells the other API processes (set by the app: cluster.ts); nothing with one process. */
   share: (event: ClusterEvent) => void = () => undefined;
 
@@ -184,10 +125,7 @@ export class ServerDirectory {
   }
 
   invalidateHere(userId: string): void {
-    this.byOwner.delete(userId);
-    this.byMember.delete(userId);
-    this.ownerReads.forget(userId);
-    this.memberReads.forget(userId);
+    this.lists.forget(userId);
     this.listing.forget();
   }
 
@@ -224,26 +162,9 @@ export class ServerDirectory {
     return updated ?? row;
   }
 
-  /**
-   * The one permission check of every server endpoint and socket event: the server named in a path with
-   * the user's role on it, if that role holds `permission`. Someone who is neither its owner nor a member
-   * gets NOT_FOUND, so ids of other people's servers reveal nothing; a member whose role lacks the key
-   * gets NO_PERMISSION. Read from the database each time, so a removed member or a lowered role is
-   * refused at the very next call.
-   */
-  async authorizeAccess(userId: string, serverId: string, permission: PermissionKey): Promise<AuthorizedServer> {
-    const [found] = await this.db
-      .select({ row: servers, role: serverMembers.role })
-      .from(servers)
-      .leftJoin(serverMembers, and(eq(serverMembers.serverId, servers.id), eq(serverMembers.userId, userId)))
-      .where(eq(servers.id, serverId))
-      .limit(1);
-    if (!found) throw new ApiError('NOT_FOUND');
-    const role: ServerRole | null = found.row.ownerId === userId ? 'owner' : found.role;
-    if (!role) throw new ApiError('NOT_FOUND');
-    const access = accessOf(role);
-    if (!access.permissions.includes(permission)) throw new ApiError('NO_PERMISSION');
-    return { row: found.row, access };
+  /** The one permission check of every server endpoint and socket event (servers/server-access.ts). */
+  authorizeAccess(userId: string, serverId: string, permission: PermissionKey): Promise<AuthorizedServer> {
+    return authorizeAccess(this.db, userId, serverId, permission);
   }
 
   async authorize(userId: string, serverId: string, permission: PermissionKey): Promise<ServerRow> {
