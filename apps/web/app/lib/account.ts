@@ -18,10 +18,8 @@ export async function disableTwoFactor(token: string) {
 
 export const regenerateRecoveryCodes = (token: string) => call(endpoints.recoveryCodes, { body: { token } });
 
-export const listSessions = () => call(endpoints.sessions, {});
 export const revokeSession = (sessionId: string) => call(endpoints.sessionEnd, { params: { sessionId } });
 export const revokeOtherSessions = () => call(endpoints.sessionsEndOthers, {});
-export const listActivity = () => call(endpoints.activity, {});
 
 export const changePassword = (body: EndpointInput<typeof endpoints.passwordChange>['body']) => call(endpoints.passwordChange, { body });
 export const requestEmailChange = (body: EndpointInput<typeof endpoints.emailChange>['body']) => call(endpoints.emailChange, { body });

@@ -1,13 +1,15 @@
-import { accountEventLabels, changePasswordForm, type SessionInfoData } from '@spawnpoint/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { accountEventLabels, changePasswordForm, endpoints, type SessionInfoData } from '@spawnpoint/contracts';
+import { useState } from 'react';
 import { Button } from '../components/button.tsx';
+import { EndpointView } from '../components/endpoint-view.tsx';
 import { Field } from '../components/field.tsx';
 import { RecoveryCodes } from '../components/twofactor-dialogs.tsx';
-import { changePassword, listActivity, listSessions, regenerateRecoveryCodes, revokeOtherSessions, revokeSession } from '../lib/account.ts';
+import { changePassword, regenerateRecoveryCodes, revokeOtherSessions, revokeSession } from '../lib/account.ts';
 import { openDialog } from '../lib/dialogs.ts';
 import { useForm } from '../lib/form.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { notify } from '../lib/toasts.ts';
+import { useEndpoint, type EndpointLoad } from '../lib/use-endpoint.ts';
 import { useUser } from '../lib/user-store.ts';
 
 export const meta = () => pageMeta('account-security', 'Two-factor authentication, sessions, password and account activity.');
@@ -17,14 +19,17 @@ const when = (iso: string) => new Date(iso).toLocaleString('en-US', { dateStyle:
 
 export default function AccountSecurity() {
   const twoFactorOn = useUser((s) => s.userData?.twoFactorEnabled ?? false);
-  const [sessions, setSessions] = useState<SessionInfoData[] | null>(null);
-  const [activity, setActivity] = useState<Activity[] | null>(null);
-
-  const refresh = useCallback(() => {
-    listSessions().then(setSessions, () => setSessions([]));
-    listActivity().then(setActivity, () => setActivity([]));
-  }, []);
-  useEffect(refresh, [refresh]);
+  const sessions = useEndpoint(endpoints.sessions, {}, { failureMessage: 'Your sessions could not be loaded. Please reload the page.' });
+  const activity = useEndpoint(
+    endpoints.activity,
+    {},
+    { failureMessage: 'Your account activity could not be loaded. Please reload the page.' },
+  );
+  // After a change here (a session signed out, two-factor, the password), both say what it did.
+  const refresh = () => {
+    void sessions.reload();
+    void activity.reload();
+  };
 
   return (
     <div className="space-y-6">
@@ -32,7 +37,7 @@ export default function AccountSecurity() {
 
       <TwoFactorSection twoFactorOn={twoFactorOn} onChanged={refresh} />
 
-      <SessionsSection sessions={sessions} onChanged={refresh} />
+      <SessionsSection load={sessions.load} onChanged={refresh} />
 
       <PasswordSection onChanged={refresh} />
 
@@ -40,22 +45,28 @@ export default function AccountSecurity() {
         <h2 id="activity-heading" className="text-lg font-semibold">
           Recent activity
         </h2>
-        {!activity ? null : activity.length === 0 ? (
-          <p className="mt-2 text-sm text-slate-600">Nothing yet.</p>
-        ) : (
-          <ul className="mt-3 divide-y divide-slate-100 text-sm" data-testid="activity-list">
-            {activity.map((event, i) => (
-              <li key={`${event.createdAt}-${i}`} className="flex flex-wrap justify-between gap-2 py-2">
-                <span className="font-medium">{accountEventLabels[event.type]}</span>
-                <span className="min-w-0 text-slate-500 wrap-anywhere">
-                  {event.device} · {event.ip ?? 'unknown address'} · {when(event.createdAt)}
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <EndpointView load={activity.load} loading="Loading…" className="mt-2">
+          {(events) =>
+            events.length === 0 ? <p className="mt-2 text-sm text-slate-600">Nothing yet.</p> : <ActivityList events={events} />
+          }
+        </EndpointView>
       </section>
     </div>
+  );
+}
+
+function ActivityList({ events }: { events: Activity[] }) {
+  return (
+    <ul className="mt-3 divide-y divide-slate-100 text-sm" data-testid="activity-list">
+      {events.map((event, i) => (
+        <li key={`${event.createdAt}-${i}`} className="flex flex-wrap justify-between gap-2 py-2">
+          <span className="font-medium">{accountEventLabels[event.type]}</span>
+          <span className="min-w-0 text-slate-500 wrap-anywhere">
+            {event.device} · {event.ip ?? 'unknown address'} · {when(event.createdAt)}
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -110,7 +121,8 @@ function TwoFactorSection({ twoFactorOn, onChanged }: { twoFactorOn: boolean; on
 }
 
 /** The account's sessions, this one marked; any other signed out, or all of them at once. */
-function SessionsSection({ sessions, onChanged }: { sessions: SessionInfoData[] | null; onChanged: () => void }) {
+function SessionsSection({ load, onChanged }: { load: EndpointLoad<SessionInfoData[]>; onChanged: () => void }) {
+  const sessions = load.status === 'ready' ? load.data : null;
   return (
     <section aria-labelledby="sessions-heading" className="rounded-xl border border-slate-200 bg-white p-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -136,41 +148,39 @@ function SessionsSection({ sessions, onChanged }: { sessions: SessionInfoData[] 
           Sign out all other sessions
         </Button>
       </div>
-      {!sessions ? (
-        <p className="mt-3 text-sm text-slate-500" role="status">
-          Loading…
-        </p>
-      ) : (
-        <ul className="mt-4 divide-y divide-slate-100" data-testid="session-list">
-          {sessions.map((s) => (
-            <li key={s.sessionId} className="flex flex-wrap items-center justify-between gap-3 py-3">
-              <div className="min-w-0 wrap-anywhere">
-                <p className="font-medium">
-                  {s.device}{' '}
-                  {s.current ? (
-                    <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs font-semibold text-brand-700">This session</span>
-                  ) : null}
-                </p>
-                <p className="text-sm text-slate-500">
-                  {s.ip ?? 'Unknown address'} · last seen {when(s.lastSeenAt)}
-                </p>
-              </div>
-              {!s.current ? (
-                <Button
-                  variant="ghost"
-                  onClick={async () => {
-                    await revokeSession(s.sessionId);
-                    notify('success', 'Session signed out');
-                    onChanged();
-                  }}
-                >
-                  Sign out
-                </Button>
-              ) : null}
-            </li>
-          ))}
-        </ul>
-      )}
+      <EndpointView load={load} loading="Loading…" className="mt-3">
+        {(sessions) => (
+          <ul className="mt-4 divide-y divide-slate-100" data-testid="session-list">
+            {sessions.map((s) => (
+              <li key={s.sessionId} className="flex flex-wrap items-center justify-between gap-3 py-3">
+                <div className="min-w-0 wrap-anywhere">
+                  <p className="font-medium">
+                    {s.device}{' '}
+                    {s.current ? (
+                      <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs font-semibold text-brand-700">This session</span>
+                    ) : null}
+                  </p>
+                  <p className="text-sm text-slate-500">
+                    {s.ip ?? 'Unknown address'} · last seen {when(s.lastSeenAt)}
+                  </p>
+                </div>
+                {!s.current ? (
+                  <Button
+                    variant="ghost"
+                    onClick={async () => {
+                      await revokeSession(s.sessionId);
+                      notify('success', 'Session signed out');
+                      onChanged();
+                    }}
+                  >
+                    Sign out
+                  </Button>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </EndpointView>
     </section>
   );
 }

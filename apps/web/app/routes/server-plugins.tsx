@@ -1,5 +1,5 @@
 import { builtinPlugin, endpoints, type PluginChangeRequest, type ServerPluginsResult } from '@spawnpoint/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Button } from '../components/button.tsx';
 import { Field } from '../components/field.tsx';
@@ -8,10 +8,12 @@ import { JavaCatalogue } from '../components/plugins/java-catalogue.tsx';
 import { UploadJar, UploadPlugin } from '../components/plugins/plugin-uploads.tsx';
 import { ServerShell } from '../components/server-shell.tsx';
 import { CARD_CLASS as card } from '../components/styles.ts';
-import { ApiFailure, call } from '../lib/api.ts';
+import { call } from '../lib/api.ts';
 import { pageMeta } from '../lib/meta.ts';
 import { powerServer } from '../lib/servers.ts';
 import { notify } from '../lib/toasts.ts';
+import { useDebounced } from '../lib/use-debounced.ts';
+import { useEndpoint } from '../lib/use-endpoint.ts';
 import { useSending } from '../lib/use-sending.ts';
 import { useServer } from '../lib/use-server.ts';
 
@@ -28,30 +30,28 @@ function PluginsPage({ id }: { id: string }) {
   const ready = load.status === 'ready';
   const mayManage = ready && load.server.permissions.includes('plugins.manage');
   const mayRestart = ready && load.server.permissions.includes('power.stop');
-  const [data, setData] = useState<ServerPluginsResult | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const state = ready ? load.state : null;
-
-  const reload = useCallback(
-    async (q: string) => {
-      try {
-        setData(await call(endpoints.plugins, { params: { serverId: id }, query: q.trim() ? { q: q.trim() } : {} }, { background: true }));
-        setFailed(null);
-      } catch (failure) {
-        setFailed(failure instanceof ApiFailure ? failure.message : 'The plugins could not be loaded. Please reload the page.');
-      }
-    },
-    [id],
+  // Searched as the owner types, a moment after the last key.
+  const searched = useDebounced(query.trim(), query ? 250 : 0);
+  const plugins = useEndpoint(
+    endpoints.plugins,
+    { params: { serverId: id }, query: searched ? { q: searched } : {} },
+    { enabled: ready, keepPrevious: true, failureMessage: 'The plugins could not be loaded. Please reload the page.' },
   );
+  const data = plugins.load.status === 'ready' ? plugins.load.data : null;
+  const failed = plugins.load.status === 'failed' ? plugins.load.message : null;
+  const setData = plugins.set;
 
-  // Searched as the owner types, a moment after the last key; and again when the server's state changes
-  // (a restart applies the changes, so "restart needed" goes away).
+  // Asked again when the server's state changes (a restart applies the changes, so "restart needed" goes away).
+  const { reload } = plugins;
+  const stateSeen = useRef(state);
   useEffect(() => {
-    if (!ready) return;
-    const timer = setTimeout(() => void reload(query), query ? 250 : 0);
-    return () => clearTimeout(timer);
-  }, [ready, query, state, reload]);
+    const before = stateSeen.current;
+    stateSeen.current = state;
+    // The first state is the page's first read (useEndpoint asks as it becomes enabled).
+    if (before !== null && state !== null && before !== state) void reload();
+  }, [state, reload]);
 
   const change = async (request: PluginChangeRequest, done: string) => {
     const result = await call(endpoints.pluginsChange, { params: { serverId: id }, body: request });

@@ -4,7 +4,6 @@ import {
   javaPluginSourceNames,
   type JavaCatalogueResult,
   type JavaPluginSource,
-  type JavaPluginVersionsResult,
   type ServerPluginsResult,
 } from '@spawnpoint/contracts';
 import { useEffect, useRef, useState } from 'react';
@@ -12,6 +11,7 @@ import { Button } from '../button.tsx';
 import { Field } from '../field.tsx';
 import { ApiFailure, call } from '../../lib/api.ts';
 import { notify } from '../../lib/toasts.ts';
+import { useEndpoint } from '../../lib/use-endpoint.ts';
 import { useSending } from '../../lib/use-sending.ts';
 import { CARD_CLASS as card } from '../styles.ts';
 
@@ -307,29 +307,20 @@ export function VersionPicker({
   name: string;
   onChoose: (versionId: string, version: string) => Promise<void>;
 }) {
-  const [found, setFound] = useState<JavaPluginVersionsResult | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const versions = useEndpoint(
+    endpoints.pluginVersions,
+    { params: { serverId }, query: { source, projectId } },
+    { failureMessage: 'The versions could not be loaded. Try again in a minute.' },
+  );
+  const found = versions.load.status === 'ready' ? versions.load.data : null;
+  const problem = versions.load.status === 'failed' ? versions.load.message : null;
   const [chosen, setChosen] = useState('');
   const { sending, send } = useSending();
   const pickerId = `versions-${source}-${projectId}`;
-
+  // The newest version not installed is offered first, once the list is there.
   useEffect(() => {
-    let active = true;
-    call(endpoints.pluginVersions, { params: { serverId }, query: { source, projectId } }, { background: true }).then(
-      (result) => {
-        if (!active) return;
-        setFound(result);
-        setChosen(result.versions.find((v) => v.versionId !== result.installedVersionId)?.versionId ?? '');
-      },
-      (failure: unknown) => {
-        if (active)
-          setProblem(failure instanceof ApiFailure ? failure.message : 'The versions could not be loaded. Try again in a minute.');
-      },
-    );
-    return () => {
-      active = false;
-    };
-  }, [serverId, source, projectId]);
+    if (found) setChosen(found.versions.find((v) => v.versionId !== found.installedVersionId)?.versionId ?? '');
+  }, [found]);
 
   if (problem)
     return (
