@@ -17,12 +17,10 @@ import { handleBrowserSockets } from './browser-sockets.ts';
 import { startGamePlane } from './game-plane-wiring.ts';
 import { gameServices } from './game-services.ts';
 import type { ServerDirectory } from './servers/directory.ts';
-import { Payments, providerFor } from './billing/payments.ts';
-import { Subscriptions } from './billing/subscriptions.ts';
-import { Shop } from './billing/shop.ts';
+import { billingServices } from './billing-services.ts';
 import { BackupJobs } from './servers/backup-jobs.ts';
 import { ScheduleRunner } from './servers/schedule-runner.ts';
-import { recordUpload } from './servers/activity.ts';
+import { logUploads } from './servers/activity.ts';
 import { backgroundTasks, startChores } from './chores.ts';
 import { installWeb } from './web.ts';
 
@@ -73,23 +71,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const io = createRealtime(app.server, allowedOrigins);
   cluster.attach(io);
   const game = await gameServices({ config, db: database.db, log, gamePlane, io, registry: metrics.registry });
-  const { nodes, hub, freeTier, placement, mover, power, directory, proxies, nodeSpecs } = game;
+  const { nodes, hub, freeTier, placement, mover, power, directory, proxies } = game;
 
-  // Plans bought or lapsed: the account's limits, the lists, and the node's spec (disk, slots) follow.
-  const subscriptions = new Subscriptions(database.db, log, config.AFFILIATE_COMMISSION_PERCENT);
-  const limitsChanged = (serverId: string) =>
-    void nodeSpecs.limitsChanged(serverId).catch((err: unknown) => log.warn({ err, serverId }, 'could not send the node the new limits'));
-  subscriptions.onPlanChanged(({ serverId, ownerId, planId }) => {
-    freeTier.planChanged(serverId, ownerId, planId);
-    directory.invalidate(ownerId);
-    limitsChanged(serverId);
-  });
+  const billing = billingServices(config, database.db, log, game);
   await freeTier.loadPlans();
   const tasks = backgroundTasks(log);
   const background = tasks.run;
   const backupJobs = new BackupJobs(database.db, hub, nodes, log, background);
-  // An upload that went straight to the node goes in the server's activity log (servers/activity.ts).
-  hub.intake.onUpload = (event, recorded) => background(() => recordUpload(database.db, event, recorded));
+  logUploads(hub.intake, database.db, background);
   const ctx: AppContext = {
     config,
     database,
@@ -98,12 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     limit: createLimiter(app, config.RATE_LIMIT_FACTOR),
     log,
     game: { nodes, hub, directory, power, proxies, freeTier, backups: backupJobs, placement, mover },
-    billing: {
-      payments: new Payments(database.db, providerFor(config), log),
-      subscriptions,
-      shop: new Shop(database.db, config.AFFILIATE_COMMISSION_PERCENT),
-      limitsChanged,
-    },
+    billing,
     background,
     gamePlane,
   };
@@ -120,7 +104,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // compare-and-set claim still runs each due time once, should two ever look.
   const schedules = new ScheduleRunner(database.db, hub, nodes, power, backupJobs, log);
 
-  await startGamePlane({ ...game, gamePlane, app, handedHere, db: database.db, schedules, subscriptions });
+  await startGamePlane({ ...game, gamePlane, app, handedHere, db: database.db, schedules, subscriptions: billing.subscriptions });
 
   return {
     app,
@@ -132,7 +116,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     async close() {
       stopChores();
       await schedules.stop();
-      subscriptions.stop();
+      billing.subscriptions.stop();
       await freeTier.close();
       // Handed to another process at once; nodes leaving as this one closes are not news to browsers.
       hub.intake.closing = true;

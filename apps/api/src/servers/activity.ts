@@ -109,3 +109,12 @@ export async function pruneActivity(db: Db, now = new Date()): Promise<number> {
   const gone = await db.delete(serverActivity).where(lt(serverActivity.createdAt, before)).returning({ seq: serverActivity.seq });
   return gone.length;
 }
+
+/** An upload that went straight to the node goes in the server's activity log, as work after answering. */
+export function logUploads(
+  intake: { onUpload: ((event: AgentUploadEvent, recorded: () => void) => void) | null },
+  db: Db,
+  background: (task: () => Promise<unknown>) => void,
+): void {
+  intake.onUpload = (event, recorded) => background(() => recordUpload(db, event, recorded));
+}
