@@ -21,6 +21,11 @@ export interface EndpointQuery<T> {
   set(data: T): void;
   /** Changes what is shown by a live event, without cancelling a read on its way. */
   patch(change: (current: T) => T): void;
+  /**
+   * Why what is shown is not the answer to what was asked last: a read again failed and the page kept its
+   * last answer (said in the failure's words, as `failed` would); null once a read answers.
+   */
+  staleBecause: string | null;
 }
 
 /** Failures whose own words say nothing a user can act on: the page's message says what to do instead. */
@@ -41,8 +46,12 @@ function failedRead(error: unknown, shown: boolean, quiet: boolean, failureMessa
   const worthSaying = failure && !gone && (shown || UNEXPECTED_FAILURES.includes(failure.code));
   if (failure && (failure.code === 'NOT_AUTHENTICATED' || (worthSaying && !quiet))) reportFailure(failure);
   if (shown && !gone) return null;
-  const message = failure && !GENERIC_FAILURES.includes(failure.code) ? failure.message : failureMessage;
-  return { status: 'failed', message, failure };
+  return { status: 'failed', message: messageOf(failure, failureMessage), failure };
+}
+
+/** A failure in its own words, unless they say nothing a user can act on. */
+function messageOf(failure: ApiFailure | null, failureMessage: string): string {
+  return failure && !GENERIC_FAILURES.includes(failure.code) ? failure.message : failureMessage;
 }
 
 /**
@@ -72,6 +81,7 @@ export function useEndpoint<E extends JsonEndpoint>(
   const enabled = options.enabled ?? true;
   const failureMessage = options.failureMessage ?? 'This could not be loaded. Please reload the page.';
   const [load, setLoad] = useState<EndpointLoad<T>>(enabled ? { status: 'loading' } : { status: 'idle' });
+  const [staleBecause, setStaleBecause] = useState<string | null>(null);
   // The newest read (or set); an answer of an older one is dropped.
   const latest = useRef(0);
   const inFlight = useRef<AbortController | null>(null);
@@ -93,6 +103,7 @@ export function useEndpoint<E extends JsonEndpoint>(
         if (ticket === latest.current) {
           shown.current = true;
           setLoad({ status: 'ready', data });
+          setStaleBecause(null);
         }
         return data;
       } catch (error) {
@@ -101,7 +112,7 @@ export function useEndpoint<E extends JsonEndpoint>(
         if (failed) {
           shown.current = false;
           setLoad(failed);
-        }
+        } else setStaleBecause(messageOf(error instanceof ApiFailure ? error : null, failureMessage));
         return null;
       } finally {
         if (inFlight.current === controller) inFlight.current = null;
@@ -142,6 +153,7 @@ export function useEndpoint<E extends JsonEndpoint>(
     inFlight.current?.abort();
     shown.current = true;
     setLoad({ status: 'ready', data });
+    setStaleBecause(null);
   }, []);
 
   // A change told live (a socket event), applied to what is shown; a read on its way still answers after it.
@@ -150,5 +162,5 @@ export function useEndpoint<E extends JsonEndpoint>(
   }, []);
 
   const reload = useCallback(() => read(), [read]);
-  return { load, reload, set, patch };
+  return { load, reload, set, patch, staleBecause };
 }

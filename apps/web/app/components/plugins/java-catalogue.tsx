@@ -9,8 +9,9 @@ import {
 import { useEffect, useRef, useState } from 'react';
 import { Button } from '../button.tsx';
 import { Field } from '../field.tsx';
-import { ApiFailure, call } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
 import { notify } from '../../lib/toasts.ts';
+import { useDebounced } from '../../lib/use-debounced.ts';
 import { useEndpoint } from '../../lib/use-endpoint.ts';
 import { useSending } from '../../lib/use-sending.ts';
 import { CARD_CLASS as card } from '../styles.ts';
@@ -112,46 +113,23 @@ export function JavaCatalogue({
  * words. What this page installed stays shown as installed until a search asked after the install answers.
  */
 function useCatalogueSearch(serverId: string, source: JavaPluginSource, query: string, page: number) {
-  const [found, setFound] = useState<JavaCatalogueResult | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  // Installed from this page: a search that answers after the install (started before it) must not show
-  // the entry as not installed again.
+  const searched = useDebounced(query.trim(), query ? 300 : 0);
+  const catalogue = useEndpoint(
+    endpoints.pluginCatalogue,
+    { params: { serverId }, query: { source, q: searched || undefined, page } },
+    { keepPrevious: true, failureMessage: 'The catalogue could not be searched. Try again in a minute.' },
+  );
+  const found = catalogue.load.status === 'ready' ? catalogue.load.data : null;
+  const problem = catalogue.load.status === 'failed' ? catalogue.load.message : catalogue.staleBecause;
+  // Installed from this page: shown installed until the catalogue, asked again after the install, says so.
   const [installedHere, setInstalledHere] = useState<ReadonlySet<string>>(new Set());
   const installs = useRef(0);
-
-  useEffect(() => {
-    let active = true;
-    const timer = setTimeout(
-      () => {
-        const installsBefore = installs.current;
-        void call(
-          endpoints.pluginCatalogue,
-          { params: { serverId }, query: { source, q: query.trim() || undefined, page } },
-          { background: true },
-        ).then(
-          (result) => {
-            if (!active) return;
-            setFound(result);
-            // Asked after every install of this page: the catalogue's own answer says what is installed.
-            if (installs.current === installsBefore) setInstalledHere(new Set());
-            setProblem(null);
-          },
-          (failure: unknown) => {
-            if (active)
-              setProblem(failure instanceof ApiFailure ? failure.message : 'The catalogue could not be searched. Try again in a minute.');
-          },
-        );
-      },
-      query ? 300 : 0,
-    );
-    return () => {
-      active = false;
-      clearTimeout(timer);
-    };
-  }, [serverId, source, query, page]);
   const markInstalled = (projectId: string) => {
-    installs.current += 1;
+    const install = ++installs.current;
     setInstalledHere((ids) => new Set(ids).add(projectId));
+    void catalogue.reload().then((answer) => {
+      if (answer && installs.current === install) setInstalledHere(new Set());
+    });
   };
   return { found, problem, installedHere, markInstalled };
 }
