@@ -141,12 +141,7 @@ export function useEndpoint<E extends JsonEndpoint>(
     // `url` stands for the endpoint and its input: the same URL is the same question.
   }, [url, enabled, read, keepPrevious]);
 
-  const refreshMs = options.refreshMs;
-  useEffect(() => {
-    if (!enabled || !refreshMs) return;
-    const timer = setInterval(() => void read(true), refreshMs);
-    return () => clearInterval(timer);
-  }, [url, enabled, read, refreshMs]);
+  useRefresh(enabled ? options.refreshMs : undefined, url, read);
 
   const set = useCallback((data: T) => {
     latest.current++;
@@ -163,4 +158,13 @@ export function useEndpoint<E extends JsonEndpoint>(
 
   const reload = useCallback(() => read(), [read]);
   return { load, reload, set, patch, staleBecause };
+}
+
+/** Reads again every `refreshMs` while the page shows it (none when undefined); quiet, as a refresh's failure is. */
+function useRefresh(refreshMs: number | undefined, url: string, read: (quiet: boolean) => Promise<unknown>): void {
+  useEffect(() => {
+    if (!refreshMs) return;
+    const timer = setInterval(() => void read(true), refreshMs);
+    return () => clearInterval(timer);
+  }, [url, read, refreshMs]);
 }
