@@ -62,6 +62,13 @@ test('create a server, start it, join it with a real client, talk through the co
     await expect(consoleOutput).toContainText('[Server] hello from the dashboard');
     await page.getByLabel('Command').press('ArrowUp');
     await expect(page.getByLabel('Command')).toHaveValue('say hello from the dashboard');
+
+    // A command sent the moment the page opens, its live connection perhaps still signing in, goes through.
+    await page.reload();
+    await page.getByLabel('Command').fill('say sent as the page opened');
+    await page.getByLabel('Command').press('Enter');
+    await expect.poll(() => heard.some((m) => m.includes('sent as the page opened'))).toBe(true);
+    await expect(page.getByText('Not connected')).toHaveCount(0);
   } finally {
     bot.quit();
   }

@@ -213,10 +213,30 @@ export function subscribeServer(serverId: string, handlers: ServerSubscription):
   };
 }
 
-export function sendCommand(serverId: string, command: string): boolean {
-  if (!socket || !authenticated) return false;
+/** How long a command typed while the live connection is still signing in (a page just opened) waits for it. */
+const COMMAND_WAIT_MS = 5_000;
+
+/** Sends a console command; false when the live connection is not signed in within COMMAND_WAIT_MS. */
+export async function sendCommand(serverId: string, command: string): Promise<boolean> {
+  if (!(await signedInWithin(COMMAND_WAIT_MS)) || !socket) return false;
   socket.emit('server:command', { serverId, command });
   return true;
+}
+
+/** Whether this tab's socket is signed in now, or becomes so within `ms`. */
+function signedInWithin(ms: number): Promise<boolean> {
+  if (socket && authenticated) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (signedIn: boolean) => {
+      clearTimeout(timer);
+      stop();
+      resolve(signedIn);
+    };
+    const stop = subscribeLive(() => {
+      if (socket && authenticated) done(true);
+    });
+    const timer = setTimeout(() => done(Boolean(socket && authenticated)), ms);
+  });
 }
 
 export function disconnectSocket(): void {

@@ -55,16 +55,18 @@ export default function ServerConsole() {
     };
   }, [id]);
 
-  function submit(event: React.FormEvent) {
+  // A command typed as the page opens waits a moment for the live connection to sign in.
+  async function submit(event: React.FormEvent) {
     event.preventDefault();
     const value = command.trim();
     if (!value) return;
-    if (!sendCommand(id, value)) {
+    if (!(await sendCommand(id, value))) {
       notify('warning', 'Not connected', 'The live connection is being re-established. Try again in a moment.');
       return;
     }
     history.remember(value);
-    setCommand('');
+    // What was typed meanwhile stays.
+    setCommand((typed) => (typed.trim() === value ? '' : typed));
   }
 
   const running = load.status === 'ready' && (load.state === 'online' || load.state === 'starting');
@@ -88,7 +90,7 @@ export default function ServerConsole() {
           data-empty="Nothing yet. The server's output appears here while it starts and runs."
         />
       )}
-      <form onSubmit={submit} className="flex gap-2 border-t border-slate-800 p-3">
+      <form onSubmit={(event) => void submit(event)} className="flex gap-2 border-t border-slate-800 p-3">
         <label htmlFor="console-command" className="sr-only">
           Command
         </label>
