@@ -66,8 +66,10 @@ export function backupFile(storageDir: string, serverId: string, backupId: strin
 async function sendEntry(reply: FastifyReply, sandbox: Sandbox, target: string, name?: string): Promise<FastifyReply> {
   const entry = await sandbox.stat(target);
   if (entry.type === 'file') {
+    // Made before the file is opened: nothing that could fail stands between the open and sendFileBody's close.
+    const disposition = name === undefined ? undefined : attachmentDisposition(name);
     const opened = await sandbox.openFile(target);
-    if (name !== undefined) reply.header('content-disposition', attachmentDisposition(name));
+    if (disposition !== undefined) reply.header('content-disposition', disposition);
     await sendFileBody(reply.type('application/octet-stream'), opened);
     return reply;
   }
