@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -47,5 +47,34 @@ describe("a game's network across restarts", () => {
     const last = await games.attach(port, runDir);
     await games.release(runDir);
     expect(await linkExists(last.name)).toBe(false);
+  });
+});
+
+describe('a lease file that does not fit', () => {
+  it('is not acted on: its name, port and address never reach ip or nft, and the game it names keeps its network', async () => {
+    const games = await network();
+    const [ownDir, otherDir] = [
+      await mkdtemp(path.join(tmpdir(), 'spawnpoint-netns-')),
+      await mkdtemp(path.join(tmpdir(), 'spawnpoint-netns-')),
+    ];
+    folders.push(ownDir, otherDir);
+    const port = await freePort();
+    const lease = await games.attach(port, ownDir);
+    try {
+      // Another run folder's lease, damaged so its port carries nft commands and its name is the running game's.
+      const hostile = { ...lease, port: `${port} }\ndelete table inet spawnpoint\nadd element inet spawnpoint game_tcp { ${port}` };
+      await writeFile(path.join(otherDir, 'network.json'), JSON.stringify(hostile));
+      await games.release(otherDir);
+      expect(await linkExists(lease.name)).toBe(true);
+      const { stdout } = await run('nft', ['list', 'table', 'inet', 'spawnpoint']);
+      expect(stdout).toContain(lease.gameAddress);
+      // A lease that is not JSON at all is no lease either.
+      await writeFile(path.join(otherDir, 'network.json'), '{ not json');
+      await expect(games.release(otherDir)).resolves.toBeUndefined();
+      expect(await readFile(path.join(otherDir, 'network.json'), 'utf8')).toBe('{ not json');
+    } finally {
+      await games.release(ownDir);
+    }
+    expect(await linkExists(lease.name)).toBe(false);
   });
 });

@@ -16,6 +16,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isIPv4 } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { z } from 'zod';
 
 const run = promisify(execFile);
 
@@ -60,14 +61,29 @@ export interface GameNetworkOptions {
   dns: string[];
 }
 
-/** What a running game's network is, kept in its run folder so a restarted agent can remove it. */
-export interface NetworkLease {
+/**
+ * What a running game's network is, kept in its run folder so a restarted agent can remove it. Read back
+ * through this schema: its name, port and address go into `ip` and `nft` commands, so a file that does not
+ * fit (damaged, or not ours) is treated as no lease rather than trusted.
+ */
+const networkLease = z.object({
   /** The namespace's name (`ip netns`) and the host side of the veth pair. */
-  name: string;
-  port: number;
-  gameAddress: string;
+  name: z.string().regex(new RegExp(`^${GAME_LINK_PREFIX}\\d{1,5}$`)),
+  port: z.number().int().min(1).max(65_535),
+  gameAddress: z.string().refine((address) => isIPv4(address)),
   /** The resolv.conf the cage shows the game. */
-  resolvConf: string;
+  resolvConf: z.string().max(4096),
+});
+export type NetworkLease = z.infer<typeof networkLease>;
+
+/** The lease kept in `text`, or null when it is not one. */
+function leaseOf(text: string): NetworkLease | null {
+  try {
+    const parsed = networkLease.safeParse(JSON.parse(text) as unknown);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface GameNetwork {
@@ -228,7 +244,7 @@ const ipBatch = (options: string[], commands: string[]) => runWithInput('ip', [.
 /** Removes what `attach` made for a run folder (nothing when there is nothing). */
 async function releaseNetwork(runDir: string): Promise<void> {
   const lease = await readFile(leaseFile(runDir), 'utf8').then(
-    (text) => JSON.parse(text) as NetworkLease,
+    (text) => leaseOf(text),
     () => null,
   );
   if (!lease) return;
