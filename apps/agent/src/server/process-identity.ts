@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { z } from 'zod';
 
 /*
  * Which process is a game's, exactly: a pid with its kernel start time (a recycled pid has another), and the
@@ -19,6 +20,9 @@ export function processStartTicks(pid: number): string | null {
   }
 }
 
+/** bwrap's --info-fd answer, as far as it is read: the game's pid on the node (never 0, 1 or a fraction). */
+const bwrapInfo = z.object({ 'child-pid': z.number().int().gt(1) });
+
 /** Reads bwrap's --info-fd answer: the game's pid on the node, or null when the cage ended before it ran. */
 export async function childPidFrom(stream: Readable): Promise<number | null> {
   let text = '';
@@ -27,13 +31,13 @@ export async function childPidFrom(stream: Readable): Promise<number | null> {
     text += String(chunk);
     let info: unknown;
     try {
-      info = JSON.parse(text);
+      info = JSON.parse(text) as unknown;
     } catch {
       if (text.length > 64 * 1024) return null;
       continue;
     }
-    const pid = (info as { 'child-pid'?: unknown })['child-pid'];
-    return typeof pid === 'number' && Number.isInteger(pid) && pid > 1 ? pid : null;
+    const answer = bwrapInfo.safeParse(info);
+    return answer.success ? answer.data['child-pid'] : null;
   }
   return null;
 }
