@@ -30,7 +30,9 @@ export default defineConfig({
   outputDir: path.join(os.tmpdir(), 'spawnpoint-e2e-results'),
   use: {
     baseURL,
-    trace: 'retain-on-failure',
+    // A failed test keeps its trace (actions, network, DOM snapshots) but no screencast: recording frames
+    // for every test took a third of the suite's CPU (docs/development.md, "How long the suite takes").
+    trace: { mode: 'retain-on-failure', screenshots: false },
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [
