@@ -53,9 +53,14 @@ describe('a console flood', () => {
     expect(notices[0]).toMatch(/^\[Spawnpoint\] \d+ MB of console output skipped: the server wrote faster than the console can show\.$/);
     // Most of the flood was never split into lines by the agent.
     expect(read).toBeLessThan(FLOOD_BYTES / 2);
-    // The log holds (in blocks) no more than the skip threshold and the reclaim margin, not the flood.
-    const log = await stat(path.join(runDir, 'console.log'));
+    // The log's blocks are given back once read (a hole punched after the last pass, which a busy machine
+    // may finish a moment after the flood's end shows): it holds no more than the skip threshold and the
+    // reclaim margin, not the flood.
+    const log = await until(
+      () => stat(path.join(runDir, 'console.log')),
+      (s) => s.blocks * 512 < CONSOLE_SKIP_BYTES + 16 * 1024 * 1024,
+      10_000,
+    );
     expect(log.size).toBeGreaterThanOrEqual(FLOOD_BYTES);
-    expect(log.blocks * 512).toBeLessThan(CONSOLE_SKIP_BYTES + 16 * 1024 * 1024);
   });
 });
