@@ -13,7 +13,9 @@ import { users } from './schema.ts';
 const work = mkdtempSync(path.join(os.tmpdir(), 'spawnpoint-create-pglite-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('a new embedded database', () => {
+// Each test makes a database from nothing (initdb and every migration, in a child process): 10 to 20 s of
+// CPU, more than the project's 30 s on a machine busy with the other suites.
+describe('a new embedded database', { timeout: 90_000 }, () => {
   it('is made in a process of its own, so the API does not keep initdb’s memory; it keeps what is written', async () => {
     const dataDir = path.join(work, 'first');
     // What a creation cut short by a stopped machine leaves behind (its process, past any pid, is gone):
