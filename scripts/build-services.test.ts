@@ -42,7 +42,10 @@ const answers = async (url: string) => {
   }
 };
 
+// Under `npm test` the build is the one this run made before the suites (TEST_SERVICES_BUILT=1), which other
+// suites' processes run from: building again here would pull it from under them.
 beforeAll(async () => {
+  if (process.env.TEST_SERVICES_BUILT === '1') return;
   for (const app of ['api', 'agent', 'proxy'] as const) await buildService(app);
 }, 120_000);
 afterAll(() => {

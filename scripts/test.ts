@@ -59,6 +59,9 @@ function canIsolateNetwork(): boolean {
 
 const build = await run('web build', 'npm', ['run', 'build', '-w', 'apps/web']);
 if (build !== 0) failed++;
+// The suites start the API, agents and proxies from their production build (test-support/service-command.ts).
+const servicesBuild = await run('services build', 'npm', ['run', 'build:services']);
+if (servicesBuild !== 0) failed++;
 
 // A test Redis has its own variable: REDIS_URL itself would reach every API process the tests start.
 if (!process.env.TEST_REDIS_URL)
@@ -70,7 +73,9 @@ const vitestReport = path.join(reports, 'vitest.json');
 const playwrightReport = path.join(reports, 'playwright.json');
 const playwrightArgs = ['playwright', 'test', '-c', 'e2e/playwright.config.ts'];
 const runVitest = () =>
-  run('vitest', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
+  run('vitest', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`], {
+    TEST_SERVICES_BUILT: servicesBuild === 0 ? '1' : '0',
+  });
 const playwrightEnv = { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport };
 
 let vitestStatus: number;

@@ -7,6 +7,7 @@ import { ping } from 'minecraft-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test-support/free-port.ts';
 import { until } from '../../../test-support/until.ts';
+import { serviceArgs } from '../../../test-support/service-command.ts';
 import { statusText } from '../../../test-support/status-text.ts';
 
 // An agent restart leaves running servers running (docs/design.md, Game servers on a node). The agent runs
@@ -19,7 +20,7 @@ let agentPort: number;
 let agent: ChildProcess | null = null;
 
 function startAgent(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')], {
+  const child = spawn(process.execPath, serviceArgs('agent'), {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestAppWithAgent, ownerWithServer, requester, uniqueServerName } from '../test/build-test-app.ts';
+import { serviceArgs } from '../../../../test-support/service-command.ts';
 
 /** The operator's side of nodes and servers, through the API and through `npm run operator`. */
 const run = promisify(execFile);
@@ -22,7 +23,7 @@ const asOperator = () => ({ authorization: `Bearer ${env.t.config.operatorToken}
 /** `npm run operator -- …` as an operator types it, next to this API. */
 async function operator(...args: string[]): Promise<string> {
   const port = (env.t.app.server.address() as AddressInfo).port;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], {
+  const { stdout } = await run(process.execPath, [...serviceArgs('api', 'cli'), ...args], {
     cwd: root,
     env: { ...process.env, PORT: String(port), DATA_DIR: env.t.dataDir, LOG_LEVEL: 'silent' },
   });

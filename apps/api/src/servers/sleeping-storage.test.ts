@@ -16,6 +16,7 @@ import { prepareAgent, type AgentProcess } from '../test/agent-process.ts';
 import { buildTestApp, ownerWithServer, requester, type Send } from '../test/build-test-app.ts';
 import { joinGame, watchServer } from '../test/server-watch.ts';
 import { until } from '../../../../test-support/until.ts';
+import { serviceArgs } from '../../../../test-support/service-command.ts';
 
 /**
  * Sleeping servers that move (many machines, item 2): two real agents keep backups and sleeping servers
@@ -95,7 +96,7 @@ const stored = async (id: string) => {
 /** `npm run operator -- …` as an operator types it, next to this API. */
 async function operator(...args: string[]): Promise<string> {
   const port = (t.app.server.address() as AddressInfo).port;
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], {
+  const { stdout } = await run(process.execPath, [...serviceArgs('api', 'cli'), ...args], {
     cwd: path.resolve(import.meta.dirname, '../../../..'),
     env: { ...process.env, PORT: String(port), DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' },
   });

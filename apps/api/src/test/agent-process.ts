@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { freePort } from '../../../../test-support/free-port.ts';
+import { serviceArgs } from '../../../../test-support/service-command.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { mirrorsOf, startVendorStub, type VendorStub } from '../../../../test-support/vendor-stub.ts';
@@ -55,7 +56,7 @@ export async function prepareAgent(
     nodeConfig: { id: nodeId, url: `http://${host}:${port}`, token, publicHost: machine ? host : 'localhost', capacity, portRange },
     dataDir,
     start(apiUrl) {
-      const command = [process.execPath, '--import', 'tsx', path.join(root, 'apps/agent/src/main.ts')];
+      const command = [process.execPath, ...serviceArgs('agent')];
       // `ip netns exec` enters the namespace and execs the command: the child is the agent itself.
       const [file, ...args] = machine ? ['ip', 'netns', 'exec', machine.netns, ...command] : command;
       child = spawn(file as string, args, {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { freePort } from '../../../../test-support/free-port.ts';
 import { until } from '../../../../test-support/until.ts';
 import { API_NODE_FLAGS } from '../node-flags.ts';
+import { serviceArgs } from '../../../../test-support/service-command.ts';
 import { mailsTo } from './mails.ts';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
@@ -83,7 +84,7 @@ export async function prepareApiProcess(
       if (databaseUrl) childEnv.DATABASE_URL = databaseUrl;
       else delete childEnv.DATABASE_URL;
       const log = logTo(port);
-      child = spawn(process.execPath, [...API_NODE_FLAGS, '--import', 'tsx', path.join(root, 'apps/api/src/main.ts')], {
+      child = spawn(process.execPath, [...API_NODE_FLAGS, ...serviceArgs('api')], {
         cwd: root,
         stdio: ['ignore', log, 'inherit'],
         env: childEnv,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../../../test-support/free-port.ts';
+import { serviceArgs } from '../../../../test-support/service-command.ts';
 
 const root = path.resolve(import.meta.dirname, '../../../..');
 
@@ -18,7 +19,7 @@ export async function prepareProxy(token: string): Promise<ProxyProcess> {
   return {
     port,
     start(apiUrl) {
-      child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/proxy/src/main.ts')], {
+      child = spawn(process.execPath, serviceArgs('proxy'), {
         cwd: root,
         stdio: ['ignore', 'ignore', 'inherit'],
         env: { ...process.env, PROXY_PORT: String(port), PROXY_HOST: '127.0.0.1', PROXY_TOKEN: token, API_URL: apiUrl, LOG_LEVEL: 'warn' },
