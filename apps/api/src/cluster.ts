@@ -17,6 +17,7 @@ import type { Server } from 'socket.io';
 import { MemorySpentTokenIds, type SpentTokenIds } from './auth/socket-tokens.ts';
 import { singleGamePlane, type GamePlane } from './game-plane.ts';
 import { redisGamePlane } from './redis-game-plane.ts';
+import { noteFailedSubscriptions } from './redis-resubscribe.ts';
 
 /** Every name below starts with REDIS_PREFIX (`spawnpoint:` by default). */
 const names = (prefix: string) => ({
@@ -205,8 +206,8 @@ export async function redisCluster(url: string, prefix: string, log: FastifyBase
   const name = names(prefix);
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5_000 };
   const commands = new Redis(url, options);
-  const channel = commands.duplicate();
-  const adapterSub = commands.duplicate();
+  const channel = noteFailedSubscriptions(commands.duplicate(), log);
+  const adapterSub = noteFailedSubscriptions(commands.duplicate(), log);
   const clients = [commands, channel, adapterSub];
   for (const client of clients) client.on('error', (err: Error) => log.warn({ err }, 'Redis connection error (it reconnects)'));
   try {

@@ -17,6 +17,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { GamePlane } from './game-plane.ts';
+import { noteFailedSubscriptions } from './redis-resubscribe.ts';
 
 /** Headers that belong to one hop, never handed on. */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'x-forwarded-for']);
@@ -134,7 +135,7 @@ class RedisGamePlane implements GamePlane {
       asks: `${prefix}game-plane:asks`,
       answers: (to: string) => `${prefix}game-plane:answers:${to}`,
     };
-    this.subscriber = commands.duplicate();
+    this.subscriber = noteFailedSubscriptions(commands.duplicate(), log);
     this.subscriber.on('error', (err: Error) => log.warn({ err }, 'Redis connection error (it reconnects)'));
     this.subscriber.on('ready', () => (this.readySince = Date.now()));
     this.subscriber.on('message', (channel: string, text: string) => {
